@@ -193,6 +193,71 @@ public class Task implements EventHandler {
   }
 
   // ---------------------------------------------------------------------------------------
+  // Ops API: flags.
+
+  private long irqFlagStack;
+  private int irqFlagDepth;
+
+  /** local_irq_save: remembers the interrupt state and disables interrupts. */
+  public void irqSave() {
+    if (irqFlagDepth >= 63) {
+      throw new IllegalStateException(name + ": irq save nesting deeper than 63");
+    }
+    irqFlagStack = (irqFlagStack << 1) | (irqsDisabled ? 1 : 0);
+    irqFlagDepth++;
+    irqsDisabled = true;
+  }
+
+  /** local_irq_restore: back to the saved state; pending interrupts run if re-enabled. */
+  public void irqRestore() {
+    checkState(irqFlagDepth > 0, "%s: irq restore without save", name);
+    boolean disabled = (irqFlagStack & 1) != 0;
+    irqFlagStack >>>= 1;
+    irqFlagDepth--;
+    irqsDisabled = disabled;
+    if (!disabled) {
+      cpu.takeInterruptInline(this);
+    }
+  }
+
+  public void irqDisable() {
+    irqsDisabled = true;
+  }
+
+  /** local_irq_enable; pending interrupts run at once (their handler frame is pushed). */
+  public void irqEnable() {
+    irqsDisabled = false;
+    cpu.takeInterruptInline(this);
+  }
+
+  public void preemptDisable() {
+    preemptCount++;
+  }
+
+  /**
+   * preempt_enable: returns true if the task was switched out here (CONFIG_PREEMPT and
+   * need_resched); the calling op must then return at once.
+   */
+  public boolean preemptEnable() {
+    checkState(preemptCount > 0, "%s: preempt_enable without preempt_disable", name);
+    preemptCount--;
+    return preemptCount == 0 && activity == Activity.NONE && cpu.preemptIfNeeded();
+  }
+
+  /** set_current_state. */
+  public void setState(TaskState s) {
+    state = s;
+  }
+
+  /**
+   * schedule() from inside an op: a task whose state is not RUNNING goes to sleep until woken;
+   * the op should return {@link Op#AGAIN} and continue in its next phase after the wakeup.
+   */
+  public void scheduleNow() {
+    kernel.schedule(cpu, false);
+  }
+
+  // ---------------------------------------------------------------------------------------
   // Ops API: what ops may start.
 
   /** Starts {@code ns} of work charged to {@code symbol} under the current frame. */
