@@ -31,8 +31,9 @@ public final class X86KvmArchProfile implements ArchProfileFactory {
 
   private static final String KM = "KERNEL-MODEL §10";
   private static final String HALT_POLL_NOTE =
-      "arch/x86/include/asm/kvm_host.h KVM_HALT_POLL_NS_DEFAULT 200000 (seen in a kvm mail patch); "
-          + "hosts before Linux 4.0 (2015) had no halt polling [M]: override with 0 to model them";
+      "0: this profile is a 2013-2014 host and KVM halt polling arrived in Linux 4.0 (2015) [M]; "
+          + "modern hosts use KVM_HALT_POLL_NS_DEFAULT 200000 (arch/x86/include/asm/kvm_host.h, seen in a "
+          + "kvm mail patch): override it in YAML to model them";
 
   private static final ArchProfile PROFILE = new ArchProfile(
       NAME,
@@ -88,7 +89,7 @@ public final class X86KvmArchProfile implements ArchProfileFactory {
               + "the host wakeup")
           .put(KVM_VCPU_ON_SPIN, 2000, E, "KERNEL-MODEL §6.2 'several us' per PLE exit: 2000 (1000-5000) for "
               + "the candidate scan and yield_to, excluding the exit")
-          .put(HALT_POLL, 200_000, V, HALT_POLL_NOTE)
+          .put(HALT_POLL, 0, M, HALT_POLL_NOTE)
           .put(PLE_WINDOW, 4096, V, "arch/x86/kvm/vmx.c ple_window default 4096 TSC cycles (~1.5 us); "
               + "gap 128, grow x2")
           .put(IRQ_INJECT, 3000, E, "estimate 3000 (1500-5000): no posted interrupts before APICv "
