@@ -1,0 +1,84 @@
+package org.lockvisor.core.account;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+/**
+ * Exact CPU-time accounting per (cpu, thread, symbol stack), in nanoseconds.
+ *
+ * <p>Keys pack the three ids into one {@code long} (cpu: 20 bits, thread: 22 bits, stack: 22
+ * bits), so charging allocates nothing. Totals per cpu and per thread are kept beside the
+ * detailed map so the common queries are O(1).
+ */
+public final class CpuTimeAccount {
+  static final int CPU_BITS = 20;
+  static final int THREAD_BITS = 22;
+  static final int STACK_BITS = 22;
+
+  private final LongLongMap detail = new LongLongMap(1024);
+  private long[] perCpu = new long[64];
+  private long[] perThread = new long[256];
+  private long total;
+
+  public void charge(int cpu, int thread, int stack, long ns) {
+    if (ns <= 0) {
+      checkArgument(ns == 0, "negative charge %s ns", ns);
+      return;
+    }
+    detail.add(key(cpu, thread, stack), ns);
+    if (cpu >= perCpu.length) {
+      perCpu = java.util.Arrays.copyOf(perCpu, Math.max(cpu + 1, perCpu.length * 2));
+    }
+    if (thread >= perThread.length) {
+      perThread = java.util.Arrays.copyOf(perThread, Math.max(thread + 1, perThread.length * 2));
+    }
+    perCpu[cpu] += ns;
+    perThread[thread] += ns;
+    total += ns;
+  }
+
+  public long cpuTotal(int cpu) {
+    return cpu < perCpu.length ? perCpu[cpu] : 0;
+  }
+
+  public long threadTotal(int thread) {
+    return thread < perThread.length ? perThread[thread] : 0;
+  }
+
+  public long total() {
+    return total;
+  }
+
+  public long get(int cpu, int thread, int stack) {
+    return detail.get(key(cpu, thread, stack), 0);
+  }
+
+  /** Visits every (cpu, thread, stack, ns) entry. */
+  public void forEach(EntryVisitor visitor) {
+    detail.forEach((k, v) -> visitor.visit(cpuOf(k), threadOf(k), stackOf(k), v));
+  }
+
+  /** Entry visitor. */
+  @FunctionalInterface
+  public interface EntryVisitor {
+    void visit(int cpu, int thread, int stack, long ns);
+  }
+
+  static long key(int cpu, int thread, int stack) {
+    checkArgument(cpu >= 0 && cpu < (1 << CPU_BITS), "cpu id out of range: %s", cpu);
+    checkArgument(thread >= 0 && thread < (1 << THREAD_BITS), "thread id out of range: %s", thread);
+    checkArgument(stack >= 0 && stack < (1 << STACK_BITS), "stack id out of range: %s", stack);
+    return ((long) cpu << (THREAD_BITS + STACK_BITS)) | ((long) thread << STACK_BITS) | stack;
+  }
+
+  static int cpuOf(long key) {
+    return (int) (key >>> (THREAD_BITS + STACK_BITS));
+  }
+
+  static int threadOf(long key) {
+    return (int) ((key >>> STACK_BITS) & ((1 << THREAD_BITS) - 1));
+  }
+
+  static int stackOf(long key) {
+    return (int) (key & ((1 << STACK_BITS) - 1));
+  }
+}

@@ -1,0 +1,2 @@
+/** The discrete-event engine: time, the future-event set, cancellation, fingerprint. */
+package org.lockvisor.core.sim;

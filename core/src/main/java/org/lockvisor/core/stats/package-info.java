@@ -1,0 +1,2 @@
+/** Counters, time-weighted averages and latency histograms. */
+package org.lockvisor.core.stats;

@@ -1,0 +1,51 @@
+package org.lockvisor.core.account;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** Accounting adds up per key, per cpu, per thread; stacks intern and fold correctly. */
+class AccountingTest {
+
+  @Test
+  void charge_totalsAddUp() {
+    CpuTimeAccount a = new CpuTimeAccount();
+    a.charge(0, 1, 2, 100);
+    a.charge(0, 1, 2, 50);
+    a.charge(3, 1, 5, 7);
+    a.charge(3, 2, 5, 1);
+    assertThat(a.get(0, 1, 2)).isEqualTo(150);
+    assertThat(a.cpuTotal(3)).isEqualTo(8);
+    assertThat(a.threadTotal(1)).isEqualTo(157);
+    assertThat(a.total()).isEqualTo(158);
+    AtomicLong sum = new AtomicLong();
+    a.forEach((cpu, thread, stack, ns) -> sum.addAndGet(ns));
+    assertThat(sum.get()).isEqualTo(158);
+  }
+
+  @Test
+  void stacks_internAndFold() {
+    SymbolTable t = new SymbolTable();
+    int a = t.symbol("vhost_worker");
+    int b = t.symbol("handle_tx");
+    int s1 = t.push(t.push(0, a), b);
+    int s2 = t.push(t.push(0, a), b);
+    assertThat(s1).isEqualTo(s2);
+    assertThat(t.folded(s1)).isEqualTo("vhost_worker;handle_tx");
+    assertThat(t.leaf(s1)).isEqualTo(b);
+    assertThat(t.depth(s1)).isEqualTo(2);
+  }
+
+  @Test
+  void longLongMap_manyKeys_survivesRehash() {
+    LongLongMap m = new LongLongMap(2);
+    for (long i = 0; i < 10_000; i++) {
+      m.add(i * 7919, i);
+    }
+    for (long i = 0; i < 10_000; i++) {
+      assertThat(m.get(i * 7919, -1)).isEqualTo(i);
+    }
+    assertThat(m.size()).isEqualTo(10_000);
+  }
+}
