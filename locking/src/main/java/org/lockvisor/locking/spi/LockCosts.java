@@ -1,0 +1,29 @@
+package org.lockvisor.locking.spi;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+/**
+ * The costs lock algorithms need, in ns, taken from the arch profile by the composition root
+ * (one profile serves every experiment on that architecture).
+ *
+ * @param atomicNs uncontended locked RMW on an L1-resident line
+ * @param lineTransferNs cache-line transfer between two cores of the same socket (hand-off)
+ * @param pauseNs one cpu_relax()
+ * @param spinThresholdLoops SPIN_THRESHOLD: loop iterations before a pv lock halts (1 << 15 on x86)
+ * @param pvKickNs the kick hypercall of a pv unlock (kvm_kick_cpu)
+ * @param pvWaitNs entering the halt of pv_wait (exit cost excluding the sleep)
+ * @param confer cost of H_CONFER / directed yield hypercall (ppc-splpar)
+ */
+public record LockCosts(
+    long atomicNs, long lineTransferNs, long pauseNs, long spinThresholdLoops, long pvKickNs, long pvWaitNs, long confer) {
+  public LockCosts {
+    checkArgument(atomicNs >= 0 && lineTransferNs >= 0 && pauseNs >= 0 && pvKickNs >= 0 && pvWaitNs >= 0 && confer >= 0,
+        "lock costs must not be negative");
+    checkArgument(spinThresholdLoops > 0, "spinThresholdLoops must be positive: %s", spinThresholdLoops);
+  }
+
+  /** Time a pv spinner spins before halting: SPIN_THRESHOLD iterations of cpu_relax(). */
+  public long spinThresholdNs() {
+    return spinThresholdLoops * Math.max(1, pauseNs);
+  }
+}

@@ -1,0 +1,153 @@
+package org.lockvisor.locking.spi;
+
+/**
+ * Statistics of one lock instance, with the columns of {@code /proc/lock_stat} and
+ * {@code perf lock contention}, plus what no real tool can give: wait time spent while the
+ * holder's vCPU was preempted (lock-holder preemption) and hand-offs to a waiter whose vCPU was
+ * preempted (lock-waiter preemption).
+ */
+public final class LockStats {
+  private long acquisitions;
+  private long contentions;
+  private long conBounces;
+  private long acqBounces;
+  private long waitTotal;
+  private long waitMin = Long.MAX_VALUE;
+  private long waitMax;
+  private long holdTotal;
+  private long holdMin = Long.MAX_VALUE;
+  private long holdMax;
+  private long holderPreemptedWaitNs;
+  private long handoffsToPreemptedWaiter;
+  private long sleeps;
+  private long halts;
+  private long kicks;
+  private long spinBailouts;
+
+  /** An acquisition; {@code waitNs} > 0 or {@code contended} marks a contended one. */
+  public void acquired(boolean contended, long waitNs, boolean bounced) {
+    acquisitions++;
+    if (bounced) {
+      acqBounces++;
+    }
+    if (contended) {
+      contentions++;
+      if (bounced) {
+        conBounces++;
+      }
+      waitTotal += waitNs;
+      waitMin = Math.min(waitMin, waitNs);
+      waitMax = Math.max(waitMax, waitNs);
+    }
+  }
+
+  public void released(long holdNs) {
+    holdTotal += holdNs;
+    holdMin = Math.min(holdMin, holdNs);
+    holdMax = Math.max(holdMax, holdNs);
+  }
+
+  public void holderPreemptedWait(long ns) {
+    holderPreemptedWaitNs += ns;
+  }
+
+  public void handoffToPreemptedWaiter() {
+    handoffsToPreemptedWaiter++;
+  }
+
+  public void slept() {
+    sleeps++;
+  }
+
+  public void halted() {
+    halts++;
+  }
+
+  public void kicked() {
+    kicks++;
+  }
+
+  public void spinBailout() {
+    spinBailouts++;
+  }
+
+  public long acquisitions() {
+    return acquisitions;
+  }
+
+  public long contentions() {
+    return contentions;
+  }
+
+  public long conBounces() {
+    return conBounces;
+  }
+
+  public long acqBounces() {
+    return acqBounces;
+  }
+
+  public long waitTotalNs() {
+    return waitTotal;
+  }
+
+  public long waitMinNs() {
+    return contentions == 0 ? 0 : waitMin;
+  }
+
+  public long waitMaxNs() {
+    return waitMax;
+  }
+
+  public double waitAvgNs() {
+    return contentions == 0 ? 0 : (double) waitTotal / contentions;
+  }
+
+  public long holdTotalNs() {
+    return holdTotal;
+  }
+
+  public long holdMinNs() {
+    return acquisitions == 0 || holdMin == Long.MAX_VALUE ? 0 : holdMin;
+  }
+
+  public long holdMaxNs() {
+    return holdMax;
+  }
+
+  public double holdAvgNs() {
+    return acquisitions == 0 ? 0 : (double) holdTotal / acquisitions;
+  }
+
+  public long holderPreemptedWaitNs() {
+    return holderPreemptedWaitNs;
+  }
+
+  public long handoffsToPreemptedWaiter() {
+    return handoffsToPreemptedWaiter;
+  }
+
+  public long sleeps() {
+    return sleeps;
+  }
+
+  public long halts() {
+    return halts;
+  }
+
+  public long kicks() {
+    return kicks;
+  }
+
+  public long spinBailouts() {
+    return spinBailouts;
+  }
+
+  /** Forgets everything (end of warm-up). */
+  public void reset() {
+    acquisitions = contentions = conBounces = acqBounces = 0;
+    waitTotal = waitMax = holdTotal = holdMax = 0;
+    waitMin = holdMin = Long.MAX_VALUE;
+    holderPreemptedWaitNs = handoffsToPreemptedWaiter = sleeps = halts = kicks = spinBailouts = 0;
+  }
+}

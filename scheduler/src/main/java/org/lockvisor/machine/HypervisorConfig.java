@@ -1,0 +1,20 @@
+package org.lockvisor.machine;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+/**
+ * Hypervisor costs the machine itself needs (devices price their own exits).
+ *
+ * @param exitRoundtripNs hardware VM exit + entry (added to every exit)
+ * @param exitHltNs handling of a HLT/WFI exit before polling or sleeping
+ * @param haltPollNs KVM halt_poll_ns: how long a halted vCPU thread polls before sleeping
+ */
+public record HypervisorConfig(long exitRoundtripNs, long exitHltNs, long haltPollNs) {
+  public HypervisorConfig {
+    checkArgument(exitRoundtripNs >= 0 && exitHltNs >= 0 && haltPollNs >= 0, "hypervisor costs must not be negative");
+  }
+
+  public static HypervisorConfig zeroCost() {
+    return new HypervisorConfig(0, 0, 0);
+  }
+}

@@ -1,0 +1,338 @@
+package org.lockvisor.machine;
+
+import static com.google.common.base.Preconditions.checkArgument;
+import static com.google.common.base.Preconditions.checkState;
+
+import com.google.common.collect.ImmutableList;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One kernel: the host's, or a guest's. It owns CPUs, tasks, a scheduling policy and the
+ * scheduler core (kernel/sched/core.c): {@code schedule()}, task activation on wakeup, the tick,
+ * the reschedule IPI handler and the idle loop.
+ */
+public final class Kernel {
+  final Machine machine;
+  final String name;
+  final KernelConfig config;
+  final Scheduler scheduler;
+  final Vm vm;
+  final List<Cpu> cpus = new ArrayList<>();
+  final List<Task> tasks = new ArrayList<>();
+  private VcpuPreemptedHook vcpuPreempted = VcpuPreemptedHook.NEVER;
+  private final Program tickHandler;
+  private final Program reschedIpiHandler;
+  private final int symTick;
+  private final int symIdle;
+  private final int symReschedIpi;
+  private final int symIpiSend;
+  long tasksExited;
+  /** try_to_wake_up outcome counters (per kernel). */
+  long ttwuRunning;
+  long ttwuOnRq;
+  long ttwuLocal;
+  long ttwuRemote;
+  long ttwuQueued;
+  long ipisSent;
+  private Program ipiSendProgram;
+
+  Kernel(Machine machine, String name, KernelConfig config, Scheduler scheduler, Vm vm) {
+    this.machine = machine;
+    this.name = name;
+    this.config = config;
+    this.scheduler = scheduler;
+    this.vm = vm;
+    this.symTick = machine.symbols().symbol("scheduler_tick", Machine.DOMAIN_KERNEL);
+    this.symIdle = machine.symbols().symbol(vm == null ? "intel_idle" : "default_idle", Machine.DOMAIN_IDLE);
+    this.symReschedIpi = machine.symbols().symbol("scheduler_ipi", Machine.DOMAIN_KERNEL);
+    this.symIpiSend = machine.symbols().symbol(
+        vm == null ? "native_smp_send_reschedule" : "kvm_send_ipi", Machine.DOMAIN_KERNEL);
+    Kernel self = this;
+    this.tickHandler = Program.interruptHandler("apic_timer_interrupt")
+        .op(new Op() {
+          @Override
+          public int execute(Task t, int phase) {
+            if (phase == 0 && config.tickCostNs() > 0) {
+              t.startWork(config.tickCostNs(), symTick, false);
+              return AGAIN;
+            }
+            scheduler.tick(t.cpu, t.cpu.current == t && t.irqDepth > 0 ? t : t.cpu.current);
+            return NEXT;
+          }
+        })
+        .build();
+    this.reschedIpiHandler = Program.interruptHandler("reschedule_interrupt")
+        .op(new Op() {
+          @Override
+          public int execute(Task t, int phase) {
+            self.drainWakeList(t.cpu);
+            return NEXT;
+          }
+        })
+        .build();
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public KernelConfig config() {
+    return config;
+  }
+
+  public Scheduler scheduler() {
+    return scheduler;
+  }
+
+  public Machine machine() {
+    return machine;
+  }
+
+  /** The VM this kernel runs in, or null for the host. */
+  public Vm vm() {
+    return vm;
+  }
+
+  public boolean isGuest() {
+    return vm != null;
+  }
+
+  public List<Cpu> cpus() {
+    return ImmutableList.copyOf(cpus);
+  }
+
+  public Cpu cpu(int index) {
+    return cpus.get(index);
+  }
+
+  public int cpuCount() {
+    return cpus.size();
+  }
+
+  public List<Task> tasks() {
+    return ImmutableList.copyOf(tasks);
+  }
+
+  public void setVcpuPreemptedHook(VcpuPreemptedHook hook) {
+    this.vcpuPreempted = hook;
+  }
+
+  /**
+   * The guest's {@code vcpu_is_preempted(cpu)}: what the hypervisor tells this guest about the
+   * vCPU behind {@code cpu}, under the semantics of the arch profile. Always false on the host.
+   */
+  public boolean vcpuIsPreempted(Cpu cpu) {
+    return cpu.vcpuTask != null && vcpuPreempted.isPreempted(cpu.vcpuTask);
+  }
+
+  /** Whether two CPUs of this kernel share the last-level cache. */
+  public boolean sharesCache(Cpu a, Cpu b) {
+    return a.index / config.llcSize() == b.index / config.llcSize();
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Tasks.
+
+  /** Creates a task running {@code program}, runnable at once on a CPU the scheduler picks. */
+  public Task spawn(String taskName, Program program) {
+    return spawn(taskName, program, -1);
+  }
+
+  /** Creates a task pinned to CPU index {@code pinnedCpu} (-1: any). */
+  public Task spawn(String taskName, Program program, int pinnedCpu) {
+    checkArgument(pinnedCpu < cpus.size(), "cpu %s does not exist in kernel %s with %s cpus", pinnedCpu, name, cpus.size());
+    Task t = machine.newTask(this, taskName, program);
+    t.pinnedCpu = pinnedCpu;
+    tasks.add(t);
+    wakeUpNew(t);
+    return t;
+  }
+
+  /** Creates a task that starts asleep (state INTERRUPTIBLE), to be woken later. */
+  public Task spawnSleeping(String taskName, Program program, int pinnedCpu) {
+    Task t = machine.newTask(this, taskName, program);
+    t.pinnedCpu = pinnedCpu;
+    t.state = TaskState.INTERRUPTIBLE;
+    t.cpu = cpus.get(Math.max(0, pinnedCpu));
+    tasks.add(t);
+    return t;
+  }
+
+  void adopt(Task t) {
+    tasks.add(t);
+  }
+
+  void wakeUpNew(Task t) {
+    t.state = TaskState.RUNNING;
+    Cpu target = t.pinnedCpu >= 0 ? cpus.get(t.pinnedCpu) : scheduler.selectCpu(t, null);
+    activate(t, target);
+  }
+
+  /**
+   * Makes a sleeping task runnable on {@code target} (ttwu_do_activate) and checks wakeup
+   * preemption. Costs are the caller's business.
+   */
+  public void activate(Task t, Cpu target) {
+    checkState(!t.onRq, "%s is already on a runqueue", t);
+    t.state = TaskState.RUNNING;
+    t.onRq = true;
+    t.cpu = target;
+    t.wakeups++;
+    scheduler.enqueue(target, t, true);
+    if (target.current == target.idle || scheduler.wakeupPreempt(target, target.current, t)) {
+      target.reschedule();
+    }
+    machine.trace().onWake(t, target);
+  }
+
+  /** The CPU a waking task goes to, honouring its pinning. */
+  public Cpu selectWakeCpu(Task t, Cpu waker) {
+    return t.pinnedCpu >= 0 ? cpus.get(t.pinnedCpu) : scheduler.selectCpu(t, waker);
+  }
+
+  /**
+   * Wakes {@code t} without modelling the waker's cost (used for kicks and device completions
+   * raised by the model itself). Returns false if it was not sleeping.
+   */
+  public boolean wakeUpNow(Task t, Cpu waker) {
+    if (t.state == TaskState.RUNNING || t.state == TaskState.DEAD) {
+      return false;
+    }
+    if (t.onRq) {
+      t.state = TaskState.RUNNING;
+      return true;
+    }
+    activate(t, selectWakeCpu(t, waker));
+    return true;
+  }
+
+  /** Queues a wakee on {@code target}'s wake list; true if an IPI must be sent (list was empty). */
+  boolean queueWake(Task t, Cpu target) {
+    boolean wasEmpty = target.wakeList.isEmpty();
+    t.cpu = target;
+    target.wakeList.add(t);
+    return wasEmpty;
+  }
+
+  void drainWakeList(Cpu cpu) {
+    Task t;
+    while ((t = cpu.wakeList.poll()) != null) {
+      if (!t.onRq && t.state != TaskState.DEAD) {
+        activate(t, cpu);
+      }
+    }
+  }
+
+  /** The reschedule IPI handler (scheduler_ipi: activates the CPU's wake list). */
+  public Program reschedIpiHandler() {
+    return reschedIpiHandler;
+  }
+
+  int symIpiSend() {
+    return symIpiSend;
+  }
+
+  /** Sending a reschedule IPI: a plain APIC write on the host, a VM exit in a guest without PV IPIs. */
+  Program ipiSendProgram() {
+    if (ipiSendProgram == null) {
+      if (vm != null && config.ipiExits()) {
+        Program handler = Program.named("handle_wrmsr").work(config.ipiSendNs(), "kvm_apic_send_ipi").build();
+        ipiSendProgram = Program.named("native_smp_send_reschedule").op(Ops.vmExit("MSR_WRITE", handler)).build();
+      } else {
+        ipiSendProgram = Program.named("native_smp_send_reschedule")
+            .work(config.ipiSendNs(), vm == null ? "x2apic_send_IPI" : "kvm_send_ipi").build();
+      }
+    }
+    return ipiSendProgram;
+  }
+
+  /** try_to_wake_up outcomes: target running, on its runqueue, local, remote, queued; IPIs sent. */
+  public TtwuStats ttwuStats() {
+    return new TtwuStats(ttwuRunning, ttwuOnRq, ttwuLocal, ttwuRemote, ttwuQueued, ipisSent);
+  }
+
+  /** Counters of try_to_wake_up outcomes. */
+  public record TtwuStats(long running, long onRq, long local, long remote, long queued, long ipis) {}
+
+  /** Resets statistics (end of warm-up). */
+  public void resetStats() {
+    ttwuRunning = ttwuOnRq = ttwuLocal = ttwuRemote = ttwuQueued = ipisSent = 0;
+  }
+
+  int symReschedIpi() {
+    return symReschedIpi;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // schedule()
+
+  /**
+   * __schedule() on {@code cpu}: puts the current task back (preempted or yielding) or takes it
+   * off the runqueue (it set a sleeping state), picks the next task and switches to it.
+   */
+  public void schedule(Cpu cpu, boolean preempt) {
+    Task prev = cpu.current;
+    cpu.needResched = false;
+    if (prev != cpu.idle) {
+      if (prev.state == TaskState.RUNNING) {
+        scheduler.putPrev(cpu, prev);
+        if (preempt) {
+          prev.involuntarySwitches++;
+        }
+      } else {
+        prev.onRq = false;
+        prev.voluntarySwitches++;
+      }
+    }
+    Task next = scheduler.pickNext(cpu);
+    if (next == null) {
+      next = scheduler.balanceIdle(cpu);
+    }
+    if (next == null) {
+      next = cpu.idle;
+    }
+    if (next == prev) {
+      if (prev.activity != Activity.NONE) {
+        cpu.armCurrent();
+      }
+      return;
+    }
+    long cost = config.contextSwitchNs() + (prev == cpu.idle ? config.idleExitNs() : 0);
+    cpu.switchTo(next, cost);
+    scheduler.switchedIn(cpu, next);
+  }
+
+  void exit(Task t) {
+    t.state = TaskState.DEAD;
+    tasksExited++;
+    machine.onTaskExit(t);
+    schedule(t.cpu, false);
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Tick.
+
+  void armTick(Cpu cpu) {
+    cpu.tickHandle = machine.sim().schedule(config.tickNs(), cpu, Cpu.EV_TICK, 0);
+  }
+
+  void onTick(Cpu cpu) {
+    if (cpu.current == cpu.idle && !cpu.switching()) {
+      return; // NO_HZ idle: the tick stops; switching to a task re-arms it
+    }
+    armTick(cpu);
+    if (!cpu.hasPendingTick()) {
+      cpu.raiseTick(tickHandler);
+    }
+  }
+
+  int symIdle() {
+    return symIdle;
+  }
+
+  @Override
+  public String toString() {
+    return name;
+  }
+}

@@ -1,0 +1,559 @@
+package org.lockvisor.machine;
+
+import static com.google.common.base.Preconditions.checkState;
+
+import java.util.Arrays;
+import org.lockvisor.core.sim.EventHandler;
+import org.lockvisor.core.sim.EventQueue;
+
+/**
+ * A thread of a kernel (host or guest): the kernel's task_struct state plus the interpreter of
+ * the programs it runs.
+ *
+ * <p>A task makes progress only while it is current on a {@link Cpu} that can run (a physical
+ * CPU, or a guest CPU whose vCPU thread is in guest mode on a physical CPU). When its CPU
+ * freezes, a piece of work in progress keeps its remaining time and a spin keeps its remaining
+ * budget; both resume when the CPU runs again. Scheduler plugins keep their per-task data in
+ * the public scheduling fields.
+ */
+public class Task implements EventHandler {
+  static final int EV_WORK_DONE = 1;
+  static final int EV_SPIN_BUDGET = 2;
+  static final int EV_SPIN_RECHECK = 3;
+
+  final int id;
+  final String name;
+  final Kernel kernel;
+  final Machine machine;
+
+  // task_struct
+  TaskState state = TaskState.RUNNING;
+  boolean onRq;
+  Cpu cpu;
+  int preemptCount;
+  boolean irqsDisabled;
+  int irqDepth;
+  long wakeups;
+  long involuntarySwitches;
+  long voluntarySwitches;
+
+  // interpreter
+  private Program[] progs = new Program[8];
+  private int[] pcs = new int[8];
+  private int[] phases = new int[8];
+  private int[] frameStacks = new int[8];
+  private int depth;
+  private final int rootStack;
+
+  // activity
+  Activity activity = Activity.NONE;
+  int activityStack;
+  long workRemaining;
+  long workDue;
+  boolean workUser;
+  long eventHandle = EventQueue.NO_EVENT;
+  SpinCondition spinCondition;
+  long spinBudget;
+  long spinArmed;
+  long spinBudgetHandle = EventQueue.NO_EVENT;
+  long recheckHandle = EventQueue.NO_EVENT;
+  boolean spinTimedOut;
+  Object watching;
+
+  // state saved while an interrupt handler runs on this task
+  private Activity savedActivity;
+  private int savedStack;
+  private long savedRemaining;
+  private boolean savedUser;
+  private boolean savedIrqsDisabled;
+
+  // affinity: -1 means any CPU of the kernel
+  int pinnedCpu = -1;
+
+  /** Scheduler-owned fields (vruntime and friends); see the scheduler plugins. */
+  public long vruntime;
+  public int weight = 1024;
+  public long execStart;
+  public long sumExecRuntime;
+  public long prevSumExecRuntime;
+  public long lastRanAt;
+  public Object schedData;
+
+  /** Scratch state for multi-phase ops (one op visit at a time per task). */
+  public long scratch;
+  public long scratch2;
+  public Object scratchObject;
+
+  /** Free slot for workloads and devices to attach their own per-task state. */
+  public Object userData;
+
+  Task(Machine machine, Kernel kernel, int id, String name, Program program) {
+    this.machine = machine;
+    this.kernel = kernel;
+    this.id = id;
+    this.name = name;
+    this.rootStack = machine.symbols().push(0, machine.symbols().symbol(name, Machine.DOMAIN_TASK));
+    if (program != null) {
+      pushFrame(program);
+    }
+  }
+
+  public int id() {
+    return id;
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public Kernel kernel() {
+    return kernel;
+  }
+
+  public Machine machine() {
+    return machine;
+  }
+
+  public TaskState state() {
+    return state;
+  }
+
+  public boolean onRq() {
+    return onRq;
+  }
+
+  /** The CPU this task is current on, or last ran on. */
+  public Cpu cpu() {
+    return cpu;
+  }
+
+  /** True while the task is the current task of its CPU (the kernel's {@code on_cpu}). */
+  public boolean onCpu() {
+    return cpu != null && cpu.current == this;
+  }
+
+  /** True while the task is current on a CPU that is actually executing (not frozen). */
+  public boolean running() {
+    return onCpu() && cpu.canRun();
+  }
+
+  public Activity activity() {
+    return activity;
+  }
+
+  public int preemptCount() {
+    return preemptCount;
+  }
+
+  public boolean irqsDisabled() {
+    return irqsDisabled;
+  }
+
+  public boolean inInterrupt() {
+    return irqDepth > 0;
+  }
+
+  public boolean spinTimedOut() {
+    return spinTimedOut;
+  }
+
+  public int pinnedCpu() {
+    return pinnedCpu;
+  }
+
+  /** Pins the task to one CPU index of its kernel (-1: any). */
+  public void pin(int cpuIndex) {
+    this.pinnedCpu = cpuIndex;
+  }
+
+  public long wakeups() {
+    return wakeups;
+  }
+
+  public long involuntarySwitches() {
+    return involuntarySwitches;
+  }
+
+  public long voluntarySwitches() {
+    return voluntarySwitches;
+  }
+
+  /** Whether the task has finished its program. */
+  public boolean isDead() {
+    return state == TaskState.DEAD;
+  }
+
+  int depth() {
+    return depth;
+  }
+
+  /** The current call stack id (for accounting), i.e. of the innermost frame. */
+  int currentStack() {
+    return depth == 0 ? rootStack : frameStacks[depth - 1];
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Ops API: flags.
+
+  private long irqFlagStack;
+  private int irqFlagDepth;
+
+  /** local_irq_save: remembers the interrupt state and disables interrupts. */
+  public void irqSave() {
+    if (irqFlagDepth >= 63) {
+      throw new IllegalStateException(name + ": irq save nesting deeper than 63");
+    }
+    irqFlagStack = (irqFlagStack << 1) | (irqsDisabled ? 1 : 0);
+    irqFlagDepth++;
+    irqsDisabled = true;
+  }
+
+  /** local_irq_restore: back to the saved state; pending interrupts run if re-enabled. */
+  public void irqRestore() {
+    checkState(irqFlagDepth > 0, "%s: irq restore without save", name);
+    boolean disabled = (irqFlagStack & 1) != 0;
+    irqFlagStack >>>= 1;
+    irqFlagDepth--;
+    irqsDisabled = disabled;
+    if (!disabled) {
+      cpu.takeInterruptInline(this);
+    }
+  }
+
+  public void irqDisable() {
+    irqsDisabled = true;
+  }
+
+  /** local_irq_enable; pending interrupts run at once (their handler frame is pushed). */
+  public void irqEnable() {
+    irqsDisabled = false;
+    cpu.takeInterruptInline(this);
+  }
+
+  public void preemptDisable() {
+    preemptCount++;
+  }
+
+  /**
+   * preempt_enable: returns true if the task was switched out here (CONFIG_PREEMPT and
+   * need_resched); the calling op must then return at once.
+   */
+  public boolean preemptEnable() {
+    checkState(preemptCount > 0, "%s: preempt_enable without preempt_disable", name);
+    preemptCount--;
+    return preemptCount == 0 && activity == Activity.NONE && cpu.preemptIfNeeded();
+  }
+
+  /** set_current_state. */
+  public void setState(TaskState s) {
+    state = s;
+  }
+
+  /**
+   * schedule() from inside an op: a task whose state is not RUNNING goes to sleep until woken;
+   * the op should return {@link Op#AGAIN} and continue in its next phase after the wakeup.
+   */
+  public void scheduleNow() {
+    kernel.schedule(cpu, false);
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Ops API: what ops may start.
+
+  /** Starts {@code ns} of work charged to {@code symbol} under the current frame. */
+  public void startWork(long ns, int symbol, boolean user) {
+    checkState(activity == Activity.NONE, "%s: work started while %s", name, activity);
+    activity = Activity.WORK;
+    activityStack = machine.symbols().push(currentStack(), symbol);
+    workRemaining = Math.max(0, ns);
+    workUser = user;
+    cpu.armCurrent();
+  }
+
+  /**
+   * Starts spinning, charged to {@code symbol}, until {@code condition} holds, or until the spin
+   * has run for {@code budgetNs} of CPU time (then {@link #spinTimedOut()} is true on resume).
+   * {@code watch} is a CPU or task whose state changes must re-evaluate the condition (the
+   * owner's vCPU for vcpu_is_preempted, the owner task for on_cpu); may be null.
+   */
+  public void startSpin(int symbol, SpinCondition condition, long budgetNs, Object watch) {
+    checkState(activity == Activity.NONE, "%s: spin started while %s", name, activity);
+    activity = Activity.SPIN;
+    activityStack = machine.symbols().push(currentStack(), symbol);
+    spinCondition = condition;
+    spinBudget = budgetNs <= 0 ? Long.MAX_VALUE : budgetNs;
+    spinTimedOut = false;
+    watching = watch;
+    if (watch instanceof Cpu c) {
+      c.addWatcher(this);
+    } else if (watch instanceof Task w) {
+      w.cpuWatchers().add(this);
+    }
+    cpu.armCurrent();
+  }
+
+  /** Asks a spinning task to re-evaluate its spin condition after {@code delayNs}. */
+  public void poke(long delayNs) {
+    if (activity != Activity.SPIN) {
+      return;
+    }
+    long due = machine.sim().now() + delayNs;
+    long existing = machine.sim().timeOf(recheckHandle);
+    if (existing >= 0 && existing <= due) {
+      return;
+    }
+    machine.sim().cancel(recheckHandle);
+    recheckHandle = machine.sim().schedule(delayNs, this, EV_SPIN_RECHECK, 0);
+  }
+
+  private TaskWatchers taskWatchers;
+
+  TaskWatchers cpuWatchers() {
+    if (taskWatchers == null) {
+      taskWatchers = new TaskWatchers();
+    }
+    return taskWatchers;
+  }
+
+  /** Pokes spinners watching this task (its on_cpu changed). */
+  void notifyWatchers() {
+    if (taskWatchers != null) {
+      taskWatchers.pokeAll();
+    }
+  }
+
+  /** Pushes a frame that runs {@code p}; the calling op is resumed (next phase) when it returns. */
+  public void call(Program p) {
+    pushFrame(p);
+  }
+
+  void pushFrame(Program p) {
+    if (depth == progs.length) {
+      int n = depth * 2;
+      progs = Arrays.copyOf(progs, n);
+      pcs = Arrays.copyOf(pcs, n);
+      phases = Arrays.copyOf(phases, n);
+      frameStacks = Arrays.copyOf(frameStacks, n);
+    }
+    int parent = currentStack();
+    progs[depth] = p;
+    pcs[depth] = 0;
+    phases[depth] = 0;
+    frameStacks[depth] = machine.symbols().push(parent, p.symbol(machine));
+    depth++;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // The interpreter.
+
+  /** Runs ops until the task waits, leaves its CPU, or its CPU stops running. */
+  void interpret() {
+    Cpu c = cpu;
+    int guard = 0;
+    while (activity == Activity.NONE && c.current == this && c.canRun()) {
+      if (depth == 0) {
+        kernel.exit(this);
+        return;
+      }
+      int f = depth - 1;
+      Program p = progs[f];
+      int pc = pcs[f];
+      if (pc >= p.length()) {
+        popFrame();
+        continue;
+      }
+      if (++guard > 1_000_000) {
+        throw new IllegalStateException(name + ": more than a million instant ops in a row in " + p.name()
+            + " (a loop without work?)");
+      }
+      int phase = phases[f];
+      int r = p.op(pc).execute(this, phase);
+      if (r == Op.NEXT) {
+        pcs[f] = pc + 1;
+        phases[f] = 0;
+        if (c.needResched && activity == Activity.NONE && c.current == this && preemptibleNow()) {
+          kernel.schedule(c, true);
+        }
+      } else {
+        phases[f] = phase + 1;
+      }
+    }
+  }
+
+  private void popFrame() {
+    depth--;
+    Program p = progs[depth];
+    progs[depth] = null;
+    if (p.isInterruptFrame()) {
+      endInterrupt();
+    }
+  }
+
+  /** Called by the CPU to run an interrupt handler on this (current) task. */
+  void beginInterrupt(Program handler) {
+    savedActivity = activity;
+    savedStack = activityStack;
+    savedRemaining = activity == Activity.WORK ? workRemaining : spinBudget;
+    savedUser = workUser;
+    savedIrqsDisabled = irqsDisabled;
+    activity = Activity.NONE;
+    irqsDisabled = true;
+    irqDepth++;
+    pushFrame(handler);
+  }
+
+  private void endInterrupt() {
+    irqDepth--;
+    irqsDisabled = savedIrqsDisabled;
+    activity = savedActivity;
+    activityStack = savedStack;
+    if (activity == Activity.WORK) {
+      workRemaining = savedRemaining;
+    } else if (activity == Activity.SPIN) {
+      spinBudget = savedRemaining;
+    }
+    workUser = savedUser;
+    savedActivity = null;
+    cpu.afterInterrupt(this);
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Events.
+
+  @Override
+  public void onEvent(int kind, long arg) {
+    switch (kind) {
+      case EV_WORK_DONE -> {
+        eventHandle = EventQueue.NO_EVENT;
+        if (activity == Activity.WORK && running()) {
+          cpu.flushAccounting();
+          workRemaining = 0;
+          activity = Activity.NONE;
+          cpu.chargeNothing();
+          interpret();
+        }
+      }
+      case EV_SPIN_BUDGET -> {
+        spinBudgetHandle = EventQueue.NO_EVENT;
+        if (activity == Activity.SPIN && running()) {
+          spinTimedOut = true;
+          endSpin();
+          interpret();
+        }
+      }
+      case EV_SPIN_RECHECK -> {
+        recheckHandle = EventQueue.NO_EVENT;
+        if (activity == Activity.SPIN && running() && spinCondition.done(this)) {
+          endSpin();
+          interpret();
+        }
+      }
+      default -> throw new IllegalStateException("unknown task event " + kind);
+    }
+  }
+
+  /** Freezes the current activity (CPU stops, preemption, interrupt); keeps what remains. */
+  void freeze() {
+    long now = machine.sim().now();
+    switch (activity) {
+      case WORK -> {
+        if (eventHandle != EventQueue.NO_EVENT) {
+          machine.sim().cancel(eventHandle);
+          eventHandle = EventQueue.NO_EVENT;
+          workRemaining = Math.max(0, workDue - now);
+        }
+      }
+      case SPIN -> {
+        if (spinBudgetHandle != EventQueue.NO_EVENT) {
+          machine.sim().cancel(spinBudgetHandle);
+          spinBudgetHandle = EventQueue.NO_EVENT;
+        }
+        if (spinBudget != Long.MAX_VALUE) {
+          spinBudget = Math.max(0, spinBudget - (now - spinArmed));
+        }
+        machine.sim().cancel(recheckHandle);
+        recheckHandle = EventQueue.NO_EVENT;
+      }
+      default -> {}
+    }
+  }
+
+  /** Arms the current activity on a running CPU; returns true if the interpreter should run. */
+  boolean arm() {
+    long now = machine.sim().now();
+    switch (activity) {
+      case WORK -> {
+        if (eventHandle == EventQueue.NO_EVENT) {
+          workDue = now + workRemaining;
+          eventHandle = machine.sim().schedule(workRemaining, this, EV_WORK_DONE, 0);
+        }
+        return false;
+      }
+      case SPIN -> {
+        if (spinCondition.done(this)) {
+          endSpin();
+          return true;
+        }
+        spinArmed = now;
+        if (spinBudget != Long.MAX_VALUE && spinBudgetHandle == EventQueue.NO_EVENT) {
+          spinBudgetHandle = machine.sim().schedule(spinBudget, this, EV_SPIN_BUDGET, 0);
+        }
+        return false;
+      }
+      case EXIT -> {
+        activity = Activity.NONE;
+        return true;
+      }
+      case NONE -> {
+        return true;
+      }
+      default -> {
+        return false;
+      }
+    }
+  }
+
+  /** Ends a spin (hand-off, bail-out or budget): accounting stops, watchers are dropped. */
+  void endSpin() {
+    cpu.flushAccounting();
+    machine.sim().cancel(spinBudgetHandle);
+    spinBudgetHandle = EventQueue.NO_EVENT;
+    machine.sim().cancel(recheckHandle);
+    recheckHandle = EventQueue.NO_EVENT;
+    if (watching instanceof Cpu c) {
+      c.removeWatcher(this);
+    } else if (watching instanceof Task w) {
+      w.cpuWatchers().remove(this);
+    }
+    watching = null;
+    spinCondition = null;
+    activity = Activity.NONE;
+    cpu.chargeNothing();
+  }
+
+  /** The stack charged for the current activity (-1 for none). */
+  int chargeStack() {
+    return switch (activity) {
+      case WORK, SPIN, GUEST, IDLE -> activityStack;
+      default -> -1;
+    };
+  }
+
+  /** Whether the scheduler may switch this task out right now. */
+  boolean preemptibleNow() {
+    if (preemptCount > 0 || irqsDisabled || irqDepth > 0) {
+      return false;
+    }
+    return switch (activity) {
+      case IDLE, GUEST -> true;
+      case WORK -> workUser || kernel.config().preemptibleKernel();
+      case SPIN, NONE -> kernel.config().preemptibleKernel();
+      default -> false;
+    };
+  }
+
+  @Override
+  public String toString() {
+    return name;
+  }
+}

@@ -1,0 +1,196 @@
+package org.lockvisor.machine;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * A vCPU thread: a host task whose guest mode <em>is</em> a guest CPU. While it is current on a
+ * physical CPU that runs and it is in guest mode, its guest CPU runs; otherwise the guest CPU is
+ * frozen. A guest VM exit leaves guest mode, runs a host handler program on this thread (which
+ * can itself be preempted, take locks, spin), then re-enters.
+ *
+ * <p>Its program is an endless KVM_RUN loop: enter guest mode; on an exit, run the handler;
+ * re-enter. A halt (HLT/WFI exit) polls for {@code haltPollNs}, then sleeps until an interrupt
+ * for the guest CPU kicks it (kvm_vcpu_block / kvm_vcpu_kick).
+ */
+public final class VcpuTask extends Task {
+
+  /** The vCPU thread's state as KVM sees it. */
+  public enum HostState { IN_GUEST, IN_HOST_KERNEL, IN_USERSPACE, HALTED, PREEMPTED }
+
+  final Cpu guestCpu;
+  final Vm vm;
+  private Program pendingExit;
+  private String pendingReason;
+  private long exitStart;
+  private String currentReason;
+  boolean halted;
+  boolean inUserspace;
+  private final Map<String, ExitStats> exits = new LinkedHashMap<>();
+  private final int guestStack;
+
+  VcpuTask(Machine machine, Kernel host, int id, String name, Vm vm, Cpu guestCpu) {
+    super(machine, host, id, name, null);
+    this.vm = vm;
+    this.guestCpu = guestCpu;
+    this.guestStack = machine.symbols().push(
+        machine.symbols().push(currentStack(), machine.symbols().symbol("kvm_arch_vcpu_ioctl_run", Machine.DOMAIN_KERNEL)),
+        machine.symbols().symbol("[guest]", Machine.DOMAIN_GUEST));
+    pushFrame(Program.named("kvm_vcpu_ioctl").op(new RunGuest()).build());
+  }
+
+  public Cpu guestCpu() {
+    return guestCpu;
+  }
+
+  public Vm vm() {
+    return vm;
+  }
+
+  /** The true state of this vCPU thread. */
+  public HostState hostState() {
+    if (!onCpu()) {
+      return halted || state != TaskState.RUNNING ? HostState.HALTED : HostState.PREEMPTED;
+    }
+    if (activity == Activity.GUEST) {
+      return HostState.IN_GUEST;
+    }
+    if (halted) {
+      return HostState.HALTED;
+    }
+    return inUserspace ? HostState.IN_USERSPACE : HostState.IN_HOST_KERNEL;
+  }
+
+  /** Exit statistics per reason, in first-seen order. */
+  public Map<String, ExitStats> exitStats() {
+    return java.util.Collections.unmodifiableMap(exits);
+  }
+
+  /** Called by a guest op on {@link #guestCpu}: leave guest mode and run {@code handler}. */
+  void requestExit(String reason, Program handler) {
+    pendingExit = handler;
+    pendingReason = reason;
+    exitStart = machine.sim().now();
+    cpu.flushAccounting();
+    activity = Activity.NONE;
+    guestCpu.setPowered(false);
+    cpu.chargeNothing();
+    cpu.resumeSoon();
+  }
+
+  /** An interrupt or need_resched for the guest CPU: wake the thread if it is halted. */
+  void kick() {
+    if (!halted) {
+      return;
+    }
+    if (activity == Activity.SPIN) {
+      poke(0); // halt polling sees the pending interrupt
+    } else if (state != TaskState.RUNNING) {
+      kernel.wakeUpNow(this, null);
+    }
+  }
+
+  /** Marks the part of an exit handler spent in the userspace VMM (vcpu_put happened). */
+  void setInUserspace(boolean on) {
+    inUserspace = on;
+  }
+
+  @Override
+  boolean arm() {
+    if (activity == Activity.GUEST) {
+      guestCpu.setPowered(true);
+      return false;
+    }
+    return super.arm();
+  }
+
+  @Override
+  void freeze() {
+    if (activity == Activity.GUEST) {
+      guestCpu.setPowered(false);
+      return;
+    }
+    super.freeze();
+  }
+
+  @Override
+  int chargeStack() {
+    return activity == Activity.GUEST ? guestStack : super.chargeStack();
+  }
+
+  @Override
+  boolean preemptibleNow() {
+    if (activity == Activity.GUEST) {
+      return true; // the host timer interrupt preempts guest mode at any time
+    }
+    return super.preemptibleNow();
+  }
+
+  /** The KVM_RUN loop: never finishes. */
+  private final class RunGuest extends Op {
+    @Override
+    public int execute(Task t, int phase) {
+      if (currentReason != null) {
+        recordExit(currentReason, machine.sim().now() - exitStart);
+        currentReason = null;
+      }
+      if (pendingExit != null) {
+        Program h = pendingExit;
+        currentReason = pendingReason;
+        pendingExit = null;
+        pendingReason = null;
+        call(h);
+        if (vm.exitOverhead() != null) {
+          call(vm.exitOverhead());
+        }
+        return AGAIN;
+      }
+      activity = Activity.GUEST;
+      cpu.armCurrent();
+      return AGAIN;
+    }
+  }
+
+  private void recordExit(String reason, long ns) {
+    exits.computeIfAbsent(reason, r -> new ExitStats()).record(ns);
+    machine.trace().onExit(this, reason, exitStart, ns);
+  }
+
+  /** Count and duration of one exit reason. */
+  public static final class ExitStats {
+    private long count;
+    private long totalNs;
+    private long minNs = Long.MAX_VALUE;
+    private long maxNs;
+
+    void record(long ns) {
+      count++;
+      totalNs += ns;
+      minNs = Math.min(minNs, ns);
+      maxNs = Math.max(maxNs, ns);
+    }
+
+    public long count() {
+      return count;
+    }
+
+    public long totalNs() {
+      return totalNs;
+    }
+
+    public long minNs() {
+      return count == 0 ? 0 : minNs;
+    }
+
+    public long maxNs() {
+      return maxNs;
+    }
+
+    public void reset() {
+      count = 0;
+      totalNs = 0;
+      minNs = Long.MAX_VALUE;
+      maxNs = 0;
+    }
+  }
+}

@@ -1,0 +1,102 @@
+package org.lockvisor.machine;
+
+import com.google.common.collect.ImmutableList;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A virtual machine: a guest kernel whose CPUs are run by vCPU threads of the host kernel, and
+ * the hypervisor paths common to its exits (the hardware exit/entry round trip, the halt path).
+ */
+public final class Vm {
+  final String name;
+  final Kernel guest;
+  final List<VcpuTask> vcpus = new ArrayList<>();
+  private final Program exitOverhead;
+  private final Program haltHandler;
+  private final long haltPollNs;
+
+  Vm(Machine machine, String name, KernelConfig guestConfig, Scheduler guestScheduler, HypervisorConfig hv) {
+    this.name = name;
+    this.guest = new Kernel(machine, name, guestConfig, guestScheduler, this);
+    this.haltPollNs = hv.haltPollNs();
+    this.exitOverhead = hv.exitRoundtripNs() > 0
+        ? Program.named("vcpu_enter_guest").work(hv.exitRoundtripNs(), "vmx_vcpu_run").build()
+        : null;
+    int pollSym = machine.symbols().symbol("kvm_vcpu_block", Machine.DOMAIN_KERNEL);
+    this.haltHandler = Program.named("kvm_emulate_halt")
+        .work(hv.exitHltNs(), "handle_halt")
+        .op(new HaltOp(pollSym))
+        .build();
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public Kernel guest() {
+    return guest;
+  }
+
+  public List<VcpuTask> vcpus() {
+    return ImmutableList.copyOf(vcpus);
+  }
+
+  Program exitOverhead() {
+    return exitOverhead;
+  }
+
+  Program haltHandler() {
+    return haltHandler;
+  }
+
+  /** kvm_vcpu_block: poll for a wakeup for halt_poll_ns, then sleep until kicked. */
+  private final class HaltOp extends Op {
+    private final int pollSymbol;
+
+    HaltOp(int pollSymbol) {
+      this.pollSymbol = pollSymbol;
+    }
+
+    @Override
+    public int execute(Task t, int phase) {
+      VcpuTask v = (VcpuTask) t;
+      Cpu g = v.guestCpu;
+      switch (phase) {
+        case 0 -> {
+          if (g.hasPendingInterrupts() || g.needResched) {
+            return NEXT;
+          }
+          v.halted = true;
+          if (haltPollNs > 0) {
+            t.startSpin(pollSymbol, s -> g.hasPendingInterrupts() || g.needResched, haltPollNs, null);
+            return AGAIN;
+          }
+          return sleep(v, g);
+        }
+        case 1 -> {
+          if (g.hasPendingInterrupts() || g.needResched) {
+            v.halted = false;
+            return NEXT;
+          }
+          return sleep(v, g);
+        }
+        default -> {
+          v.halted = false;
+          return NEXT;
+        }
+      }
+    }
+
+    private int sleep(VcpuTask v, Cpu g) {
+      v.halted = true;
+      v.state = TaskState.INTERRUPTIBLE;
+      // the kick may already be there: kvm_vcpu_check_block before schedule()
+      if (g.hasPendingInterrupts() || g.needResched) {
+        v.state = TaskState.RUNNING;
+      }
+      v.kernel.schedule(v.cpu, false);
+      return AGAIN;
+    }
+  }
+}

@@ -1,0 +1,2 @@
+/** Built-in scheduler plugins. */
+package org.lockvisor.scheduler.builtin;
