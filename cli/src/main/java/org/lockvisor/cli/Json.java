@@ -48,10 +48,11 @@ final class Json {
             .put("default", option.defaultValue())
             .put("doc", option.doc());
         option.allowed().forEach(o.putArray("allowed")::add);
-        if (option.type() == PluginOption.Type.INTEGER
-            || option.type() == PluginOption.Type.DOUBLE
-            || option.type() == PluginOption.Type.DURATION_NS) {
-          o.put("min", option.min()).put("max", option.max());
+        switch (option.type()) {
+          // Whole numbers print as such: "min": 1000, not 1000.0.
+          case INTEGER, DURATION_NS -> o.put("min", (long) option.min()).put("max", (long) option.max());
+          case DOUBLE -> o.put("min", option.min()).put("max", option.max());
+          default -> { }
         }
       }
     }

@@ -72,29 +72,60 @@ class LockvisorTest {
   }
 
   @Test
-  void plugins_json_arrayOfDocumentedFields() throws IOException {
-    Run run = CliFixture.run(fakes(FakeReproductions.Reproduces.class, FakeReproductions.Breaks.class),
-        "plugins", "--format", "json");
+  void plugins_json_everyElementHasTheDocumentedFields() throws IOException {
+    Run run = CliFixture.run(fakes(FakeReproductions.Reproduces.class), "plugins", "--format", "json");
 
     assertThat(run.exitCode()).as(run.err()).isZero();
     JsonNode plugins = MAPPER.readTree(run.out());
     assertThat(plugins.isArray()).isTrue();
+    List<String> kindAndName = new ArrayList<>();
+    for (JsonNode plugin : plugins) {
+      List<String> fields = new ArrayList<>();
+      plugin.fieldNames().forEachRemaining(fields::add);
+      assertThat(fields).containsExactly("kind", "name", "summary", "version", "capabilities", "options");
+      assertThat(plugin.get("capabilities").isArray()).isTrue();
+      assertThat(plugin.get("options").isArray()).isTrue();
+      kindAndName.add(plugin.get("kind").asText() + "/" + plugin.get("name").asText());
+    }
+    // A built-in found through @AutoService in its own module, and the test registration.
+    assertThat(kindAndName).contains("scheduler/round-robin", "reproduction/fake-ok").isSorted();
+  }
+
+  @Test
+  void plugins_json_integerOptionBoundsAreWholeNumbers() throws IOException {
+    JsonNode plugins = MAPPER.readTree(CliFixture.run("plugins", "--kind", "scheduler", "--format", "json").out());
+    JsonNode quantum = null;
+    for (JsonNode plugin : plugins) {
+      for (JsonNode option : plugin.get("options")) {
+        if (option.get("type").asText().equals("duration_ns")) {
+          quantum = option;
+        }
+      }
+    }
+
+    assertThat(quantum).as("a duration option among the built-in schedulers").isNotNull();
+    assertThat(quantum.get("min").isIntegralNumber()).isTrue();
+    assertThat(quantum.get("max").isIntegralNumber()).isTrue();
+  }
+
+  @Test
+  void plugins_jsonOfOneKind_onlyThatKindSortedByName() throws IOException {
+    Run run = CliFixture.run(fakes(FakeReproductions.Reproduces.class, FakeReproductions.Breaks.class),
+        "plugins", "--kind", "reproduction", "--format", "json");
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    JsonNode plugins = MAPPER.readTree(run.out());
     assertThat(plugins).hasSize(2);
-    JsonNode first = plugins.get(0);
-    List<String> fields = new ArrayList<>();
-    first.fieldNames().forEachRemaining(fields::add);
-    assertThat(fields).containsExactly("kind", "name", "summary", "version", "capabilities", "options");
-    assertThat(first.get("kind").asText()).isEqualTo("reproduction");
-    assertThat(first.get("name").asText()).isEqualTo("fake-broken");
+    assertThat(plugins.get(0).get("kind").asText()).isEqualTo("reproduction");
+    assertThat(plugins.get(0).get("name").asText()).isEqualTo("fake-broken");
+    assertThat(plugins.get(0).get("summary").asText()).isEqualTo("simulation fails");
     assertThat(plugins.get(1).get("name").asText()).isEqualTo("fake-ok");
-    assertThat(first.get("capabilities").isArray()).isTrue();
-    assertThat(first.get("options").isArray()).isTrue();
   }
 
   @Test
   void plugins_text_alignedTableWithHeader() {
     Run run = CliFixture.run(fakes(FakeReproductions.Reproduces.class, FakeReproductions.DoesNotReproduce.class),
-        "plugins");
+        "plugins", "--kind", "reproduction");
 
     assertThat(run.exitCode()).isZero();
     List<String> lines = run.out().lines().toList();
@@ -104,6 +135,14 @@ class LockvisorTest {
     int summaryColumn = lines.get(0).indexOf("SUMMARY");
     assertThat(lines.get(1).indexOf("never reproduces")).isEqualTo(summaryColumn);
     assertThat(lines.get(2).indexOf("always reproduces")).isEqualTo(summaryColumn);
+  }
+
+  @Test
+  void plugins_kindWithNoPlugins_saysSo() {
+    Run run = CliFixture.run("plugins", "--kind", "reproduction");
+
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out()).startsWith("no plugins registered of kind [reproduction]");
   }
 
   @Test

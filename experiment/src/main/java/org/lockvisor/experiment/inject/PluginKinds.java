@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Set;
 import org.lockvisor.core.plugin.PluginKind;
 import org.lockvisor.experiment.Reproduction;
+import org.lockvisor.locking.spi.LockFactory;
+import org.lockvisor.scheduler.spi.SchedulerFactory;
 
 /**
  * The extension points the composition root discovers and binds. Adding a kind is one line in
@@ -17,12 +19,9 @@ public record PluginKinds(ImmutableList<PluginKind<?>> kinds) {
 
   /** Every kind lockvisor itself defines. */
   public static final PluginKinds BUILT_IN = of(
-      // Add one line per SPI as the modules land, e.g.:
-      // PluginKind.of("arch", ArchProfile.class),
-      // PluginKind.of("scheduler", SchedulerFactory.class),
-      // PluginKind.of("lock", LockFactory.class),
-      // PluginKind.of("device", DeviceFactory.class),
-      // PluginKind.of("workload", WorkloadFactory.class),
+      // One line per SPI; still to come as their modules land: arch profiles, devices, workloads.
+      PluginKind.of("scheduler", SchedulerFactory.class),
+      PluginKind.of("lock", LockFactory.class),
       PluginKind.of(Reproduction.KIND, Reproduction.class));
 
   public PluginKinds {
