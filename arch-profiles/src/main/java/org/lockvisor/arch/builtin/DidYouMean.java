@@ -1,0 +1,61 @@
+package org.lockvisor.arch.builtin;
+
+import com.google.common.collect.ImmutableList;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+
+/** "Did you mean" suggestions by Levenshtein distance, case-insensitive (Airlift ConfigurationDidYouMean). */
+final class DidYouMean {
+
+  private static final int MAX_SUGGESTIONS = 3;
+
+  private DidYouMean() {}
+
+  /** Candidates close to {@code input}, nearest first, ties by name; empty when nothing is close. */
+  static ImmutableList<String> suggest(String input, Iterable<String> candidates) {
+    String needle = input.toLowerCase(Locale.ROOT);
+    // A typo budget that grows with the word: 2 edits for short names, a third of long ones.
+    int budget = Math.max(2, needle.length() / 3);
+    record Scored(String name, int distance) {}
+    List<Scored> close = new ArrayList<>();
+    for (String c : candidates) {
+      int d = levenshtein(needle, c.toLowerCase(Locale.ROOT));
+      // d < length: a suggestion must keep something of the candidate ("X" is not a typo of "B").
+      if (d <= budget && d < c.length()) {
+        close.add(new Scored(c, d));
+      }
+    }
+    return close.stream()
+        .sorted(Comparator.comparingInt(Scored::distance).thenComparing(Scored::name))
+        .limit(MAX_SUGGESTIONS)
+        .map(Scored::name)
+        .collect(ImmutableList.toImmutableList());
+  }
+
+  /** {@code "; did you mean [a, b]?"}, or empty. */
+  static String hint(String input, Iterable<String> candidates) {
+    ImmutableList<String> s = suggest(input, candidates);
+    return s.isEmpty() ? "" : "; did you mean " + s + "?";
+  }
+
+  static int levenshtein(String a, String b) {
+    int[] prev = new int[b.length() + 1];
+    int[] cur = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      prev[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      cur[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int subst = prev[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+        cur[j] = Math.min(subst, Math.min(prev[j] + 1, cur[j - 1] + 1));
+      }
+      int[] t = prev;
+      prev = cur;
+      cur = t;
+    }
+    return prev[b.length()];
+  }
+}

@@ -1,0 +1,56 @@
+package org.lockvisor.arch.spi;
+
+import com.google.common.collect.ImmutableSortedSet;
+import java.util.Locale;
+import java.util.Set;
+import org.lockvisor.core.plugin.Plugin;
+
+/**
+ * Plugin SPI for arch profiles. Implementations are one small {@code final} class registered with
+ * {@code @AutoService(ArchProfileFactory.class)}; {@link #name()} must equal the created
+ * profile's {@link ArchProfile#name()}.
+ */
+public interface ArchProfileFactory extends Plugin {
+
+  /** Plugin kind of every arch profile. */
+  String KIND = "arch";
+
+  @Override
+  default String kind() {
+    return KIND;
+  }
+
+  /** The profile; immutable, so implementations may return a shared instance. */
+  ArchProfile create();
+
+  /**
+   * Derived from the hypervisor behaviour, so the metadata cannot drift from the profile:
+   * {@code vcpu-is-preempted}, {@code spin-trap}, {@code directed-yield}, {@code steal-time},
+   * {@code posted-interrupts}, {@code dispatch-window}, and {@code notify-} plus the notify path.
+   */
+  @Override
+  default Set<String> capabilities() {
+    HypervisorBehaviour h = create().hypervisor();
+    ImmutableSortedSet.Builder<String> caps = ImmutableSortedSet.naturalOrder();
+    if (h.vcpuPreempted() != HypervisorBehaviour.VcpuPreemptedSemantics.NONE) {
+      caps.add("vcpu-is-preempted");
+    }
+    if (h.spinTrap().enabled()) {
+      caps.add("spin-trap");
+    }
+    if (h.spinTrap().directedYield()) {
+      caps.add("directed-yield");
+    }
+    if (h.stealTime()) {
+      caps.add("steal-time");
+    }
+    if (h.postedInterrupts()) {
+      caps.add("posted-interrupts");
+    }
+    if (h.dispatchWindowNs() > 0) {
+      caps.add("dispatch-window");
+    }
+    caps.add("notify-" + h.notifyPath().name().toLowerCase(Locale.ROOT).replace('_', '-'));
+    return caps.build();
+  }
+}
