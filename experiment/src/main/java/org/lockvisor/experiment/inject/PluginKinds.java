@@ -6,6 +6,7 @@ import com.google.common.collect.ImmutableList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.lockvisor.arch.spi.ArchProfileFactory;
 import org.lockvisor.core.plugin.PluginKind;
 import org.lockvisor.experiment.Reproduction;
 import org.lockvisor.locking.spi.LockFactory;
@@ -19,7 +20,8 @@ public record PluginKinds(ImmutableList<PluginKind<?>> kinds) {
 
   /** Every kind lockvisor itself defines. */
   public static final PluginKinds BUILT_IN = of(
-      // One line per SPI; still to come as their modules land: arch profiles, devices, workloads.
+      // One line per SPI; still to come as their modules land: devices, workloads.
+      PluginKind.of(ArchProfileFactory.KIND, ArchProfileFactory.class),
       PluginKind.of("scheduler", SchedulerFactory.class),
       PluginKind.of("lock", LockFactory.class),
       PluginKind.of(Reproduction.KIND, Reproduction.class));
