@@ -2,6 +2,9 @@ package org.lockvisor.locking.spi;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
+import org.lockvisor.arch.spi.ArchProfile;
+import org.lockvisor.arch.spi.CostKey;
+
 /**
  * The costs lock algorithms need, in ns, taken from the arch profile by the composition root
  * (one profile serves every experiment on that architecture).
@@ -20,6 +23,18 @@ public record LockCosts(
     checkArgument(atomicNs >= 0 && lineTransferNs >= 0 && pauseNs >= 0 && pvKickNs >= 0 && pvWaitNs >= 0 && confer >= 0,
         "lock costs must not be negative");
     checkArgument(spinThresholdLoops > 0, "spinThresholdLoops must be positive: %s", spinThresholdLoops);
+  }
+
+  /** The lock costs of an architecture (shared by every experiment on it). */
+  public static LockCosts fromProfile(ArchProfile p) {
+    return new LockCosts(
+        p.ns(CostKey.ATOMIC_RMW),
+        p.ns(CostKey.CACHELINE_XFER_SOCKET),
+        p.ns(CostKey.PAUSE),
+        Math.max(1, (long) p.costs().value(CostKey.SPIN_THRESHOLD_LOOPS)),
+        p.ns(CostKey.PV_KICK),
+        p.ns(CostKey.EXIT_HLT),
+        p.ns(CostKey.H_CONFER));
   }
 
   /** Time a pv spinner spins before halting: SPIN_THRESHOLD iterations of cpu_relax(). */

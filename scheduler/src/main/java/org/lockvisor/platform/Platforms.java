@@ -1,0 +1,82 @@
+package org.lockvisor.platform;
+
+import static org.lockvisor.arch.spi.CostKey.CONTEXT_SWITCH;
+import static org.lockvisor.arch.spi.CostKey.EXIT_HLT;
+import static org.lockvisor.arch.spi.CostKey.HALT_POLL;
+import static org.lockvisor.arch.spi.CostKey.IPI_SEND;
+import static org.lockvisor.arch.spi.CostKey.IPI_SEND_GUEST;
+import static org.lockvisor.arch.spi.CostKey.SCHED_TICK;
+import static org.lockvisor.arch.spi.CostKey.TTWU_FULL;
+import static org.lockvisor.arch.spi.CostKey.TTWU_ON_RQ;
+import static org.lockvisor.arch.spi.CostKey.TTWU_RUNNING;
+import static org.lockvisor.arch.spi.CostKey.VMEXIT_ROUNDTRIP;
+import static org.lockvisor.arch.spi.CostKey.WAKEE_IDLE_EXIT;
+
+import org.lockvisor.arch.spi.ArchProfile;
+import org.lockvisor.machine.HypervisorConfig;
+import org.lockvisor.machine.KernelConfig;
+import org.lockvisor.machine.TtwuQueueMode;
+import org.lockvisor.machine.VcpuPreemptedHook;
+
+/**
+ * Turns an {@link ArchProfile} into what the machine needs: kernel configurations for the host
+ * and guests, hypervisor costs, and the guest-visible {@code vcpu_is_preempted} semantics. One
+ * profile serves every experiment on its architecture; nothing here is experiment-specific.
+ */
+public final class Platforms {
+  private Platforms() {}
+
+  /** The host kernel on {@code profile}'s hardware. */
+  public static KernelConfig hostKernel(ArchProfile profile, TtwuQueueMode ttwuQueue, boolean preemptibleKernel) {
+    var topo = profile.topology();
+    return new KernelConfig(
+        profile.hypervisor().hostTickNs(),
+        preemptibleKernel,
+        ttwuQueue,
+        topo.coresPerSocket() * topo.threadsPerCore(),
+        profile.ns(CONTEXT_SWITCH),
+        profile.ns(WAKEE_IDLE_EXIT),
+        profile.ns(TTWU_RUNNING),
+        profile.ns(TTWU_ON_RQ),
+        profile.ns(TTWU_FULL),
+        profile.ns(IPI_SEND),
+        false,
+        profile.ns(SCHED_TICK));
+  }
+
+  /**
+   * A guest kernel with {@code vcpus} vCPUs (one LLC domain: guests see a flat topology unless
+   * configured otherwise). Its IPIs cost a VM exit where the profile says so.
+   */
+  public static KernelConfig guestKernel(ArchProfile profile, int vcpus, TtwuQueueMode ttwuQueue, boolean preemptibleKernel) {
+    boolean exits = profile.hypervisor().guestIpiExits();
+    return new KernelConfig(
+        profile.hypervisor().guestTickNs(),
+        preemptibleKernel,
+        ttwuQueue,
+        Math.max(1, vcpus),
+        profile.ns(CONTEXT_SWITCH),
+        0, // an idle guest CPU halts: its wake latency is the host's (kick + vCPU thread switch)
+        profile.ns(TTWU_RUNNING),
+        profile.ns(TTWU_ON_RQ),
+        profile.ns(TTWU_FULL),
+        profile.ns(exits ? IPI_SEND_GUEST : IPI_SEND),
+        exits,
+        profile.ns(SCHED_TICK));
+  }
+
+  /** Hypervisor costs of exits and halts. */
+  public static HypervisorConfig hypervisor(ArchProfile profile) {
+    return new HypervisorConfig(profile.ns(VMEXIT_ROUNDTRIP), profile.ns(EXIT_HLT), profile.ns(HALT_POLL));
+  }
+
+  /** What the guest's vcpu_is_preempted() sees on this hypervisor. */
+  public static VcpuPreemptedHook vcpuPreempted(ArchProfile profile) {
+    return switch (profile.hypervisor().vcpuPreempted()) {
+      case NONE -> VcpuPreemptedHook.NEVER;
+      case X86_STEAL_TIME_ANY_PUT -> VcpuPreemptedHook.ANY_PUT;
+      case X86_STEAL_TIME_INVOLUNTARY -> VcpuPreemptedHook.INVOLUNTARY;
+      case PPC_YIELD_COUNT, S390 -> VcpuPreemptedHook.NOT_DISPATCHED;
+    };
+  }
+}
