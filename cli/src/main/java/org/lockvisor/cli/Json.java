@@ -1,0 +1,78 @@
+package org.lockvisor.cli;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
+import java.util.Locale;
+import org.lockvisor.core.plugin.PluginDescriptor;
+import org.lockvisor.core.plugin.PluginOption;
+import org.lockvisor.experiment.ReproductionResult;
+
+/**
+ * The CLI's JSON shapes, built explicitly as trees: the model stays free of Jackson annotations
+ * and the field names here are the contract scripts rely on.
+ */
+final class Json {
+
+  static final ObjectMapper MAPPER = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+  private Json() {}
+
+  static String write(Object tree) {
+    try {
+      return MAPPER.writeValueAsString(tree);
+    } catch (JsonProcessingException e) {
+      // Trees of strings and numbers always serialize; reaching here is a bug.
+      throw new IllegalStateException("cannot serialize JSON", e);
+    }
+  }
+
+  /** {@code [{kind, name, summary, version, capabilities: [..], options: [{..}]}]}. */
+  static ArrayNode plugins(List<PluginDescriptor> plugins) {
+    ArrayNode array = MAPPER.createArrayNode();
+    for (PluginDescriptor plugin : plugins) {
+      ObjectNode node = array.addObject()
+          .put("kind", plugin.kind())
+          .put("name", plugin.name())
+          .put("summary", plugin.summary())
+          .put("version", plugin.version());
+      plugin.capabilities().forEach(node.putArray("capabilities")::add);
+      ArrayNode options = node.putArray("options");
+      for (PluginOption option : plugin.options()) {
+        ObjectNode o = options.addObject()
+            .put("name", option.name())
+            .put("type", option.type().name().toLowerCase(Locale.ROOT))
+            .put("default", option.defaultValue())
+            .put("doc", option.doc());
+        option.allowed().forEach(o.putArray("allowed")::add);
+        switch (option.type()) {
+          // Whole numbers print as such: "min": 1000, not 1000.0.
+          case INTEGER, DURATION_NS -> o.put("min", (long) option.min()).put("max", (long) option.max());
+          case DOUBLE -> o.put("min", option.min()).put("max", option.max());
+          default -> { }
+        }
+      }
+    }
+    return array;
+  }
+
+  /** {@code {name, reproduced, headline, report: [..], metrics: {..}}}. */
+  static ObjectNode reproduction(ReproductionResult result) {
+    ObjectNode node = MAPPER.createObjectNode()
+        .put("name", result.name())
+        .put("reproduced", result.reproduced())
+        .put("headline", result.headline());
+    result.report().forEach(node.putArray("report")::add);
+    ObjectNode metrics = node.putObject("metrics");
+    result.metrics().forEach(metrics::put);
+    return node;
+  }
+
+  /** {@code {name, error}} for a reproduction whose simulation failed. */
+  static ObjectNode reproductionFailure(String name, String error) {
+    return MAPPER.createObjectNode().put("name", name).put("error", error);
+  }
+}

@@ -1,0 +1,175 @@
+package org.lockvisor.cli;
+
+import com.google.inject.Injector;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.Set;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import org.lockvisor.core.plugin.DidYouMean;
+import org.lockvisor.core.plugin.PluginDiscoveryException;
+import org.lockvisor.core.plugin.PluginRegistry;
+import org.lockvisor.core.plugin.UnknownPluginException;
+import org.lockvisor.experiment.SimulationFailedException;
+import org.lockvisor.experiment.UserInputException;
+import org.lockvisor.experiment.inject.Bootstrap;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.UnmatchedArgumentException;
+
+/**
+ * The {@code lockvisor} command. Exit status: 0 success; 2 bad usage or bad input, reported as
+ * exactly one line on stderr and never a stack trace; 1 a simulation that failed, or a bug.
+ */
+@Command(
+    name = "lockvisor",
+    mixinStandardHelpOptions = true,
+    versionProvider = BuildInfo.class,
+    description = "Simulates, event by event, what locks do inside virtualized Linux.",
+    subcommands = {PluginsCommand.class, ReproduceCommand.class, CommandLine.HelpCommand.class})
+public final class Lockvisor implements Runnable {
+
+  public static final int EXIT_OK = 0;
+  public static final int EXIT_FAILED = 1;
+  public static final int EXIT_USAGE = 2;
+
+  @Spec
+  private CommandSpec spec;
+
+  @Option(names = "--debug", description = "Log plugin discovery and print stack traces of failures.")
+  private boolean debug;
+
+  private final ClassLoader pluginLoader;
+  private Injector injector;
+
+  Lockvisor(ClassLoader pluginLoader) {
+    this.pluginLoader = pluginLoader;
+  }
+
+  public static void main(String[] args) {
+    System.exit(commandLine(Lockvisor.class.getClassLoader()).execute(args));
+  }
+
+  /** The configured command line, discovering plugins in {@code pluginLoader} when first needed. */
+  public static CommandLine commandLine(ClassLoader pluginLoader) {
+    CommandLine commandLine = new CommandLine(new Lockvisor(pluginLoader));
+    commandLine.setParameterExceptionHandler(Lockvisor::handleParameterException);
+    commandLine.setExecutionExceptionHandler(Lockvisor::handleExecutionException);
+    return commandLine;
+  }
+
+  @Override
+  public void run() {
+    throw new ParameterException(spec.commandLine(), "missing command: expected one of " + spec.subcommands().keySet());
+  }
+
+  /** The application injector, built once per invocation and only by commands that need plugins. */
+  Injector injector() {
+    if (injector == null) {
+      injector = debug ? bootstrapLoggingDiscovery() : Bootstrap.standard(pluginLoader);
+    }
+    return injector;
+  }
+
+  /** With --debug, discovery's FINE log (what was registered from where) goes to stderr. */
+  private Injector bootstrapLoggingDiscovery() {
+    Logger logger = Logger.getLogger(PluginRegistry.class.getName());
+    PrintWriter err = spec.commandLine().getErr();
+    Handler handler = new Handler() {
+      @Override
+      public void publish(LogRecord record) {
+        err.println("lockvisor: " + record.getMessage());
+      }
+
+      @Override
+      public void flush() {
+        err.flush();
+      }
+
+      @Override
+      public void close() {}
+    };
+    Level previous = logger.getLevel();
+    logger.setLevel(Level.FINE);
+    logger.addHandler(handler);
+    try {
+      return Bootstrap.standard(pluginLoader);
+    } finally {
+      logger.removeHandler(handler);
+      logger.setLevel(previous);
+      err.flush();
+    }
+  }
+
+  private static int handleParameterException(ParameterException e, String[] args) {
+    CommandLine command = e.getCommandLine();
+    String suggestion = "";
+    if (e instanceof UnmatchedArgumentException unmatched) {
+      suggestion = suggestOption(command, unmatched.getUnmatched());
+    }
+    command.getErr().println("lockvisor: " + oneLine(e.getMessage()) + suggestion
+        + " (see '" + command.getCommandSpec().qualifiedName() + " --help')");
+    command.getErr().flush();
+    return EXIT_USAGE;
+  }
+
+  /** "did you mean [--format]?" for the first unmatched argument that looks like a mistyped option. */
+  private static String suggestOption(CommandLine command, List<String> unmatched) {
+    Set<String> options = command.getCommandSpec().optionsMap().keySet();
+    for (String argument : unmatched) {
+      if (argument.startsWith("-")) {
+        List<String> suggestions = DidYouMean.suggestions(argument.split("=", 2)[0], options);
+        if (!suggestions.isEmpty()) {
+          return "; did you mean " + suggestions + "?";
+        }
+      }
+    }
+    return "";
+  }
+
+  private static int handleExecutionException(Exception e, CommandLine command, CommandLine.ParseResult parsed) {
+    PrintWriter err = command.getErr();
+    int exitCode;
+    if (e instanceof UserInputException || e instanceof UnknownPluginException
+        || e instanceof PluginDiscoveryException) {
+      // The user's input or the plugin jars they put on the class path: one line, no trace.
+      err.println("lockvisor: " + oneLine(e.getMessage()));
+      exitCode = EXIT_USAGE;
+    } else if (e instanceof SimulationFailedException) {
+      err.println("lockvisor: " + oneLine(e.getMessage()));
+      exitCode = EXIT_FAILED;
+    } else if (e instanceof UncheckedIOException) {
+      err.println("lockvisor: " + oneLine(e.getMessage()) + ": " + e.getCause());
+      exitCode = EXIT_FAILED;
+    } else {
+      err.println("lockvisor: internal error in [" + command.getCommandSpec().qualifiedName() + "]: "
+          + oneLine(String.valueOf(e)) + (isDebug(command) ? "" : " (rerun with --debug for the stack trace)"));
+      exitCode = EXIT_FAILED;
+    }
+    if (isDebug(command) && exitCode == EXIT_FAILED) {
+      e.printStackTrace(err);
+    }
+    err.flush();
+    return exitCode;
+  }
+
+  private static boolean isDebug(CommandLine command) {
+    CommandLine root = command;
+    while (root.getParent() != null) {
+      root = root.getParent();
+    }
+    return root.getCommand() instanceof Lockvisor lockvisor && lockvisor.debug;
+  }
+
+  /** Messages from nested causes may span lines; the contract is one line. */
+  static String oneLine(String message) {
+    return message == null ? "" : message.strip().replaceAll("\\s*\\R\\s*", "; ");
+  }
+}

@@ -1,0 +1,104 @@
+package org.lockvisor.cli;
+
+import com.google.common.collect.ImmutableMap;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.lockvisor.experiment.Reproduction;
+import org.lockvisor.experiment.ReproductionOptions;
+import org.lockvisor.experiment.ReproductionResult;
+import org.lockvisor.experiment.SimulationFailedException;
+
+/**
+ * Test-only reproductions. They are not registered in this module's test resources (so the plain
+ * test class path has none, as the shipped jar does); {@link CliFixture} registers them through a
+ * separate class loader.
+ */
+final class FakeReproductions {
+
+  private FakeReproductions() {}
+
+  /** Reproduces; records whether it ran in quick mode and writes an artefact when asked to. */
+  public static final class Reproduces implements Reproduction {
+    @Override
+    public String name() {
+      return "fake-ok";
+    }
+
+    @Override
+    public String summary() {
+      return "always reproduces";
+    }
+
+    @Override
+    public ReproductionResult run(ReproductionOptions options) {
+      options.outputDirectory().ifPresent(dir -> {
+        try {
+          Files.createDirectories(dir);
+          Files.writeString(dir.resolve("artefact.txt"), "made by fake-ok");
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      });
+      return ReproductionResult.of(name(), true, "iops 14K -> 34K (published 14K -> 34K)",
+          List.of("variant   iops", "baseline  14000", "patched   34000"),
+          ImmutableMap.of("iops.baseline", 14000.0, "iops.patched", 34000.0, "quick", options.quick() ? 1.0 : 0.0));
+    }
+  }
+
+  /** Runs, but the simulated direction disagrees with the published one. */
+  public static final class DoesNotReproduce implements Reproduction {
+    @Override
+    public String name() {
+      return "fake-miss";
+    }
+
+    @Override
+    public String summary() {
+      return "never reproduces";
+    }
+
+    @Override
+    public ReproductionResult run(ReproductionOptions options) {
+      return ReproductionResult.of(name(), false, "cpu% went up, published went down", List.of(), ImmutableMap.of());
+    }
+  }
+
+  /** Its simulation breaks. */
+  public static final class Breaks implements Reproduction {
+    @Override
+    public String name() {
+      return "fake-broken";
+    }
+
+    @Override
+    public String summary() {
+      return "simulation fails";
+    }
+
+    @Override
+    public ReproductionResult run(ReproductionOptions options) {
+      throw new SimulationFailedException("lock [ticket]: mutual exclusion violated at t=42ns\nby vcpu1 and vcpu2");
+    }
+  }
+
+  /** Hits a bug (an unexpected exception). */
+  public static final class Buggy implements Reproduction {
+    @Override
+    public String name() {
+      return "fake-buggy";
+    }
+
+    @Override
+    public String summary() {
+      return "throws an unexpected exception";
+    }
+
+    @Override
+    public ReproductionResult run(ReproductionOptions options) {
+      throw new IllegalStateException("queue corrupted");
+    }
+  }
+}

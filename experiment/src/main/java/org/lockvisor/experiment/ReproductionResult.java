@@ -1,0 +1,41 @@
+package org.lockvisor.experiment;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableSortedMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a reproduction found.
+ *
+ * @param name the reproduction's plugin name
+ * @param reproduced whether the simulated result shows the published direction within the bands
+ * @param headline one line: the verdict and the figure that decided it
+ * @param report the human-readable tables (published beside simulated), one line per element
+ * @param metrics the figures behind the verdict, by stable key, for JSON consumers
+ */
+public record ReproductionResult(
+    String name,
+    boolean reproduced,
+    String headline,
+    ImmutableList<String> report,
+    ImmutableSortedMap<String, Double> metrics) {
+
+  public ReproductionResult {
+    checkArgument(name != null && !name.isBlank(), "reproduction result needs a name");
+    checkArgument(headline != null && !headline.isBlank(), "reproduction [%s] result needs a headline", name);
+    checkArgument(headline.indexOf('\n') < 0, "reproduction [%s] headline must be one line", name);
+    report = ImmutableList.copyOf(report);
+    metrics = ImmutableSortedMap.copyOf(metrics);
+    metrics.forEach((key, value) ->
+        checkArgument(Double.isFinite(value), "reproduction [%s] metric [%s] is not finite: %s", name, key, value));
+  }
+
+  public static ReproductionResult of(
+      String name, boolean reproduced, String headline, List<String> report, Map<String, Double> metrics) {
+    return new ReproductionResult(
+        name, reproduced, headline, ImmutableList.copyOf(report), ImmutableSortedMap.copyOf(metrics));
+  }
+}

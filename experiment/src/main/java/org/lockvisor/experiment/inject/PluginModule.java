@@ -1,0 +1,60 @@
+package org.lockvisor.experiment.inject;
+
+import com.google.common.collect.ImmutableMap;
+import com.google.common.collect.ImmutableSortedMap;
+import com.google.inject.AbstractModule;
+import com.google.inject.multibindings.MapBinder;
+import org.lockvisor.core.plugin.Plugin;
+import org.lockvisor.core.plugin.PluginKind;
+import org.lockvisor.core.plugin.PluginRegistry;
+
+/**
+ * Binds the plugins of every listed kind into a {@code MapBinder<String, T>} keyed by plugin name
+ * (bindings are added in name order, and consumers still sort before use), plus the {@link
+ * PluginKinds} and the {@link PluginCatalog} that lists them all.
+ *
+ * <p>Discovery happens in {@link #discover}, before the injector is built, so a duplicate or
+ * malformed plugin fails with the registry's own message instead of inside a Guice
+ * CreationException.
+ */
+public final class PluginModule extends AbstractModule {
+
+  private final PluginKinds kinds;
+  private final ImmutableMap<PluginKind<?>, ImmutableSortedMap<String, ? extends Plugin>> discovered;
+
+  private PluginModule(
+      PluginKinds kinds, ImmutableMap<PluginKind<?>, ImmutableSortedMap<String, ? extends Plugin>> discovered) {
+    this.kinds = kinds;
+    this.discovered = discovered;
+  }
+
+  /**
+   * Discovers the plugins of each kind in {@code loader}.
+   *
+   * @throws org.lockvisor.core.plugin.PluginDiscoveryException on inconsistent registrations
+   */
+  public static PluginModule discover(PluginKinds kinds, ClassLoader loader) {
+    ImmutableMap.Builder<PluginKind<?>, ImmutableSortedMap<String, ? extends Plugin>> discovered =
+        ImmutableMap.builder();
+    for (PluginKind<?> kind : kinds.kinds()) {
+      discovered.put(kind, PluginRegistry.discover(kind, loader));
+    }
+    return new PluginModule(kinds, discovered.buildOrThrow());
+  }
+
+  @Override
+  protected void configure() {
+    bind(PluginKinds.class).toInstance(kinds);
+    for (PluginKind<?> kind : kinds.kinds()) {
+      bindKind(kind);
+    }
+    bind(PluginCatalog.class);
+  }
+
+  private <T extends Plugin> void bindKind(PluginKind<T> kind) {
+    // Declared even when nothing is registered, so an empty kind injects an empty map.
+    MapBinder<String, T> mapBinder = MapBinder.newMapBinder(binder(), String.class, kind.spi());
+    discovered.get(kind).forEach((name, plugin) ->
+        mapBinder.addBinding(name).toInstance(kind.spi().cast(plugin)));
+  }
+}
