@@ -200,7 +200,9 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
         config.backendServiceNs(), config.backendExponential(), this::onBackendDone);
     buildHostPrograms();
     buildGuestPrograms();
-    this.mainLoop = host.spawnSleeping("qemu-" + vm.name() + "/main-loop", mainLoopProgram(), -1);
+    checkArgument(config.vmmCpu() < host.cpuCount(), "vmm-cpu %s does not exist on a host with %s cpus",
+        config.vmmCpu(), host.cpuCount());
+    this.mainLoop = host.spawnSleeping("qemu-" + vm.name() + "/main-loop", mainLoopProgram(), config.vmmCpu());
     this.kblockd = guest.spawnSleeping("kworker/kblockd-" + name, kblockdProgram(), -1);
     this.statsSince = machine.sim().now();
   }

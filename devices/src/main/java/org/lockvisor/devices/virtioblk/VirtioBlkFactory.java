@@ -27,6 +27,8 @@ public final class VirtioBlkFactory implements DeviceFactory {
       PluginOption.ofBoolean("event-idx", true, "VIRTIO_RING_F_EVENT_IDX negotiated"),
       PluginOption.ofBoolean("indirect-desc", true, "VIRTIO_RING_F_INDIRECT_DESC: one descriptor per request (else 3)"),
       PluginOption.ofInt("irq-cpu", 0, -1, 4096, "guest CPU receiving the completion interrupt; -1: round robin"),
+      PluginOption.ofInt("vmm-cpu", -1, -1, 1 << 20,
+          "host CPU the VMM main-loop thread is pinned to; -1: it floats (placed by the host scheduler)"),
       PluginOption.ofInt("backend-depth", 32, 1, 65536, "requests the storage backend serves in parallel"),
       PluginOption.ofDuration("backend-service-ns", 20_000, 0, 1_000_000_000L,
           "backend service time per request (mean when exponential)"),
@@ -69,6 +71,7 @@ public final class VirtioBlkFactory implements DeviceFactory {
         o.bool("event-idx"),
         o.bool("indirect-desc"),
         (int) o.integer("irq-cpu"),
+        (int) o.integer("vmm-cpu"),
         (int) o.integer("backend-depth"),
         o.integer("backend-service-ns"),
         o.string("backend-distribution").equals("exponential"));
