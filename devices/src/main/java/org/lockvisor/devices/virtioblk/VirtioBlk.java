@@ -101,6 +101,10 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
   private long notifiesUnderLock;
   private long notifyUnderLockNs;
   private long doneRuns;
+  private long spinAtExitStart;
+  private long spinDuringLockedExitNs;
+  private byte[] stackClass = new byte[0]; // per stack id: 0 unknown, 1 other, 2 queue_rq spin, 3 done spin
+  private boolean[] guestCpu = new boolean[0];
   private long statsSince;
   private long spinBaseQueueRq;
   private long spinBaseDone;
@@ -221,7 +225,12 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
         .op(new LoopCall(t -> vq.hasAvail() ? handleRequest : null))
         .build();
     this.notify = Program.named("virtqueue_notify")
-        .run(t -> t.scratch2 = machine.sim().now())
+        .run(t -> {
+          t.scratch2 = machine.sim().now();
+          if (vqLock.owner() == t) {
+            spinAtExitStart = vqLockSpinTotal();
+          }
+        })
         .op(Ops.vmExit(notifyPath.exitReason(), notifyPath.hostHandler(this)))
         .run(t -> {
           long d = machine.sim().now() - t.scratch2;
@@ -230,6 +239,7 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
           if (vqLock.owner() == t) {
             notifiesUnderLock++;
             notifyUnderLockNs += d;
+            spinDuringLockedExitNs += vqLockSpinTotal() - spinAtExitStart;
           }
         })
         .build();
@@ -494,33 +504,69 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
     return spinUnder("virtblk_done") - spinBaseDone;
   }
 
-  /**
-   * CPU time charged to stacks where {@code caller} directly calls the vq_lock lock function
-   * ({@code _raw_spin_lock_irqsave}), including any slow path below it, on this guest's CPUs.
-   */
+  /** Guest CPU time spinning on vq_lock (ns) while its holder was in a notify exit, since the last reset. */
+  public long vqLockSpinNsDuringNotifyExit() {
+    return spinDuringLockedExitNs;
+  }
+
+  private long vqLockSpinTotal() {
+    return spinUnder(KIND_QUEUE_RQ) + spinUnder(KIND_DONE);
+  }
+
+  private static final byte KIND_OTHER = 1;
+  private static final byte KIND_QUEUE_RQ = 2;
+  private static final byte KIND_DONE = 3;
+
   private long spinUnder(String caller) {
+    return spinUnder(caller.equals("virtio_queue_rq") ? KIND_QUEUE_RQ : KIND_DONE);
+  }
+
+  /**
+   * CPU time charged on this guest's CPUs to stacks where {@code virtio_queue_rq} or
+   * {@code virtblk_done} (by {@code kind}) directly calls the vq_lock lock function
+   * ({@code _raw_spin_lock_irqsave}), any slow path below it included. Stack classes are cached.
+   */
+  private long spinUnder(byte kind) {
     if (machine == null) {
       return 0;
     }
     machine.syncAccounting();
     SymbolTable symbols = machine.symbols();
-    int callerSym = symbols.symbol(caller, Machine.DOMAIN_KERNEL);
+    if (guestCpu.length == 0) {
+      int max = 0;
+      for (Cpu c : guest.cpus()) {
+        max = Math.max(max, c.id() + 1);
+      }
+      guestCpu = new boolean[max];
+      for (Cpu c : guest.cpus()) {
+        guestCpu[c.id()] = true;
+      }
+    }
+    int queueRqSym = symbols.symbol("virtio_queue_rq", Machine.DOMAIN_KERNEL);
+    int doneSym = symbols.symbol("virtblk_done", Machine.DOMAIN_KERNEL);
     int spinSym = symbols.symbol(VQ_LOCK_SPIN, Machine.DOMAIN_KERNEL);
     long[] sum = {0};
-    java.util.Set<Integer> guestCpus = new java.util.HashSet<>();
-    for (Cpu c : guest.cpus()) {
-      guestCpus.add(c.id());
-    }
     machine.account().forEach((cpu, thread, stack, ns) -> {
-      if (!guestCpus.contains(cpu)) {
+      if (cpu >= guestCpu.length || !guestCpu[cpu]) {
         return;
       }
-      int[] frames = symbols.frames(stack);
-      for (int i = 0; i + 1 < frames.length; i++) {
-        if (frames[i] == callerSym && frames[i + 1] == spinSym) {
-          sum[0] += ns;
-          return;
+      if (stack >= stackClass.length) {
+        stackClass = java.util.Arrays.copyOf(stackClass, Math.max(stack + 1, stackClass.length * 2));
+      }
+      byte c = stackClass[stack];
+      if (c == 0) {
+        c = KIND_OTHER;
+        int[] frames = symbols.frames(stack);
+        for (int i = 0; i + 1 < frames.length; i++) {
+          if (frames[i + 1] == spinSym && (frames[i] == queueRqSym || frames[i] == doneSym)) {
+            c = frames[i] == queueRqSym ? KIND_QUEUE_RQ : KIND_DONE;
+            break;
+          }
         }
+        stackClass[stack] = c;
+      }
+      if (c == kind) {
+        sum[0] += ns;
       }
     });
     return sum[0];
@@ -550,6 +596,7 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
     m.put("virtblk_done_runs", doneRuns);
     m.put("vq_lock_spin_ns.virtio_queue_rq", vqLockSpinNsQueueRq());
     m.put("vq_lock_spin_ns.virtblk_done", vqLockSpinNsDone());
+    m.put("vq_lock_spin_ns.during_notify_exit", spinDuringLockedExitNs);
     if (vqLock != null) {
       m.put("vq_lock.acquisitions", vqLock.stats().acquisitions());
       m.put("vq_lock.contentions", vqLock.stats().contentions());
@@ -570,7 +617,7 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
   @Override
   public void resetStats() {
     submitted = completed = parked = hwQueueStops = 0;
-    notifies = notifyNs = notifiesUnderLock = notifyUnderLockNs = doneRuns = 0;
+    notifies = notifyNs = notifiesUnderLock = notifyUnderLockNs = doneRuns = spinDuringLockedExitNs = 0;
     if (vq != null) {
       vq.resetStats();
       vqLock.stats().reset();

@@ -62,6 +62,7 @@ final class FioScenario {
         .put("notify_ns_under_vq_lock", deviceStat("notify_exit_ns_under_vq_lock"))
         .put("vq_lock_spin_ns.virtio_queue_rq", device.vqLockSpinNsQueueRq())
         .put("vq_lock_spin_ns.virtblk_done", device.vqLockSpinNsDone())
+        .put("vq_lock_spin_ns.during_notify_exit", device.vqLockSpinNsDuringNotifyExit())
         .put("vmm_lock.contentions", deviceStat("vmm_lock.contentions"))
         .build();
   }
