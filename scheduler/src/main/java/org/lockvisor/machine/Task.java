@@ -66,6 +66,9 @@ public class Task implements EventHandler {
   private long savedRemaining;
   private boolean savedUser;
   private boolean savedIrqsDisabled;
+  private long savedScratch;
+  private long savedScratch2;
+  private Object savedScratchObject;
 
   // affinity: -1 means any CPU of the kernel
   int pinnedCpu = -1;
@@ -396,6 +399,11 @@ public class Task implements EventHandler {
     savedRemaining = activity == Activity.WORK ? workRemaining : spinBudget;
     savedUser = workUser;
     savedIrqsDisabled = irqsDisabled;
+    // a multi-phase op of the interrupted context (e.g. try_to_wake_up) keeps its scratch state
+    // across phases; the handler's own ops must not clobber it
+    savedScratch = scratch;
+    savedScratch2 = scratch2;
+    savedScratchObject = scratchObject;
     activity = Activity.NONE;
     irqsDisabled = true;
     irqDepth++;
@@ -413,6 +421,10 @@ public class Task implements EventHandler {
       spinBudget = savedRemaining;
     }
     workUser = savedUser;
+    scratch = savedScratch;
+    scratch2 = savedScratch2;
+    scratchObject = savedScratchObject;
+    savedScratchObject = null;
     savedActivity = null;
     cpu.afterInterrupt(this);
   }

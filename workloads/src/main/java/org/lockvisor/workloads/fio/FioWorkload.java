@@ -1,0 +1,360 @@
+package org.lockvisor.workloads.fio;
+
+import static com.google.common.base.Preconditions.checkState;
+
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
+import java.util.ArrayDeque;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SplittableRandom;
+import java.util.function.ToLongFunction;
+import org.lockvisor.core.stats.LatencyRecorder;
+import org.lockvisor.devices.spi.BlockBatch;
+import org.lockvisor.devices.spi.BlockCompletion;
+import org.lockvisor.devices.spi.BlockDevice;
+import org.lockvisor.devices.spi.BlockRequest;
+import org.lockvisor.machine.Machine;
+import org.lockvisor.machine.Op;
+import org.lockvisor.machine.Ops;
+import org.lockvisor.machine.Program;
+import org.lockvisor.machine.Task;
+import org.lockvisor.machine.TaskState;
+import org.lockvisor.workloads.spi.Workload;
+import org.lockvisor.workloads.spi.WorkloadContext;
+
+/**
+ * fio with {@code direct=1} on a guest block device. Each of {@code numjobs} jobs is a guest task
+ * looping as fio's {@code do_io} does:
+ * <ul>
+ *   <li>libaio: while fewer than {@code iodepth} I/Os are in flight, prepare up to
+ *       {@code iodepth_batch} of them and {@code io_submit} them (one plug: the block layer
+ *       dispatches them to the driver with {@code last} on the final one); when the queue is
+ *       full, {@code io_getevents(min_nr = iodepth_batch_complete_min)} — sleeping until the
+ *       completion path ({@code aio_complete} in the device's interrupt handler) wakes the job —
+ *       and reap up to {@code iodepth_batch_complete_max} events.
+ *   <li>psync: one {@code pread}/{@code pwrite} at a time, sleeping until it completes.
+ * </ul>
+ * Completion latency (fio's clat) runs from submission to the reap of the event. Requests are
+ * allocated once per job slot and reused.
+ */
+public final class FioWorkload implements Workload {
+  static final double[] PERCENTILES = {1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
+
+  private final String name;
+  private final FioConfig config;
+  private final FioCosts costOverride;
+  private FioCosts costs;
+  private Machine machine;
+  private BlockDevice device;
+  private final List<Job> jobs = new java.util.ArrayList<>();
+  private final LatencyRecorder clat = new LatencyRecorder();
+  private long since;
+
+  public FioWorkload(String name, FioConfig config) {
+    this(name, config, null);
+  }
+
+  /** With explicit costs (tests, what-ifs); null takes them from the context at start. */
+  public FioWorkload(String name, FioConfig config, FioCosts costs) {
+    this.name = name;
+    this.config = config;
+    this.costOverride = costs;
+  }
+
+  /** One fio job: its task, its I/O slots and its counters. */
+  final class Job implements BlockCompletion {
+    final int index;
+    final BlockRequest[] slots;
+    final ArrayDeque<BlockRequest> free;
+    final ArrayDeque<BlockRequest> done;
+    final BlockBatch batch;
+    final LatencyRecorder jobClat = new LatencyRecorder();
+    final SplittableRandom random;
+    final long blocks;
+    Task task;
+    int inFlight;
+    int preparing;
+    int reapedNow;
+    long nextBlock;
+    long issued;
+    long ios;
+    long bytes;
+
+    Job(int index, Machine m, String vmName) {
+      this.index = index;
+      int depth = config.ioengine().equals("psync") ? 1 : config.iodepth();
+      this.slots = new BlockRequest[depth];
+      this.free = new ArrayDeque<>(depth);
+      this.done = new ArrayDeque<>(depth);
+      this.batch = new BlockBatch(depth);
+      this.random = m.sim().streams().get(vmName + "/" + name + "/job" + index);
+      this.blocks = config.sizeBytes() / config.bs();
+      for (int i = 0; i < depth; i++) {
+        slots[i] = device.newRequest(this);
+        slots[i].owner = this;
+        free.add(slots[i]);
+      }
+    }
+
+    /** aio_complete / end_io: queue the event and wake the job if it sleeps for events. */
+    @Override
+    public Task complete(BlockRequest request, long nowNs) {
+      done.add(request);
+      return task.state() == TaskState.RUNNING ? null : task;
+    }
+
+    /** Fills the batch with up to {@code n} fresh I/Os (fio's get_io_u + td_io_queue). */
+    void prepare(int n) {
+      batch.clear();
+      long now = machine.sim().now();
+      for (int i = 0; i < n; i++) {
+        BlockRequest r = free.poll();
+        long block = config.random() ? random.nextLong(blocks) : nextBlock++ % blocks;
+        r.set(config.reads() ? BlockRequest.Direction.READ : BlockRequest.Direction.WRITE,
+            block * (config.bs() / 512), config.bs());
+        r.markSubmitted(now);
+        batch.add(r);
+      }
+      preparing = n;
+      inFlight += n;
+      issued += n;
+    }
+
+    void reap(int max) {
+      long now = machine.sim().now();
+      int n = 0;
+      while (n < max && !done.isEmpty()) {
+        BlockRequest r = done.poll();
+        long latency = now - r.submitNs();
+        jobClat.record(latency);
+        clat.record(latency);
+        ios++;
+        bytes += r.bytes();
+        inFlight--;
+        free.add(r);
+        n++;
+      }
+      reapedNow = n;
+    }
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public String model() {
+    return FioFactory.NAME;
+  }
+
+  public FioConfig config() {
+    return config;
+  }
+
+  @Override
+  public void start(WorkloadContext ctx) {
+    checkState(machine == null, "%s is started already", name);
+    this.machine = ctx.machine();
+    this.costs = costOverride != null ? costOverride : FioCosts.from(ctx.costs());
+    this.device = ctx.device(config.filename(), BlockDevice.class);
+    Program submitPath = device.submitPath(t -> job(t).batch);
+    Program main = config.ioengine().equals("psync") ? psyncProgram(submitPath) : libaioProgram(submitPath);
+    for (int i = 0; i < config.numjobs(); i++) {
+      Job j = new Job(i, machine, ctx.vm().name());
+      jobs.add(j);
+    }
+    for (Job j : jobs) {
+      j.task = ctx.vm().guest().spawn(name + "/job" + j.index, main);
+      j.task.userData = j;
+    }
+    this.since = machine.sim().now();
+  }
+
+  private static Job job(Task t) {
+    return (Job) t.userData;
+  }
+
+  private Program libaioProgram(Program submitPath) {
+    Program ioSubmit = Program.named("sys_io_submit")
+        .work(costs.syscallNs(), "entry_SYSCALL_64")
+        .op(Ops.work(t -> (long) job(t).preparing * costs.submitPerIoNs(), "do_io_submit"))
+        .call(submitPath)
+        .build();
+    Program submit = Program.named("td_io_commit")
+        .run(t -> {
+          Job j = job(t);
+          j.prepare(Math.min(config.iodepthBatch(), Math.min(j.free.size(), config.iodepth() - j.inFlight)));
+        })
+        .op(new UserWork(t -> (long) job(t).preparing * costs.userPerIoNs(), "fio_io_u_queue"))
+        .call(ioSubmit)
+        .build();
+    int completeMin = config.iodepthBatchCompleteMin();
+    int completeMax = config.completeMax();
+    Program getEvents = Program.named("sys_io_getevents")
+        .work(costs.syscallNs(), "entry_SYSCALL_64")
+        .op(Ops.sleepUntil(null, t -> job(t).done.size() >= Math.min(completeMin, job(t).inFlight)))
+        .run(t -> job(t).reap(completeMax))
+        .op(Ops.work(t -> (long) job(t).reapedNow * costs.reapPerIoNs(), "aio_read_events"))
+        .build();
+    Program iteration = Program.named("do_io")
+        .op(Ops.call(t -> {
+          Job j = job(t);
+          return j.inFlight < config.iodepth() && !j.free.isEmpty() ? submit : getEvents;
+        }))
+        .build();
+    return Program.named("fio").loopWhile(t -> true, iteration).build();
+  }
+
+  private Program psyncProgram(Program submitPath) {
+    Program syscall = Program.named(config.reads() ? "sys_pread64" : "sys_pwrite64")
+        .work(costs.syscallNs(), "entry_SYSCALL_64")
+        .work(costs.submitPerIoNs(), "blkdev_direct_IO")
+        .call(submitPath)
+        .op(Ops.sleepUntil(null, t -> !job(t).done.isEmpty())) // io_schedule until the bio completes
+        .run(t -> job(t).reap(1))
+        .build();
+    Program iteration = Program.named("do_io")
+        .run(t -> job(t).prepare(1))
+        .op(new UserWork(t -> costs.userPerIoNs(), "fio_io_u_queue"))
+        .call(syscall)
+        .build();
+    return Program.named("fio").loopWhile(t -> true, iteration).build();
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Figures.
+
+  @Override
+  public void resetStats() {
+    for (Job j : jobs) {
+      j.ios = j.bytes = j.issued = 0;
+      j.jobClat.reset();
+    }
+    clat.reset();
+    since = machine == null ? 0 : machine.sim().now();
+  }
+
+  /** I/Os submitted by the jobs (since the last reset). */
+  public long issued() {
+    return jobs.stream().mapToLong(j -> j.issued).sum();
+  }
+
+  /** I/Os reaped by the jobs (since the last reset). */
+  public long completed() {
+    return jobs.stream().mapToLong(j -> j.ios).sum();
+  }
+
+  /** I/Os submitted and not yet reaped, right now. */
+  public long inFlight() {
+    return jobs.stream().mapToLong(j -> j.inFlight).sum();
+  }
+
+  private double elapsedSeconds() {
+    return Math.max(1, machine.sim().now() - since) / 1e9;
+  }
+
+  @Override
+  public ImmutableMap<String, Number> figures() {
+    double secs = elapsedSeconds();
+    long ios = completed();
+    long bytes = jobs.stream().mapToLong(j -> j.bytes).sum();
+    ImmutableMap.Builder<String, Number> m = ImmutableMap.builder();
+    m.put("iops", ios / secs);
+    m.put("bw_kib_s", bytes / 1024.0 / secs);
+    m.put("clat_mean_ns", clat.mean());
+    m.put("clat_p50_ns", clat.percentile(50));
+    m.put("clat_p90_ns", clat.percentile(90));
+    m.put("clat_p99_ns", clat.percentile(99));
+    m.put("clat_p99.9_ns", clat.percentile(99.9));
+    m.put("clat_max_ns", clat.max());
+    m.put("issued", issued());
+    m.put("completed", ios);
+    m.put("in_flight", inFlight());
+    m.put("runtime_ns", machine.sim().now() - since);
+    return m.build();
+  }
+
+  /** fio {@code --output-format=json} shape: {@code jobs[].read|write.{iops, bw, clat_ns.percentile}}. */
+  @Override
+  public Optional<Map<String, Object>> nativeReport() {
+    if (machine == null) {
+      return Optional.empty();
+    }
+    double secs = elapsedSeconds();
+    ImmutableList.Builder<Object> jobList = ImmutableList.builder();
+    for (Job j : jobs) {
+      Map<String, Object> active = direction(j.ios, j.bytes, secs, j.jobClat);
+      Map<String, Object> idle = direction(0, 0, secs, new LatencyRecorder());
+      Map<String, Object> job = new LinkedHashMap<>();
+      job.put("jobname", name);
+      job.put("groupid", 0);
+      job.put("job_index", j.index);
+      job.put("read", config.reads() ? active : idle);
+      job.put("write", config.reads() ? idle : active);
+      job.put("job options", ImmutableMap.of(
+          "rw", config.rw(), "bs", Integer.toString(config.bs()), "ioengine", config.ioengine(),
+          "iodepth", Integer.toString(config.iodepth()), "direct", "1"));
+      jobList.add(job);
+    }
+    Map<String, Object> report = new LinkedHashMap<>();
+    report.put("fio version", "lockvisor-fio-model");
+    report.put("jobs", jobList.build());
+    return Optional.of(report);
+  }
+
+  private static Map<String, Object> direction(long ios, long bytes, double secs, LatencyRecorder rec) {
+    Map<String, Object> percentiles = new LinkedHashMap<>();
+    for (double p : PERCENTILES) {
+      percentiles.put(String.format(java.util.Locale.ROOT, "%.6f", p), rec.percentile(p));
+    }
+    Map<String, Object> clatNs = new LinkedHashMap<>();
+    clatNs.put("min", rec.min());
+    clatNs.put("max", rec.max());
+    clatNs.put("mean", rec.mean());
+    clatNs.put("N", rec.count());
+    clatNs.put("percentile", percentiles);
+    Map<String, Object> d = new LinkedHashMap<>();
+    d.put("io_bytes", bytes);
+    d.put("io_kbytes", bytes / 1024);
+    d.put("bw", (long) (bytes / 1024.0 / secs));
+    d.put("iops", ios / secs);
+    d.put("runtime", (long) (secs * 1000));
+    d.put("total_ios", ios);
+    d.put("clat_ns", clatNs);
+    return d;
+  }
+
+  /** User-mode CPU work whose duration is computed per visit (fio's own per-I/O work). */
+  private static final class UserWork extends Op {
+    private final ToLongFunction<Task> ns;
+    private final String symbolName;
+    private int symbol = -1;
+    private Machine owner;
+
+    UserWork(ToLongFunction<Task> ns, String symbol) {
+      this.ns = ns;
+      this.symbolName = symbol;
+    }
+
+    @Override
+    public int execute(Task t, int phase) {
+      if (phase > 0) {
+        return NEXT;
+      }
+      long d = ns.applyAsLong(t);
+      if (d <= 0) {
+        return NEXT;
+      }
+      if (owner != t.machine()) {
+        symbol = t.machine().symbols().symbol(symbolName, Machine.DOMAIN_USER);
+        owner = t.machine();
+      }
+      t.startWork(d, symbol, true);
+      return AGAIN;
+    }
+  }
+}

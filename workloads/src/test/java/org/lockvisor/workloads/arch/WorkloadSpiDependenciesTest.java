@@ -1,0 +1,28 @@
+package org.lockvisor.workloads.arch;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchRule;
+
+/** The workload SPI depends only on the JDK, Guava, core's plugin API, the machine and the device SPI. */
+@AnalyzeClasses(packages = "org.lockvisor.workloads", importOptions = ImportOption.DoNotIncludeTests.class)
+class WorkloadSpiDependenciesTest {
+
+  @ArchTest
+  static final ArchRule spi_dependsOnJdkGuavaPluginMachineAndDeviceSpiOnly =
+      classes().that().resideInAPackage("org.lockvisor.workloads.spi..")
+          .should().onlyDependOnClassesThat().resideInAnyPackage(
+              "java..", "com.google.common..", "org.lockvisor.core.plugin..", "org.lockvisor.machine..",
+              "org.lockvisor.devices.spi..", "org.lockvisor.workloads.spi..")
+          .because("DESIGN.md 1: an SPI depends on nothing but the JDK, Guava and lower SPIs");
+
+  @ArchTest
+  static final ArchRule fio_usesNoDeviceBuiltin =
+      classes().that().resideInAPackage("org.lockvisor.workloads..")
+          .should().onlyDependOnClassesThat().resideOutsideOfPackages(
+              "org.lockvisor.devices.virtioblk..", "org.lockvisor.devices.virtio..", "com.google.inject..")
+          .because("workloads talk to devices through the block-device SPI only");
+}
