@@ -5,35 +5,42 @@ import static com.google.common.base.Preconditions.checkArgument;
 import java.util.Arrays;
 
 /**
- * The future-event set: an indexed 4-ary min-heap ordered by (time, insertion sequence).
+ * The future-event set: a 4-ary min-heap ordered by (time, insertion sequence), with lazy
+ * cancellation.
  *
- * <p>Ties on time are broken by insertion order, so a run is a pure function of its inputs.
- * Events live in slots of parallel primitive arrays; the heap holds the keys inline (time and
- * sequence) so that sifting touches only contiguous {@code long[]}s. Cancellation is exact
- * (the event is removed from the heap) through a handle that encodes the slot and a generation,
- * so a stale handle can never cancel a later event that reused the slot. Nothing is allocated
- * per event once the arrays have grown to the peak number of pending events.
+ * <p>Ties on time are broken by insertion order, so a run is a pure function of its inputs. Each
+ * heap node is two adjacent {@code long}s — the time, and the sequence number packed with the
+ * event's slot ({@code seq << 24 | slot}) — so the four children of a node share one cache line
+ * and sifting touches nothing else. The event's handler, kind and argument live in a slot of
+ * parallel arrays. Cancelling frees the slot at once and leaves a stale heap node behind, which
+ * is recognised (its sequence no longer matches the slot's) and dropped when it reaches the top.
+ * A handle encodes the slot and a generation, so a stale handle never cancels a later event that
+ * reused the slot. Nothing is allocated per event once the arrays have grown to their peak size.
  */
 public final class EventQueue {
 
   /** A handle that refers to no event; {@link #cancel(long)} ignores it. */
   public static final long NO_EVENT = -1L;
 
-  // Heap, keys inline.
-  private long[] heapTime;
-  private long[] heapSeq;
-  private int[] heapSlot;
-  private int size;
+  private static final int SLOT_BITS = 24;
+  private static final long SLOT_MASK = (1L << SLOT_BITS) - 1;
+  private static final int MAX_SLOTS = 1 << SLOT_BITS;
+
+  // Heap: node i at heap[2i] (time) and heap[2i + 1] (seq << 24 | slot).
+  private long[] heap;
+  private int nodes;
 
   // Slots.
   private EventHandler[] handler;
   private int[] kind;
   private long[] arg;
+  private long[] slotTime;
+  private long[] slotSeq; // -1 when free
   private int[] generation;
-  private int[] position; // heap index of a slot, -1 when free
   private int[] freeSlots;
   private int freeCount;
   private int slotsUsed;
+  private int live;
 
   private long nextSeq;
 
@@ -49,90 +56,97 @@ public final class EventQueue {
 
   public EventQueue(int initialCapacity) {
     checkArgument(initialCapacity > 0, "initialCapacity must be positive: %s", initialCapacity);
-    heapTime = new long[initialCapacity];
-    heapSeq = new long[initialCapacity];
-    heapSlot = new int[initialCapacity];
+    heap = new long[2 * initialCapacity];
     handler = new EventHandler[initialCapacity];
     kind = new int[initialCapacity];
     arg = new long[initialCapacity];
+    slotTime = new long[initialCapacity];
+    slotSeq = new long[initialCapacity];
+    Arrays.fill(slotSeq, -1);
     generation = new int[initialCapacity];
-    position = new int[initialCapacity];
-    Arrays.fill(position, -1);
     freeSlots = new int[initialCapacity];
   }
 
+  /** Number of pending (not cancelled) events. */
   public int size() {
-    return size;
+    return live;
   }
 
   public boolean isEmpty() {
-    return size == 0;
+    return live == 0;
   }
 
-  /** Time of the earliest event; {@link Long#MAX_VALUE} when empty. */
+  /** Time of the earliest pending event; {@link Long#MAX_VALUE} when empty. */
   public long peekTime() {
-    return size == 0 ? Long.MAX_VALUE : heapTime[0];
+    dropStaleTop();
+    return nodes == 0 ? Long.MAX_VALUE : heap[0];
   }
 
   /** Adds an event and returns its handle. */
   public long push(long time, EventHandler h, int eventKind, long eventArg) {
     int slot = allocateSlot();
+    long seq = nextSeq++;
     handler[slot] = h;
     kind[slot] = eventKind;
     arg[slot] = eventArg;
+    slotTime[slot] = time;
+    slotSeq[slot] = seq;
     int gen = generation[slot] + 1;
     generation[slot] = gen;
-    if (size == heapTime.length) {
-      growHeap();
+    live++;
+    if (2 * nodes == heap.length) {
+      heap = Arrays.copyOf(heap, heap.length * 2);
     }
-    int i = size++;
-    siftUp(i, time, nextSeq++, slot);
+    siftUp(nodes++, time, (seq << SLOT_BITS) | slot);
     return ((long) gen << 32) | slot;
   }
 
-  /** Removes the event behind {@code handle}; returns false if it already ran or was cancelled. */
+  /** Cancels the event behind {@code handle}; false if it already ran or was cancelled. */
   public boolean cancel(long handle) {
-    if (handle < 0) {
+    int slot = liveSlot(handle);
+    if (slot < 0) {
       return false;
     }
-    int slot = (int) handle;
-    int gen = (int) (handle >>> 32);
-    if (slot >= slotsUsed || generation[slot] != gen || position[slot] < 0) {
-      return false;
-    }
-    removeAt(position[slot]);
     freeSlot(slot);
+    live--;
     return true;
   }
 
   /** Time at which the event behind {@code handle} is due, or -1 if it is not pending. */
   public long timeOf(long handle) {
+    int slot = liveSlot(handle);
+    return slot < 0 ? -1 : slotTime[slot];
+  }
+
+  private int liveSlot(long handle) {
     if (handle < 0) {
       return -1;
     }
     int slot = (int) handle;
     int gen = (int) (handle >>> 32);
-    if (slot >= slotsUsed || generation[slot] != gen || position[slot] < 0) {
+    if (slot >= slotsUsed || generation[slot] != gen || slotSeq[slot] < 0) {
       return -1;
     }
-    return heapTime[position[slot]];
+    return slot;
   }
 
   /**
-   * Removes the earliest event; read it with {@link #poppedTime()}, {@link #poppedHandler()},
-   * {@link #poppedKind()} and {@link #poppedArg()}.
+   * Removes the earliest pending event; read it with {@link #poppedTime()}, {@link
+   * #poppedHandler()}, {@link #poppedKind()} and {@link #poppedArg()}.
    */
   public void pop() {
-    if (size == 0) {
+    dropStaleTop();
+    if (nodes == 0) {
       throw new IllegalStateException("pop on an empty event queue");
     }
-    int slot = heapSlot[0];
-    poppedTime = heapTime[0];
+    int slot = (int) (heap[1] & SLOT_MASK);
+    poppedTime = heap[0];
     poppedHandler = handler[slot];
     poppedKind = kind[slot];
     poppedArg = arg[slot];
-    removeAt(0);
+    removeTop();
     freeSlot(slot);
+    live--;
   }
 
   public long poppedTime() {
@@ -151,80 +165,69 @@ public final class EventQueue {
     return poppedArg;
   }
 
-  private void removeAt(int i) {
-    int last = --size;
-    position[heapSlot[i]] = -1;
-    if (i == last) {
-      return;
-    }
-    long t = heapTime[last];
-    long s = heapSeq[last];
-    int slot = heapSlot[last];
-    if (i > 0 && less(t, s, heapTime[(i - 1) >>> 2], heapSeq[(i - 1) >>> 2])) {
-      siftUp(i, t, s, slot);
-    } else {
-      siftDown(i, t, s, slot);
+  private void dropStaleTop() {
+    while (nodes > 0) {
+      long key = heap[1];
+      int slot = (int) (key & SLOT_MASK);
+      if (slotSeq[slot] == (key >>> SLOT_BITS)) {
+        return;
+      }
+      removeTop();
     }
   }
 
-  private static boolean less(long t1, long s1, long t2, long s2) {
-    return t1 < t2 || (t1 == t2 && s1 < s2);
+  private void removeTop() {
+    int last = --nodes;
+    if (last > 0) {
+      siftDown(0, heap[2 * last], heap[2 * last + 1]);
+    }
   }
 
-  private void siftUp(int i, long t, long s, int slot) {
+  private void siftUp(int i, long t, long key) {
+    long[] h = heap;
     while (i > 0) {
       int parent = (i - 1) >>> 2;
-      long pt = heapTime[parent];
-      if (t > pt || (t == pt && s > heapSeq[parent])) {
+      long pt = h[2 * parent];
+      if (t > pt || (t == pt && key > h[2 * parent + 1])) {
         break;
       }
-      move(parent, i);
+      h[2 * i] = pt;
+      h[2 * i + 1] = h[2 * parent + 1];
       i = parent;
     }
-    place(i, t, s, slot);
+    h[2 * i] = t;
+    h[2 * i + 1] = key;
   }
 
-  private void siftDown(int i, long t, long s, int slot) {
-    int n = size;
+  private void siftDown(int i, long t, long key) {
+    long[] h = heap;
+    int n = nodes;
     while (true) {
       int first = (i << 2) + 1;
       if (first >= n) {
         break;
       }
       int best = first;
-      long bt = heapTime[first];
-      long bs = heapSeq[first];
+      long bt = h[2 * first];
+      long bk = h[2 * first + 1];
       int end = Math.min(first + 4, n);
       for (int c = first + 1; c < end; c++) {
-        long ct = heapTime[c];
-        if (ct < bt || (ct == bt && heapSeq[c] < bs)) {
+        long ct = h[2 * c];
+        if (ct < bt || (ct == bt && h[2 * c + 1] < bk)) {
           best = c;
           bt = ct;
-          bs = heapSeq[c];
+          bk = h[2 * c + 1];
         }
       }
-      if (!less(bt, bs, t, s)) {
+      if (bt > t || (bt == t && bk > key)) {
         break;
       }
-      move(best, i);
+      h[2 * i] = bt;
+      h[2 * i + 1] = bk;
       i = best;
     }
-    place(i, t, s, slot);
-  }
-
-  private void move(int from, int to) {
-    heapTime[to] = heapTime[from];
-    heapSeq[to] = heapSeq[from];
-    int slot = heapSlot[from];
-    heapSlot[to] = slot;
-    position[slot] = to;
-  }
-
-  private void place(int i, long t, long s, int slot) {
-    heapTime[i] = t;
-    heapSeq[i] = s;
-    heapSlot[i] = slot;
-    position[slot] = i;
+    h[2 * i] = t;
+    h[2 * i + 1] = key;
   }
 
   private int allocateSlot() {
@@ -239,26 +242,23 @@ public final class EventQueue {
 
   private void freeSlot(int slot) {
     handler[slot] = null;
-    position[slot] = -1;
+    slotSeq[slot] = -1;
     freeSlots[freeCount++] = slot;
-  }
-
-  private void growHeap() {
-    int n = heapTime.length * 2;
-    heapTime = Arrays.copyOf(heapTime, n);
-    heapSeq = Arrays.copyOf(heapSeq, n);
-    heapSlot = Arrays.copyOf(heapSlot, n);
   }
 
   private void growSlots() {
     int old = handler.length;
-    int n = old * 2;
+    if (old >= MAX_SLOTS) {
+      throw new IllegalStateException("more than " + MAX_SLOTS + " pending events");
+    }
+    int n = Math.min(MAX_SLOTS, old * 2);
     handler = Arrays.copyOf(handler, n);
     kind = Arrays.copyOf(kind, n);
     arg = Arrays.copyOf(arg, n);
+    slotTime = Arrays.copyOf(slotTime, n);
+    slotSeq = Arrays.copyOf(slotSeq, n);
+    Arrays.fill(slotSeq, old, n, -1);
     generation = Arrays.copyOf(generation, n);
-    position = Arrays.copyOf(position, n);
-    Arrays.fill(position, old, n, -1);
     freeSlots = Arrays.copyOf(freeSlots, n);
   }
 }
