@@ -9,7 +9,9 @@ import java.util.Set;
 import org.lockvisor.arch.spi.ArchProfileFactory;
 import org.lockvisor.core.plugin.PluginKind;
 import org.lockvisor.experiment.Reproduction;
+import org.lockvisor.devices.spi.DeviceFactory;
 import org.lockvisor.locking.spi.LockFactory;
+import org.lockvisor.workloads.spi.WorkloadFactory;
 import org.lockvisor.scheduler.spi.SchedulerFactory;
 
 /**
@@ -20,10 +22,12 @@ public record PluginKinds(ImmutableList<PluginKind<?>> kinds) {
 
   /** Every kind lockvisor itself defines. */
   public static final PluginKinds BUILT_IN = of(
-      // One line per SPI; still to come as their modules land: devices, workloads.
+      // One line per SPI.
       PluginKind.of(ArchProfileFactory.KIND, ArchProfileFactory.class),
       PluginKind.of("scheduler", SchedulerFactory.class),
       PluginKind.of("lock", LockFactory.class),
+      PluginKind.of("device", DeviceFactory.class),
+      PluginKind.of("workload", WorkloadFactory.class),
       PluginKind.of(Reproduction.KIND, Reproduction.class));
 
   public PluginKinds {
