@@ -164,6 +164,8 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
     cancelExhaust(rq);
     Vp next = firstEligible(rq.ready, now);
     if (next == null) {
+      // capped VPs without entitlement wait in 'throttled', so 'ready' holds only runnable ones
+      checkState(rq.ready.isEmpty(), "processor %s: ready VPs %s but none eligible", rq.index, rq.ready);
       return null;
     }
     rq.ready.remove(next);
