@@ -37,9 +37,11 @@ import org.lockvisor.machine.VcpuTask;
  *       exhausted-and-alone VPs); capped VPs that used their entitlement wait for the next
  *       window even if the processor idles. A waking entitled VP preempts a VP that runs on
  *       leftover capacity.
- *   <li>A VP that wakes goes to its previous processor if that is idle, else to any idle
- *       processor, else to its previous one; a processor going idle takes a waiting unpinned VP
- *       from another processor (the shared pool), entitled ones first.
+ *   <li>The shared pool: a processor that picks a VP, or whose VP runs out of entitlement, takes
+ *       an entitled unpinned VP waiting on another processor before it runs anyone on leftover
+ *       capacity; a processor going idle takes any waiting unpinned VP (entitled ones first). A
+ *       VP that wakes goes to its previous processor if idle, else to any idle processor, else
+ *       (if entitled) to one running a VP on leftover capacity, else to its previous one.
  * </ul>
  *
  * <p>Simplifications: leftover capacity is handed out in FIFO order at exhaustion points and
@@ -102,11 +104,7 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
   public long remainingNs(Task task) {
     Vp vp = vp(task);
     refresh(vp, sim.now());
-    if (rqs[vp.cpuIndex].curr == vp) {
-      long used = sim.now() - vp.runStart;
-      return vp.entitledNs == UNLIMITED ? UNLIMITED : Math.max(0, vp.remainingNs - used);
-    }
-    return vp.remainingNs;
+    return rqs[vp.cpuIndex].curr == vp ? currentRemaining(vp, sim.now()) : vp.remainingNs;
   }
 
   @Override
@@ -162,13 +160,20 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
       rq.curr = null;
     }
     cancelExhaust(rq);
-    Vp next = firstEligible(rq.ready, now);
+    Vp next = firstEntitled(rq.ready, now);
+    if (next != null) {
+      rq.ready.remove(next);
+    } else {
+      next = pullEntitled(rq, now);
+      if (next == null && !capped) {
+        next = rq.ready.pollFirst(); // leftover capacity
+      }
+    }
     if (next == null) {
       // capped VPs without entitlement wait in 'throttled', so 'ready' holds only runnable ones
       checkState(rq.ready.isEmpty(), "processor %s: ready VPs %s but none eligible", rq.index, rq.ready);
       return null;
     }
-    rq.ready.remove(next);
     dispatch(rq, next, now);
     return next.task;
   }
@@ -183,6 +188,9 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
       return prev;
     }
     Cpu fewest = null;
+    Cpu leftover = null;
+    long now = sim.now();
+    boolean entitled = remaining(vp(task), now) > 0;
     for (int i = 0; i < rqs.length; i++) {
       Cpu c = kernel.cpu(i);
       if (idle(c)) {
@@ -191,6 +199,13 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
       if (fewest == null || load(rqs[i]) < load(rqs[fewest.index()])) {
         fewest = c;
       }
+      Vp curr = rqs[i].curr;
+      if (entitled && leftover == null && curr != null && currentRemaining(curr, now) == 0) {
+        leftover = c; // wakeup preemption will give it to the entitled VP
+      }
+    }
+    if (leftover != null) {
+      return leftover;
     }
     return prev != null && prev.kernel() == kernel ? prev : fewest;
   }
@@ -216,6 +231,11 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
   @Override
   public int runnable(Cpu cpu) {
     return rqs[cpu.index()].ready.size();
+  }
+
+  @Override
+  public int throttled(Cpu cpu) {
+    return rqs[cpu.index()].throttled.size();
   }
 
   @Override
@@ -273,7 +293,7 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
       return;
     }
     rq.exhausted++;
-    if (capped || !rq.ready.isEmpty()) {
+    if (capped || !rq.ready.isEmpty() || entitledWaitingElsewhere(rq, now)) {
       kernel.cpu(rq.index).reschedule();
     }
   }
@@ -346,14 +366,57 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
     }
   }
 
-  /** The first VP with entitlement left, else (uncapped) the first one; null if none may run. */
-  private Vp firstEligible(ArrayDeque<Vp> queue, long now) {
+  /** The first VP of {@code queue} with entitlement left, or null. */
+  private Vp firstEntitled(ArrayDeque<Vp> queue, long now) {
     for (Vp vp : queue) {
       if (remaining(vp, now) > 0) {
         return vp;
       }
     }
-    return capped ? null : queue.peekFirst();
+    return null;
+  }
+
+  /**
+   * The shared pool: takes an entitled, unpinned VP waiting on another processor (lowest index
+   * first) for {@code rq}'s processor; null if there is none.
+   */
+  private Vp pullEntitled(Rq rq, long now) {
+    for (Rq other : rqs) {
+      if (other == rq) {
+        continue;
+      }
+      for (Vp vp : other.ready) {
+        if (vp.task.pinnedCpu() < 0 && remaining(vp, now) > 0) {
+          other.ready.remove(vp); // returns at once: the iteration does not go on
+          vp.cpuIndex = rq.index;
+          return vp;
+        }
+      }
+    }
+    return null;
+  }
+
+  private boolean entitledWaitingElsewhere(Rq rq, long now) {
+    for (Rq other : rqs) {
+      if (other == rq) {
+        continue;
+      }
+      for (Vp vp : other.ready) {
+        if (vp.task.pinnedCpu() < 0 && remaining(vp, now) > 0) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /** Entitlement left to a dispatched VP, counting its run since it was last charged. */
+  private long currentRemaining(Vp vp, long now) {
+    refresh(vp, now);
+    if (vp.entitledNs == UNLIMITED) {
+      return UNLIMITED;
+    }
+    return Math.max(0, vp.remainingNs - (now - vp.runStart));
   }
 
   private long remaining(Vp vp, long now) {
