@@ -166,7 +166,7 @@ public final class Kernel {
   void wakeUpNew(Task t) {
     t.state = TaskState.RUNNING;
     Cpu target = t.pinnedCpu >= 0 ? cpus.get(t.pinnedCpu) : scheduler.selectCpu(t, null);
-    activate(t, target);
+    activate(t, target, false); // wake_up_new_task: not a sleeper's wakeup (fork placement)
   }
 
   /**
@@ -174,12 +174,16 @@ public final class Kernel {
    * preemption. Costs are the caller's business.
    */
   public void activate(Task t, Cpu target) {
+    activate(t, target, true);
+  }
+
+  private void activate(Task t, Cpu target, boolean wakeup) {
     checkState(!t.onRq, "%s is already on a runqueue", t);
     t.state = TaskState.RUNNING;
     t.onRq = true;
     t.cpu = target;
     t.wakeups++;
-    scheduler.enqueue(target, t, true);
+    scheduler.enqueue(target, t, wakeup);
     if (target.current == target.idle || scheduler.wakeupPreempt(target, target.current, t)) {
       target.reschedule();
     }

@@ -81,7 +81,7 @@ public final class MachineInvariants implements EventObserver {
     for (Kernel k : kernels()) {
       int queued = 0;
       for (Cpu c : k.cpus) {
-        queued += k.scheduler.runnable(c);
+        queued += k.scheduler.runnable(c) + k.scheduler.throttled(c);
       }
       int onRq = 0;
       int currentOnRq = 0;

@@ -40,6 +40,15 @@ public interface Scheduler {
   /** Number of runnable tasks waiting in {@code cpu}'s runqueue (excluding current). */
   int runnable(Cpu cpu);
 
+  /**
+   * Runnable tasks parked on {@code cpu} that may not run for now (a capped partition that used
+   * its entitlement; like CFS bandwidth throttling, where {@code nr_running} drops while the task
+   * stays {@code on_rq}). They are on a runqueue for the machine but not in {@link #runnable}.
+   */
+  default int throttled(Cpu cpu) {
+    return 0;
+  }
+
   /** Balancing hook, called when {@code cpu} is about to go idle; may move a task to it. */
   default Task balanceIdle(Cpu cpu) {
     return null;

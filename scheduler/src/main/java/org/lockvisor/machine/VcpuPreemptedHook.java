@@ -20,16 +20,22 @@ public interface VcpuPreemptedHook {
 
   /**
    * 2016 x86 steal-time flag: set on every vcpu_put, i.e. whenever the thread is off CPU (preempted
-   * or halted) or has returned to the userspace VMM for an exit.
+   * or halted) or has returned to the userspace VMM for an exit. Halt polling happens with the
+   * vCPU still loaded (no vcpu_put), so a thread polling on its CPU is not flagged.
    */
   VcpuPreemptedHook ANY_PUT = v -> switch (v.hostState()) {
-    case PREEMPTED, HALTED, IN_USERSPACE -> true;
+    case PREEMPTED, IN_USERSPACE -> true;
+    case HALTED -> !v.onCpu();
     default -> false;
   };
 
-  /** PowerVM lppaca yield_count odd / s390: the virtual processor is not dispatched. */
+  /**
+   * PowerVM lppaca yield_count odd / s390: the virtual processor is not dispatched, i.e. its
+   * thread is not on a physical CPU (a thread halt-polling on its CPU is dispatched).
+   */
   VcpuPreemptedHook NOT_DISPATCHED = v -> switch (v.hostState()) {
-    case PREEMPTED, HALTED -> true;
+    case PREEMPTED -> true;
+    case HALTED -> !v.onCpu();
     default -> false;
   };
 }

@@ -1,0 +1,620 @@
+package org.lockvisor.scheduler.builtin;
+
+import static com.google.common.base.Preconditions.checkArgument;
+import static com.google.common.base.Preconditions.checkState;
+
+import java.util.Arrays;
+import org.lockvisor.core.sim.EventHandler;
+import org.lockvisor.core.sim.EventQueue;
+import org.lockvisor.core.sim.Simulation;
+import org.lockvisor.machine.Cpu;
+import org.lockvisor.machine.Kernel;
+import org.lockvisor.machine.Scheduler;
+import org.lockvisor.machine.Task;
+
+/**
+ * The Completely Fair Scheduler as of Linux 2.6.38–6.5 (before EEVDF), for one task group per
+ * CPU (no cgroups, no SMT/NUMA domains), after kernel/sched/fair.c:
+ *
+ * <ul>
+ *   <li>Per-CPU runqueue ordered by vruntime; the current task is outside the queue
+ *       ({@code cfs_rq->curr}). Ties go behind earlier arrivals, like the rbtree insert
+ *       ({@code __enqueue_entity}: equal keys go right).
+ *   <li>{@code update_curr}: {@code vruntime += delta_exec * NICE_0_LOAD / weight}, with exec
+ *       time measured on the simulation clock only while the task is current (from pick to
+ *       put/sleep, a context switch included, as {@code set_next_entity} starts the clock);
+ *       {@code update_min_vruntime} keeps the monotonic floor.
+ *   <li>Tunables ({@code sched_init_granularity}/{@code update_sysctl}): latency 6 ms, min
+ *       granularity 0.75 ms, wakeup granularity 1 ms, each times the factor of
+ *       {@code get_update_sysctl_factor}: 1 (none), {@code 1 + ilog2(min(ncpus, 8))} (log, the
+ *       default), or {@code min(ncpus, 8)} (linear); {@code sched_nr_latency = ceil(latency /
+ *       min_granularity)} (8 with the defaults).
+ *   <li>{@code sched_slice}: period ({@code __sched_period}: latency, or nr_running × min
+ *       granularity beyond sched_nr_latency) × weight / runqueue load.
+ *   <li>{@code place_entity}: a new task starts at {@code max(vruntime, min_vruntime +
+ *       vslice)} (START_DEBIT); a woken sleeper at {@code max(vruntime, min_vruntime -
+ *       latency/2)} (GENTLE_FAIR_SLEEPERS). A task that changes runqueue keeps its vruntime
+ *       relative to min_vruntime ({@code migrate_task_rq_fair}).
+ *   <li>Preemption: the tick runs {@code check_preempt_tick} (ran longer than the ideal slice,
+ *       or, past min granularity, more than a slice of vruntime ahead of the leftmost task);
+ *       optionally ({@code hrtick}, sched_feat HRTICK, off by default in Linux) a precise
+ *       timer at slice expiry preempts exactly there. A wakeup preempts when {@code
+ *       curr.vruntime - woken.vruntime} exceeds the wakeup granularity scaled by the woken
+ *       task's weight ({@code check_preempt_wakeup}/{@code wakeup_preempt_entity}).
+ *   <li>Placement of a waking task ({@code select_task_rq_fair}, reduced to {@code
+ *       select_idle_sibling}): its previous CPU if idle, else an idle CPU sharing that CPU's
+ *       cache, else the previous CPU; pinning wins. A new task goes to the least loaded CPU
+ *       ({@code find_idlest_cpu}).
+ *   <li>{@code idle_balance}: a CPU about to go idle pulls the task that has waited longest
+ *       from the busiest runqueue of its kernel (pinned tasks stay).
+ * </ul>
+ *
+ * <p>Left out: buddies (next/last/skip, so {@code yield_to} is not modelled here), periodic
+ * load balancing and wake_affine, PELT load tracking, cgroups, and steal-time-aware clocks (a
+ * guest charges the time its vCPU was preempted to its current task, like a guest without
+ * CONFIG_PARAVIRT_TIME_ACCOUNTING).
+ *
+ * <p>Per-event work allocates nothing: runqueues are indexed binary heaps of per-task entities
+ * allocated once per task.
+ */
+public final class CfsScheduler implements Scheduler, EventHandler {
+  /** {@code NICE_0_LOAD}: the weight of a nice-0 task. */
+  public static final int NICE_0_LOAD = 1024;
+  /** hrtick_start: the shortest timer the kernel arms. */
+  static final long HRTICK_MIN_NS = 10_000;
+
+  /** {@code enum sched_tunable_scaling}. */
+  public enum Scaling {
+    NONE, LOG, LINEAR;
+
+    /** get_update_sysctl_factor for {@code cpus} online CPUs. */
+    public int factor(int cpus) {
+      int n = Math.min(cpus, 8);
+      return switch (this) {
+        case NONE -> 1;
+        case LOG -> 1 + (31 - Integer.numberOfLeadingZeros(n));
+        case LINEAR -> n;
+      };
+    }
+  }
+
+  private final long baseLatencyNs;
+  private final long baseMinGranularityNs;
+  private final long baseWakeupGranularityNs;
+  private final Scaling scaling;
+  private final boolean hrtick;
+
+  private long latencyNs;
+  private long minGranularityNs;
+  private long wakeupGranularityNs;
+  private int nrLatency;
+
+  private Kernel kernel;
+  private Simulation sim;
+  private Rq[] rqs;
+  private long enqueueSeq;
+
+  /**
+   * @param latencyNs base sysctl_sched_latency before scaling (kernel default 6 ms)
+   * @param minGranularityNs base sysctl_sched_min_granularity (0.75 ms)
+   * @param wakeupGranularityNs base sysctl_sched_wakeup_granularity (1 ms)
+   * @param scaling how the base values grow with the number of CPUs (kernel default LOG)
+   * @param hrtick preempt at the exact slice expiry instead of at the next tick
+   */
+  public CfsScheduler(long latencyNs, long minGranularityNs, long wakeupGranularityNs, Scaling scaling,
+      boolean hrtick) {
+    checkArgument(latencyNs > 0, "latency must be positive: %s", latencyNs);
+    checkArgument(minGranularityNs > 0, "min granularity must be positive: %s", minGranularityNs);
+    checkArgument(wakeupGranularityNs >= 0, "wakeup granularity must not be negative: %s", wakeupGranularityNs);
+    checkArgument(scaling != null, "scaling must be set");
+    this.baseLatencyNs = latencyNs;
+    this.baseMinGranularityNs = minGranularityNs;
+    this.baseWakeupGranularityNs = wakeupGranularityNs;
+    this.scaling = scaling;
+    this.hrtick = hrtick;
+  }
+
+  /** The kernel defaults: 6 ms / 0.75 ms / 1 ms, log scaling, no hrtick. */
+  public static CfsScheduler withDefaults() {
+    return new CfsScheduler(CfsSchedulerFactory.DEFAULT_LATENCY_NS, CfsSchedulerFactory.DEFAULT_MIN_GRANULARITY_NS,
+        CfsSchedulerFactory.DEFAULT_WAKEUP_GRANULARITY_NS, Scaling.LOG, false);
+  }
+
+  @Override
+  public void init(Kernel k) {
+    checkState(kernel == null, "a CfsScheduler serves one kernel; create one per kernel");
+    this.kernel = k;
+    this.sim = k.machine().sim();
+    int factor = scaling.factor(k.cpuCount());
+    latencyNs = baseLatencyNs * factor;
+    minGranularityNs = baseMinGranularityNs * factor;
+    wakeupGranularityNs = baseWakeupGranularityNs * factor;
+    nrLatency = (int) Math.max(1, (latencyNs + minGranularityNs - 1) / minGranularityNs);
+    rqs = new Rq[k.cpuCount()];
+    for (int i = 0; i < rqs.length; i++) {
+      rqs[i] = new Rq(i);
+      k.cpu(i).rqData = rqs[i];
+    }
+  }
+
+  /** Effective sysctl_sched_latency (after scaling). */
+  public long latencyNs() {
+    return latencyNs;
+  }
+
+  /** Effective sysctl_sched_min_granularity. */
+  public long minGranularityNs() {
+    return minGranularityNs;
+  }
+
+  /** Effective sysctl_sched_wakeup_granularity. */
+  public long wakeupGranularityNs() {
+    return wakeupGranularityNs;
+  }
+
+  /** sched_nr_latency. */
+  public int nrLatency() {
+    return nrLatency;
+  }
+
+  /** The runqueue's min_vruntime of {@code cpu}. */
+  public long minVruntime(Cpu cpu) {
+    return rqs[cpu.index()].minVruntime;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Scheduler SPI.
+
+  @Override
+  public void enqueue(Cpu cpu, Task task, boolean wakeup) {
+    Rq rq = rqs[cpu.index()];
+    Entity se = entity(task);
+    updateCurr(rq);
+    if (se.rqIndex >= 0 && se.rqIndex != rq.index) {
+      // migrate_task_rq_fair: vruntime stays relative to the runqueue's floor
+      task.vruntime = task.vruntime - rqs[se.rqIndex].minVruntime + rq.minVruntime;
+    }
+    if (!wakeup && !se.placed) {
+      // place_entity(initial) with START_DEBIT: a new task pays one virtual slice first
+      long vslice = calcDeltaFair(slice(rq, task.weight, false), task.weight);
+      task.vruntime = Math.max(task.vruntime, rq.minVruntime + vslice);
+    } else if (wakeup) {
+      // place_entity(!initial), GENTLE_FAIR_SLEEPERS: at most half a latency of sleeper credit
+      task.vruntime = Math.max(task.vruntime, rq.minVruntime - latencyNs / 2);
+    }
+    se.placed = true;
+    insert(rq, se);
+    if (hrtick && rq.curr != null && nrRunning(rq) < nrLatency) {
+      armHrtick(rq); // hrtick_update: the slice of curr shrank
+    }
+  }
+
+  @Override
+  public void dequeue(Cpu cpu, Task task) {
+    Rq rq = rqs[cpu.index()];
+    Entity se = entity(task);
+    checkState(se.heapIndex >= 0 && se.rqIndex == rq.index, "%s is not queued on %s", task, cpu);
+    updateCurr(rq);
+    remove(rq, se);
+    updateMinVruntime(rq);
+  }
+
+  @Override
+  public void putPrev(Cpu cpu, Task prev) {
+    Rq rq = rqs[cpu.index()];
+    checkState(rq.curr != null && rq.curr.task == prev, "%s put back on %s but current is %s", prev, cpu, rq.curr);
+    updateCurr(rq);
+    rq.curr = null;
+    cancelHrtick(rq);
+    insert(rq, entity(prev));
+  }
+
+  @Override
+  public Task pickNext(Cpu cpu) {
+    Rq rq = rqs[cpu.index()];
+    if (rq.curr != null) {
+      // the current task went to sleep or exited (dequeue_entity of curr)
+      updateCurr(rq);
+      rq.curr = null;
+      updateMinVruntime(rq);
+    }
+    cancelHrtick(rq);
+    if (rq.size == 0) {
+      return null;
+    }
+    Entity se = rq.heap[0];
+    remove(rq, se);
+    setNext(rq, se);
+    return se.task;
+  }
+
+  @Override
+  public Cpu selectCpu(Task task, Cpu wakerCpu) {
+    if (task.pinnedCpu() >= 0) {
+      return kernel.cpu(task.pinnedCpu());
+    }
+    Cpu prev = task.cpu();
+    if (prev == null || prev.kernel() != kernel || !entity(task).placed) {
+      return idlest(wakerCpu);
+    }
+    if (availableIdle(prev)) {
+      return prev;
+    }
+    int n = kernel.cpuCount();
+    for (int i = 1; i < n; i++) {
+      Cpu c = kernel.cpu((prev.index() + i) % n);
+      if (kernel.sharesCache(c, prev) && availableIdle(c)) {
+        return c;
+      }
+    }
+    return prev;
+  }
+
+  @Override
+  public boolean wakeupPreempt(Cpu cpu, Task current, Task woken) {
+    Rq rq = rqs[cpu.index()];
+    if (rq.curr == null || rq.curr.task != current) {
+      return false;
+    }
+    updateCurr(rq);
+    long vdiff = current.vruntime - woken.vruntime;
+    if (vdiff <= 0) {
+      return false;
+    }
+    return vdiff > calcDeltaFair(wakeupGranularityNs, woken.weight);
+  }
+
+  @Override
+  public void tick(Cpu cpu, Task current) {
+    Rq rq = rqs[cpu.index()];
+    if (rq.curr == null || rq.curr.task != current) {
+      return;
+    }
+    updateCurr(rq);
+    if (nrRunning(rq) > 1) {
+      checkPreemptTick(cpu, rq);
+    }
+  }
+
+  @Override
+  public void switchedIn(Cpu cpu, Task task) {
+    Rq rq = rqs[cpu.index()];
+    if (task == cpu.idleTask()) {
+      checkState(rq.curr == null, "%s idles with current %s", cpu, rq.curr);
+      return;
+    }
+    checkState(rq.curr != null && rq.curr.task == task, "%s switched to %s, picked %s", cpu, task, rq.curr);
+    task.execStart = sim.now();
+  }
+
+  @Override
+  public int runnable(Cpu cpu) {
+    return rqs[cpu.index()].size;
+  }
+
+  @Override
+  public Task balanceIdle(Cpu cpu) {
+    Rq dst = rqs[cpu.index()];
+    Rq busiest = null;
+    for (Rq rq : rqs) {
+      if (rq == dst || rq.size == 0 || !hasMovable(rq, cpu.index())) {
+        continue;
+      }
+      if (busiest == null || nrRunning(rq) > nrRunning(busiest)) {
+        busiest = rq;
+      }
+    }
+    if (busiest == null) {
+      return null;
+    }
+    long now = sim.now();
+    Entity pick = null;
+    for (int i = 0; i < busiest.size; i++) {
+      Entity se = busiest.heap[i];
+      if (!movable(se, cpu.index())) {
+        continue;
+      }
+      long wait = now - se.waitStart;
+      if (pick == null || wait > now - pick.waitStart || (wait == now - pick.waitStart && se.seq < pick.seq)) {
+        pick = se;
+      }
+    }
+    remove(busiest, pick);
+    updateMinVruntime(busiest);
+    Task t = pick.task;
+    t.vruntime = t.vruntime - busiest.minVruntime + dst.minVruntime;
+    dst.migrationsIn++;
+    setNext(dst, pick);
+    return t;
+  }
+
+  /** Tasks pulled to {@code cpu} by idle balancing so far. */
+  public long idlePulls(Cpu cpu) {
+    return rqs[cpu.index()].migrationsIn;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Timers.
+
+  @Override
+  public void onEvent(int cpuIndex, long taskId) {
+    Rq rq = rqs[cpuIndex];
+    rq.hrtickHandle = EventQueue.NO_EVENT;
+    if (rq.curr == null || rq.curr.task.id() != taskId) {
+      return;
+    }
+    updateCurr(rq);
+    // entity_tick(queued=1): the slice is over; schedule() would pick curr again if alone
+    if (rq.size > 0) {
+      kernel.cpu(cpuIndex).reschedule();
+    }
+  }
+
+  private void armHrtick(Rq rq) {
+    cancelHrtick(rq);
+    if (rq.curr == null || nrRunning(rq) <= 1) {
+      return;
+    }
+    Task t = rq.curr.task;
+    long ran = t.sumExecRuntime + (sim.now() - t.execStart) - t.prevSumExecRuntime;
+    long delta = slice(rq, t.weight, true) - ran;
+    if (delta < 0) {
+      kernel.cpu(rq.index).reschedule();
+      return;
+    }
+    rq.hrtickHandle = sim.schedule(Math.max(delta, HRTICK_MIN_NS), this, rq.index, t.id());
+  }
+
+  private void cancelHrtick(Rq rq) {
+    if (rq.hrtickHandle != EventQueue.NO_EVENT) {
+      sim.cancel(rq.hrtickHandle);
+      rq.hrtickHandle = EventQueue.NO_EVENT;
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // fair.c helpers.
+
+  private void setNext(Rq rq, Entity se) {
+    Task t = se.task;
+    rq.curr = se;
+    se.rqIndex = rq.index;
+    t.execStart = sim.now();
+    t.prevSumExecRuntime = t.sumExecRuntime;
+    if (hrtick) {
+      armHrtick(rq);
+    }
+  }
+
+  private void updateCurr(Rq rq) {
+    Entity curr = rq.curr;
+    if (curr == null) {
+      return;
+    }
+    Task t = curr.task;
+    long now = sim.now();
+    long delta = now - t.execStart;
+    if (delta <= 0) {
+      return;
+    }
+    t.execStart = now;
+    t.sumExecRuntime += delta;
+    t.lastRanAt = now;
+    t.vruntime += calcDeltaFair(delta, t.weight);
+    updateMinVruntime(rq);
+  }
+
+  private static void updateMinVruntime(Rq rq) {
+    boolean any = false;
+    long v = 0;
+    if (rq.curr != null) {
+      v = rq.curr.task.vruntime;
+      any = true;
+    }
+    if (rq.size > 0) {
+      long left = rq.heap[0].task.vruntime;
+      v = any ? Math.min(v, left) : left;
+      any = true;
+    }
+    if (any && v > rq.minVruntime) {
+      rq.minVruntime = v;
+    }
+  }
+
+  private void checkPreemptTick(Cpu cpu, Rq rq) {
+    Task t = rq.curr.task;
+    long ideal = slice(rq, t.weight, true);
+    long deltaExec = t.sumExecRuntime - t.prevSumExecRuntime;
+    if (deltaExec > ideal) {
+      cpu.reschedule();
+      return;
+    }
+    if (deltaExec < minGranularityNs || rq.size == 0) {
+      return;
+    }
+    long delta = t.vruntime - rq.heap[0].task.vruntime;
+    if (delta > ideal) {
+      cpu.reschedule();
+    }
+  }
+
+  /** sched_slice for an entity of {@code weight}; {@code onRq} says whether it is already counted. */
+  private long slice(Rq rq, int weight, boolean onRq) {
+    int nr = nrRunning(rq) + (onRq ? 0 : 1);
+    long load = load(rq) + (onRq ? 0 : weight);
+    long period = nr > nrLatency ? nr * minGranularityNs : latencyNs;
+    return load == 0 ? period : (long) ((double) period * weight / load);
+  }
+
+  private static long calcDeltaFair(long delta, int weight) {
+    return weight == NICE_0_LOAD ? delta : delta * NICE_0_LOAD / weight;
+  }
+
+  private static int nrRunning(Rq rq) {
+    return rq.size + (rq.curr != null ? 1 : 0);
+  }
+
+  private static long load(Rq rq) {
+    return rq.queuedLoad + (rq.curr != null ? rq.curr.task.weight : 0);
+  }
+
+  private boolean availableIdle(Cpu c) {
+    Rq rq = rqs[c.index()];
+    return c.isIdle() && rq.size == 0 && rq.curr == null;
+  }
+
+  /** find_idlest_cpu, reduced: the first idle CPU, else the one with the fewest runnable tasks. */
+  private Cpu idlest(Cpu wakerCpu) {
+    Cpu best = null;
+    for (int i = 0; i < rqs.length; i++) {
+      Cpu c = kernel.cpu(i);
+      if (availableIdle(c)) {
+        return c;
+      }
+      if (best == null || nrRunning(rqs[i]) < nrRunning(rqs[best.index()])) {
+        best = c;
+      }
+    }
+    return best;
+  }
+
+  private static boolean movable(Entity se, int cpuIndex) {
+    int pin = se.task.pinnedCpu();
+    return pin < 0 || pin == cpuIndex;
+  }
+
+  private static boolean hasMovable(Rq rq, int cpuIndex) {
+    for (int i = 0; i < rq.size; i++) {
+      if (movable(rq.heap[i], cpuIndex)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private Entity entity(Task t) {
+    if (t.schedData instanceof Entity e) {
+      return e;
+    }
+    checkState(t.kernel() == kernel, "%s belongs to kernel %s, not %s", t, t.kernel(), kernel);
+    checkArgument(t.weight > 0, "%s has a non-positive weight: %s", t, t.weight);
+    Entity e = new Entity(t);
+    t.schedData = e;
+    return e;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // The timeline: an indexed binary min-heap ordered by (vruntime, enqueue sequence).
+
+  private void insert(Rq rq, Entity se) {
+    checkState(se.heapIndex < 0, "%s is queued already", se.task);
+    se.seq = enqueueSeq++;
+    se.waitStart = sim.now();
+    se.rqIndex = rq.index;
+    if (rq.size == rq.heap.length) {
+      rq.heap = Arrays.copyOf(rq.heap, rq.heap.length * 2);
+    }
+    rq.heap[rq.size] = se;
+    se.heapIndex = rq.size;
+    rq.size++;
+    rq.queuedLoad += se.task.weight;
+    siftUp(rq, se.heapIndex);
+  }
+
+  private void remove(Rq rq, Entity se) {
+    int i = se.heapIndex;
+    checkState(i >= 0 && i < rq.size && rq.heap[i] == se, "%s is not in runqueue %s", se.task, rq.index);
+    rq.size--;
+    rq.queuedLoad -= se.task.weight;
+    se.heapIndex = -1;
+    if (i != rq.size) {
+      Entity last = rq.heap[rq.size];
+      rq.heap[i] = last;
+      last.heapIndex = i;
+      siftDown(rq, i);
+      siftUp(rq, last.heapIndex);
+    }
+    rq.heap[rq.size] = null;
+  }
+
+  private static boolean before(Entity a, Entity b) {
+    long va = a.task.vruntime;
+    long vb = b.task.vruntime;
+    return va < vb || (va == vb && a.seq < b.seq);
+  }
+
+  private static void siftUp(Rq rq, int i) {
+    Entity[] h = rq.heap;
+    Entity x = h[i];
+    while (i > 0) {
+      int parent = (i - 1) >>> 1;
+      Entity p = h[parent];
+      if (!before(x, p)) {
+        break;
+      }
+      h[i] = p;
+      p.heapIndex = i;
+      i = parent;
+    }
+    h[i] = x;
+    x.heapIndex = i;
+  }
+
+  private static void siftDown(Rq rq, int i) {
+    Entity[] h = rq.heap;
+    int n = rq.size;
+    Entity x = h[i];
+    while (true) {
+      int child = 2 * i + 1;
+      if (child >= n) {
+        break;
+      }
+      if (child + 1 < n && before(h[child + 1], h[child])) {
+        child++;
+      }
+      if (!before(h[child], x)) {
+        break;
+      }
+      h[i] = h[child];
+      h[i].heapIndex = i;
+      i = child;
+    }
+    h[i] = x;
+    x.heapIndex = i;
+  }
+
+  /** One CPU's cfs_rq. */
+  private static final class Rq {
+    final int index;
+    Entity[] heap = new Entity[8];
+    int size;
+    long queuedLoad;
+    Entity curr;
+    long minVruntime;
+    long hrtickHandle = EventQueue.NO_EVENT;
+    long migrationsIn;
+
+    Rq(int index) {
+      this.index = index;
+    }
+  }
+
+  /** A task's sched_entity bookkeeping beyond the public fields of {@link Task}. */
+  private static final class Entity {
+    final Task task;
+    int heapIndex = -1;
+    long seq;
+    long waitStart;
+    int rqIndex = -1;
+    boolean placed;
+
+    Entity(Task task) {
+      this.task = task;
+    }
+
+    @Override
+    public String toString() {
+      return task.toString();
+    }
+  }
+}

@@ -1,0 +1,57 @@
+package org.lockvisor.scheduler.builtin;
+
+import com.google.auto.service.AutoService;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.lockvisor.core.plugin.PluginOption;
+import org.lockvisor.machine.Scheduler;
+import org.lockvisor.scheduler.spi.SchedulerFactory;
+
+/** Plugin entry for {@link CfsScheduler}. */
+@AutoService(SchedulerFactory.class)
+public final class CfsSchedulerFactory implements SchedulerFactory {
+  static final long DEFAULT_LATENCY_NS = 6_000_000;
+  static final long DEFAULT_MIN_GRANULARITY_NS = 750_000;
+  static final long DEFAULT_WAKEUP_GRANULARITY_NS = 1_000_000;
+
+  private static final List<PluginOption> OPTIONS = List.of(
+      PluginOption.ofDuration("latency", DEFAULT_LATENCY_NS, 100_000, 1_000_000_000,
+          "base sysctl_sched_latency (targeted preemption latency), before scaling by the CPU count"),
+      PluginOption.ofDuration("min-granularity", DEFAULT_MIN_GRANULARITY_NS, 100_000, 1_000_000_000,
+          "base sysctl_sched_min_granularity (shortest slice when more than sched_nr_latency tasks run), before scaling"),
+      PluginOption.ofDuration("wakeup-granularity", DEFAULT_WAKEUP_GRANULARITY_NS, 0, 1_000_000_000,
+          "base sysctl_sched_wakeup_granularity (vruntime lead a woken task needs to preempt), before scaling"),
+      PluginOption.ofEnum("scaling", "log",
+          "sysctl_sched_tunable_scaling: factor on the three durations: none = 1, log = 1 + ilog2(min(cpus, 8)),"
+              + " linear = min(cpus, 8)", "none", "log", "linear"),
+      PluginOption.ofBoolean("hrtick", false,
+          "sched_feat HRTICK: preempt at the exact slice expiry with a timer instead of at the next tick"));
+
+  @Override
+  public String name() {
+    return "cfs";
+  }
+
+  @Override
+  public String summary() {
+    return "Linux CFS (pre-EEVDF): vruntime runqueues, latency-derived slices, tick and wakeup preemption,"
+        + " sleeper credit, idle-sibling wakeup placement, idle balancing.";
+  }
+
+  @Override
+  public List<PluginOption> options() {
+    return OPTIONS;
+  }
+
+  @Override
+  public Scheduler create(Map<String, String> options) {
+    BuiltinOptions o = BuiltinOptions.of(name(), options, OPTIONS);
+    return new CfsScheduler(
+        o.duration("latency"),
+        o.duration("min-granularity"),
+        o.duration("wakeup-granularity"),
+        CfsScheduler.Scaling.valueOf(o.choice("scaling").toUpperCase(Locale.ROOT)),
+        o.bool("hrtick"));
+  }
+}

@@ -1,0 +1,514 @@
+package org.lockvisor.scheduler.builtin;
+
+import static com.google.common.base.Preconditions.checkArgument;
+import static com.google.common.base.Preconditions.checkState;
+
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Map;
+import org.lockvisor.core.sim.EventHandler;
+import org.lockvisor.core.sim.EventQueue;
+import org.lockvisor.core.sim.Simulation;
+import org.lockvisor.machine.Cpu;
+import org.lockvisor.machine.Kernel;
+import org.lockvisor.machine.Scheduler;
+import org.lockvisor.machine.Task;
+import org.lockvisor.machine.VcpuTask;
+
+/**
+ * The PowerVM hypervisor (PHYP) dispatching the virtual processors (VPs) of shared-processor
+ * LPARs on the physical processors of the shared pool. Used as the <em>host</em> kernel's
+ * policy: the host kernel stands for the hypervisor, its vCPU threads are the VPs.
+ *
+ * <p>What it models (IBM PowerVM shared-processor documentation; the guest-visible side is the
+ * lppaca yield_count read by {@code vcpu_is_preempted} in arch/powerpc):
+ *
+ * <ul>
+ *   <li>A dispatch window (10 ms by default) aligned at multiples of its length from time 0.
+ *   <li>Each LPAR (VM) has an entitled capacity in processor units, spread equally over its
+ *       VPs: a VP is entitled to {@code units / VPs × window} of physical processor time per
+ *       window (at most one full window). Entitlements refill at every window boundary; unused
+ *       entitlement does not carry over.
+ *   <li>A dispatched VP runs until it has used its entitlement for the window or cedes
+ *       (H_CEDE: the guest idles, its vCPU thread sleeps); on exhaustion it is preempted if
+ *       another VP is waiting on that processor.
+ *   <li>VPs with entitlement left are dispatched before VPs without (FIFO within each class).
+ *       Uncapped LPARs may run on capacity nobody entitled claims (left over by ceded or
+ *       exhausted-and-alone VPs); capped VPs that used their entitlement wait for the next
+ *       window even if the processor idles. A waking entitled VP preempts a VP that runs on
+ *       leftover capacity.
+ *   <li>The shared pool: a processor that picks a VP, or whose VP runs out of entitlement, takes
+ *       an entitled unpinned VP waiting on another processor before it runs anyone on leftover
+ *       capacity; a processor going idle takes any waiting unpinned VP (entitled ones first). A
+ *       VP that wakes goes to its previous processor if idle, else to any idle processor, else
+ *       (if entitled) to one running a VP on leftover capacity, else to its previous one.
+ * </ul>
+ *
+ * <p>Simplifications: leftover capacity is handed out in FIFO order at exhaustion points and
+ * window boundaries, not in proportion to uncapped weights (equal weights give the same long-run
+ * shares, not the same per-window shares); no home-node/chip affinity, no dispatch latency, no
+ * SMT-thread modes, no H_CONFER/H_PROD directed dispatch; a VP's time is charged while it is
+ * dispatched, whether in the guest or in the hypervisor on its behalf. Host tasks that are not
+ * vCPU threads (hypervisor work) are never exhausted. Per-LPAR entitlements can be set with
+ * {@link #entitle(String, double)} before the VM is created.
+ */
+public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
+  private static final int EV_WINDOW = -1;
+  private static final long UNLIMITED = Long.MAX_VALUE;
+
+  private final long windowNs;
+  private final double defaultUnits;
+  private final boolean capped;
+  private final Map<String, Double> unitsByVm = new HashMap<>(); // lookups only, never iterated
+
+  private Kernel kernel;
+  private Simulation sim;
+  private Rq[] rqs;
+  private long windowHandle = EventQueue.NO_EVENT;
+
+  /**
+   * @param windowNs the dispatch window
+   * @param processorUnits entitled capacity of each LPAR in processor units, spread over its VPs;
+   *     0 or less entitles every VP to a whole processor
+   * @param capped whether LPARs are capped (no use of leftover capacity)
+   */
+  public PowervmDispatchScheduler(long windowNs, double processorUnits, boolean capped) {
+    checkArgument(windowNs > 0, "dispatch window must be positive: %s", windowNs);
+    checkArgument(!Double.isNaN(processorUnits), "entitlement must be a number");
+    this.windowNs = windowNs;
+    this.defaultUnits = processorUnits;
+    this.capped = capped;
+  }
+
+  /** Sets the entitled capacity of the LPAR (VM) named {@code vmName}; call before creating it. */
+  public PowervmDispatchScheduler entitle(String vmName, double processorUnits) {
+    checkArgument(processorUnits > 0, "entitlement of [%s] must be positive: %s", vmName, processorUnits);
+    unitsByVm.put(vmName, processorUnits);
+    return this;
+  }
+
+  public long windowNs() {
+    return windowNs;
+  }
+
+  public boolean capped() {
+    return capped;
+  }
+
+  /** The entitlement of {@code task} per window (ns); {@code Long.MAX_VALUE} if unlimited. */
+  public long entitlementNs(Task task) {
+    return vp(task).entitledNs;
+  }
+
+  /** Entitlement {@code task} has left in the current window (ns). */
+  public long remainingNs(Task task) {
+    Vp vp = vp(task);
+    refresh(vp, sim.now());
+    return rqs[vp.cpuIndex].curr == vp ? currentRemaining(vp, sim.now()) : vp.remainingNs;
+  }
+
+  @Override
+  public void init(Kernel k) {
+    checkState(kernel == null, "a PowervmDispatchScheduler serves one kernel; create one per kernel");
+    checkArgument(!k.isGuest(), "powervm-dispatch dispatches virtual processors: use it for the host kernel");
+    this.kernel = k;
+    this.sim = k.machine().sim();
+    rqs = new Rq[k.cpuCount()];
+    for (int i = 0; i < rqs.length; i++) {
+      rqs[i] = new Rq(i);
+      k.cpu(i).rqData = rqs[i];
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Scheduler SPI.
+
+  @Override
+  public void enqueue(Cpu cpu, Task task, boolean wakeup) {
+    Rq rq = rqs[cpu.index()];
+    Vp vp = vp(task);
+    refresh(vp, sim.now());
+    vp.cpuIndex = rq.index;
+    queue(rq, vp);
+    armWindow();
+  }
+
+  @Override
+  public void dequeue(Cpu cpu, Task task) {
+    Rq rq = rqs[cpu.index()];
+    Vp vp = vp(task);
+    checkState(rq.ready.remove(vp) || rq.throttled.remove(vp), "%s is not queued on %s", task, cpu);
+  }
+
+  @Override
+  public void putPrev(Cpu cpu, Task prev) {
+    Rq rq = rqs[cpu.index()];
+    checkState(rq.curr != null && rq.curr.task == prev, "%s put back on %s but current is %s", prev, cpu, rq.curr);
+    Vp vp = rq.curr;
+    charge(vp, sim.now());
+    rq.curr = null;
+    cancelExhaust(rq);
+    queue(rq, vp);
+  }
+
+  @Override
+  public Task pickNext(Cpu cpu) {
+    Rq rq = rqs[cpu.index()];
+    long now = sim.now();
+    if (rq.curr != null) {
+      charge(rq.curr, now); // ceded (slept) or exited
+      rq.curr = null;
+    }
+    cancelExhaust(rq);
+    Vp next = firstEntitled(rq.ready, now);
+    if (next != null) {
+      rq.ready.remove(next);
+    } else {
+      next = pullEntitled(rq, now);
+      if (next == null && !capped) {
+        next = rq.ready.pollFirst(); // leftover capacity
+      }
+    }
+    if (next == null) {
+      // capped VPs without entitlement wait in 'throttled', so 'ready' holds only runnable ones
+      checkState(rq.ready.isEmpty(), "processor %s: ready VPs %s but none eligible", rq.index, rq.ready);
+      return null;
+    }
+    dispatch(rq, next, now);
+    return next.task;
+  }
+
+  @Override
+  public Cpu selectCpu(Task task, Cpu wakerCpu) {
+    if (task.pinnedCpu() >= 0) {
+      return kernel.cpu(task.pinnedCpu());
+    }
+    Cpu prev = task.cpu();
+    if (prev != null && prev.kernel() == kernel && idle(prev)) {
+      return prev;
+    }
+    Cpu fewest = null;
+    Cpu leftover = null;
+    long now = sim.now();
+    boolean entitled = remaining(vp(task), now) > 0;
+    for (int i = 0; i < rqs.length; i++) {
+      Cpu c = kernel.cpu(i);
+      if (idle(c)) {
+        return c;
+      }
+      if (fewest == null || load(rqs[i]) < load(rqs[fewest.index()])) {
+        fewest = c;
+      }
+      Vp curr = rqs[i].curr;
+      if (entitled && leftover == null && curr != null && currentRemaining(curr, now) == 0) {
+        leftover = c; // wakeup preemption will give it to the entitled VP
+      }
+    }
+    if (leftover != null) {
+      return leftover;
+    }
+    return prev != null && prev.kernel() == kernel ? prev : fewest;
+  }
+
+  @Override
+  public boolean wakeupPreempt(Cpu cpu, Task current, Task woken) {
+    Rq rq = rqs[cpu.index()];
+    if (rq.curr == null || rq.curr.task != current) {
+      return false;
+    }
+    long now = sim.now();
+    charge(rq.curr, now);
+    Vp w = vp(woken);
+    refresh(w, now);
+    return w.remainingNs > 0 && rq.curr.remainingNs == 0;
+  }
+
+  @Override
+  public void tick(Cpu cpu, Task current) {
+    // dispatching is driven by the window and entitlement timers, not by the host tick
+  }
+
+  @Override
+  public int runnable(Cpu cpu) {
+    return rqs[cpu.index()].ready.size();
+  }
+
+  @Override
+  public int throttled(Cpu cpu) {
+    return rqs[cpu.index()].throttled.size();
+  }
+
+  @Override
+  public Task balanceIdle(Cpu cpu) {
+    long now = sim.now();
+    Vp pick = null;
+    Rq from = null;
+    for (int pass = 0; pass < 2 && pick == null; pass++) {
+      for (Rq rq : rqs) {
+        if (rq.index == cpu.index()) {
+          continue;
+        }
+        for (Vp vp : rq.ready) {
+          if (vp.task.pinnedCpu() < 0 && (pass == 1 || remaining(vp, now) > 0)) {
+            pick = vp;
+            from = rq;
+            break;
+          }
+        }
+        if (pick != null) {
+          break;
+        }
+      }
+    }
+    if (pick == null) {
+      return null;
+    }
+    from.ready.remove(pick);
+    Rq rq = rqs[cpu.index()];
+    pick.cpuIndex = rq.index;
+    dispatch(rq, pick, now);
+    return pick.task;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Timers: the window boundary (kind EV_WINDOW) and per-processor entitlement expiry (kind =
+  // processor index, arg = task id).
+
+  @Override
+  public void onEvent(int kind, long arg) {
+    long now = sim.now();
+    if (kind == EV_WINDOW) {
+      windowHandle = EventQueue.NO_EVENT;
+      onWindow(now);
+      return;
+    }
+    Rq rq = rqs[kind];
+    rq.exhaustHandle = EventQueue.NO_EVENT;
+    if (rq.curr == null || rq.curr.task.id() != arg) {
+      return;
+    }
+    charge(rq.curr, now);
+    if (rq.curr.remainingNs > 0) {
+      armExhaust(rq); // a late timer (cannot happen with exact charging, but stay safe)
+      return;
+    }
+    rq.exhausted++;
+    if (capped || !rq.ready.isEmpty() || entitledWaitingElsewhere(rq, now)) {
+      kernel.cpu(rq.index).reschedule();
+    }
+  }
+
+  private void onWindow(long now) {
+    boolean active = false;
+    for (Rq rq : rqs) {
+      if (rq.curr != null) {
+        charge(rq.curr, now); // refills: the boundary is now
+        armExhaust(rq);
+        active = true;
+      }
+      if (!rq.throttled.isEmpty()) {
+        while (!rq.throttled.isEmpty()) {
+          Vp vp = rq.throttled.pollFirst();
+          refresh(vp, now);
+          rq.ready.addLast(vp);
+        }
+        Cpu c = kernel.cpu(rq.index);
+        if (c.isIdle()) {
+          c.reschedule();
+        }
+      }
+      active |= !rq.ready.isEmpty();
+    }
+    if (active) {
+      armWindow();
+    }
+  }
+
+  private void armWindow() {
+    if (windowHandle == EventQueue.NO_EVENT) {
+      long next = (sim.now() / windowNs + 1) * windowNs;
+      windowHandle = sim.scheduleAt(next, this, EV_WINDOW, 0);
+    }
+  }
+
+  private void armExhaust(Rq rq) {
+    cancelExhaust(rq);
+    Vp vp = rq.curr;
+    if (vp == null || vp.entitledNs == UNLIMITED || vp.remainingNs == 0) {
+      return;
+    }
+    rq.exhaustHandle = sim.schedule(vp.remainingNs, this, rq.index, vp.task.id());
+  }
+
+  private void cancelExhaust(Rq rq) {
+    if (rq.exhaustHandle != EventQueue.NO_EVENT) {
+      sim.cancel(rq.exhaustHandle);
+      rq.exhaustHandle = EventQueue.NO_EVENT;
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Entitlement bookkeeping.
+
+  private void dispatch(Rq rq, Vp vp, long now) {
+    refresh(vp, now);
+    rq.curr = vp;
+    vp.runStart = now;
+    armExhaust(rq);
+    armWindow();
+  }
+
+  private void queue(Rq rq, Vp vp) {
+    if (capped && remaining(vp, sim.now()) == 0) {
+      rq.throttled.addLast(vp);
+    } else {
+      rq.ready.addLast(vp);
+    }
+  }
+
+  /** The first VP of {@code queue} with entitlement left, or null. */
+  private Vp firstEntitled(ArrayDeque<Vp> queue, long now) {
+    for (Vp vp : queue) {
+      if (remaining(vp, now) > 0) {
+        return vp;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The shared pool: takes an entitled, unpinned VP waiting on another processor (lowest index
+   * first) for {@code rq}'s processor; null if there is none.
+   */
+  private Vp pullEntitled(Rq rq, long now) {
+    for (Rq other : rqs) {
+      if (other == rq) {
+        continue;
+      }
+      for (Vp vp : other.ready) {
+        if (vp.task.pinnedCpu() < 0 && remaining(vp, now) > 0) {
+          other.ready.remove(vp); // returns at once: the iteration does not go on
+          vp.cpuIndex = rq.index;
+          return vp;
+        }
+      }
+    }
+    return null;
+  }
+
+  private boolean entitledWaitingElsewhere(Rq rq, long now) {
+    for (Rq other : rqs) {
+      if (other == rq) {
+        continue;
+      }
+      for (Vp vp : other.ready) {
+        if (vp.task.pinnedCpu() < 0 && remaining(vp, now) > 0) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /** Entitlement left to a dispatched VP, counting its run since it was last charged. */
+  private long currentRemaining(Vp vp, long now) {
+    refresh(vp, now);
+    if (vp.entitledNs == UNLIMITED) {
+      return UNLIMITED;
+    }
+    return Math.max(0, vp.remainingNs - (now - vp.runStart));
+  }
+
+  private long remaining(Vp vp, long now) {
+    refresh(vp, now);
+    return vp.remainingNs;
+  }
+
+  /** Refills the entitlement when a new window has started since it was last charged. */
+  private void refresh(Vp vp, long now) {
+    long w = now / windowNs;
+    if (vp.window != w) {
+      vp.window = w;
+      vp.remainingNs = vp.entitledNs;
+      if (vp.runStart < w * windowNs) {
+        vp.runStart = w * windowNs; // time before the boundary belonged to the old window
+      }
+    }
+  }
+
+  /** Charges the dispatched VP's time since it was last charged. */
+  private void charge(Vp vp, long now) {
+    refresh(vp, now);
+    long used = now - vp.runStart;
+    vp.runStart = now;
+    if (vp.entitledNs != UNLIMITED && used > 0) {
+      vp.remainingNs = Math.max(0, vp.remainingNs - used);
+    }
+  }
+
+  private boolean idle(Cpu c) {
+    Rq rq = rqs[c.index()];
+    return c.isIdle() && rq.curr == null && rq.ready.isEmpty();
+  }
+
+  private static int load(Rq rq) {
+    return rq.ready.size() + (rq.curr != null ? 1 : 0);
+  }
+
+  private Vp vp(Task t) {
+    if (t.schedData instanceof Vp vp) {
+      return vp;
+    }
+    checkState(t.kernel() == kernel, "%s belongs to kernel %s, not %s", t, t.kernel(), kernel);
+    long entitled = UNLIMITED;
+    if (t instanceof VcpuTask v) {
+      int vps = v.vm().guest().cpuCount();
+      Double units = unitsByVm.get(v.vm().name());
+      double u = units != null ? units : defaultUnits <= 0 ? vps : defaultUnits;
+      entitled = Math.min(windowNs, Math.round(u / vps * windowNs));
+    }
+    Vp vp = new Vp(t, entitled);
+    vp.window = Long.MIN_VALUE;
+    t.schedData = vp;
+    return vp;
+  }
+
+  /** Times {@code cpu}'s dispatched VP ran out of entitlement. */
+  public long exhaustions(Cpu cpu) {
+    return rqs[cpu.index()].exhausted;
+  }
+
+  /** One physical processor's dispatch state. */
+  private static final class Rq {
+    final int index;
+    final ArrayDeque<Vp> ready = new ArrayDeque<>(8);
+    final ArrayDeque<Vp> throttled = new ArrayDeque<>(4);
+    Vp curr;
+    long exhaustHandle = EventQueue.NO_EVENT;
+    long exhausted;
+
+    Rq(int index) {
+      this.index = index;
+    }
+  }
+
+  /** A virtual processor's entitlement state. */
+  private static final class Vp {
+    final Task task;
+    final long entitledNs;
+    long remainingNs;
+    long window;
+    long runStart;
+    int cpuIndex;
+
+    Vp(Task task, long entitledNs) {
+      this.task = task;
+      this.entitledNs = entitledNs;
+    }
+
+    @Override
+    public String toString() {
+      return task.toString();
+    }
+  }
+}
