@@ -26,6 +26,8 @@ public final class VcpuTask extends Task {
   private String currentReason;
   boolean halted;
   boolean inUserspace;
+  /** KVM's pv_unhalted: a PV kick arrived; the next (or current) halt returns at once. */
+  boolean pvUnhalted;
   private final Map<String, ExitStats> exits = new LinkedHashMap<>();
   private final int guestStack;
 
@@ -85,6 +87,22 @@ public final class VcpuTask extends Task {
     }
     if (activity == Activity.SPIN) {
       poke(0); // halt polling sees the pending interrupt
+    } else if (state != TaskState.RUNNING) {
+      kernel.wakeUpNow(this, null);
+    }
+  }
+
+  /**
+   * kvm_pv_kick_cpu_op (KVM_HC_KICK_CPU): sets pv_unhalted and wakes the thread if it is halted.
+   * A kick that arrives before the halt makes that halt return at once (no lost kick).
+   */
+  public void pvKick() {
+    pvUnhalted = true;
+    if (!halted) {
+      return;
+    }
+    if (activity == Activity.SPIN) {
+      poke(0);
     } else if (state != TaskState.RUNNING) {
       kernel.wakeUpNow(this, null);
     }
