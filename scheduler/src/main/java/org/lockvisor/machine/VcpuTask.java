@@ -80,9 +80,23 @@ public final class VcpuTask extends Task {
     cpu.resumeSoon();
   }
 
+  /**
+   * kvm_arch_vcpu_runnable for a halted vCPU: a PV kick (pv_unhalted), an interrupt the guest
+   * accepts (HLT with interrupts disabled, as in pv_wait from spin_lock_irqsave, is woken only by
+   * a kick), or a reschedule of an idle guest CPU. A guest's own need_resched is invisible to the
+   * host, so it does not end a halt of a busy guest CPU.
+   */
+  boolean haltWakeable() {
+    Cpu g = guestCpu;
+    Task cur = g.current;
+    return pvUnhalted
+        || (g.hasPendingInterrupts() && !cur.irqsDisabled)
+        || (g.needResched && cur == g.idle);
+  }
+
   /** An interrupt or need_resched for the guest CPU: wake the thread if it is halted. */
   void kick() {
-    if (!halted) {
+    if (!halted || !haltWakeable()) {
       return;
     }
     if (activity == Activity.SPIN) {
@@ -98,14 +112,7 @@ public final class VcpuTask extends Task {
    */
   public void pvKick() {
     pvUnhalted = true;
-    if (!halted) {
-      return;
-    }
-    if (activity == Activity.SPIN) {
-      poke(0);
-    } else if (state != TaskState.RUNNING) {
-      kernel.wakeUpNow(this, null);
-    }
+    kick();
   }
 
   /** Marks the part of an exit handler spent in the userspace VMM (vcpu_put happened). */

@@ -88,6 +88,9 @@ public final class Vm {
           return sleep(v, g);
         }
         default -> {
+          if (!wakeable(v, g)) {
+            return sleep(v, g); // woken for something this halt does not accept
+          }
           v.halted = false;
           v.pvUnhalted = false;
           return NEXT;
@@ -95,9 +98,8 @@ public final class Vm {
       }
     }
 
-    /** kvm_arch_vcpu_runnable: an interrupt, a reschedule, or a PV kick (pv_unhalted). */
     private boolean wakeable(VcpuTask v, Cpu g) {
-      return g.hasPendingInterrupts() || g.needResched || v.pvUnhalted;
+      return v.haltWakeable();
     }
 
     private int sleep(VcpuTask v, Cpu g) {
