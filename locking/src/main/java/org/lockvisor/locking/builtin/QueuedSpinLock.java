@@ -275,6 +275,20 @@ final class QueuedSpinLock extends BaseLock {
           case DONE -> {
             return NEXT;
           }
+          case PENDING -> {
+            if (owner == null) {
+              pending = null;
+              takeWithoutQueue(t, n);
+              n.step = DONE;
+              t.startWork(costs.atomicNs(), symSlow, false); // clear_pending_set_locked
+              return AGAIN;
+            }
+            n.watched = owner;
+            n.step = PENDING_SPUN;
+            t.startSpin(symSlow, ownerGone, 0, watchCpu(owner));
+            return AGAIN;
+          }
+          case PENDING_SPUN -> n.step = PENDING;
           case WAIT_NODE -> {
             if (n.locked) {
               n.step = pv ? PV_HEAD_LOOP : HEAD;
