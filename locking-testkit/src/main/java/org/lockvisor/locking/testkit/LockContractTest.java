@@ -64,6 +64,11 @@ public abstract class LockContractTest {
     return modes;
   }
 
+  private static void assertVcpusWerePreempted(LockTestbed bed) {
+    long preemptions = bed.vm().vcpus().stream().mapToLong(v -> v.involuntarySwitches()).sum();
+    assertThat(preemptions).as("the run must preempt vCPUs to mean anything").isPositive();
+  }
+
   private static void assertClean(LockWorkload w) {
     assertThat(w.violations()).as("mutual exclusion violations").isEmpty();
     assertThat(w.allFinished()).as("every task finishes (no lost wakeup); stuck: %s", w.unfinished()).isTrue();
@@ -82,16 +87,21 @@ public abstract class LockContractTest {
   @ParameterizedTest
   @ValueSource(longs = {1, 2, 3, 4})
   void mutualExclusion_randomSchedulesOnOvercommittedVm_atMostOneHolder(long seed) {
-    LockTestbed bed = testbed(seed).build();
+    // odd seeds add a host hog per physical CPU, so vCPUs are preempted even when they idle often
+    boolean hogs = seed % 2 == 1;
+    LockTestbed bed = testbed(seed).hostHogsPerCpu(hogs ? 1 : 0).build();
     KernelLock lock = newLock(bed);
     List<LockMode> modes = exclusiveModes(lock);
     LockMode mode = modes.get((int) (seed % modes.size()));
-    LockWorkload.Builder b = LockWorkload.on(bed, lock).mode(mode).tasks(16).iterations(30);
+    LockWorkload.Builder b = LockWorkload.on(bed, lock).mode(mode).tasks(16).iterations(150);
     if (lock.supports(LockMode.READ)) {
       b.readers(LockMode.READ, 0.6);
     }
     LockWorkload w = b.start().run(BOUND_NS);
     assertClean(w);
+    if (hogs && !lock.supports(LockMode.READ)) { // reader-heavy runs sleep and halt more than they run
+      assertVcpusWerePreempted(bed);
+    }
   }
 
   @Test
@@ -108,9 +118,10 @@ public abstract class LockContractTest {
   void progress_hostThreadsPreemptVcpus_everyTaskFinishes() {
     LockTestbed bed = testbed(21).hostHogsPerCpu(1).vcpuIsPreempted(VcpuPreemptedHook.INVOLUNTARY, true).build();
     KernelLock lock = newLock(bed);
-    LockWorkload w = LockWorkload.on(bed, lock).mode(exclusiveModes(lock).get(0)).tasks(16).iterations(20)
+    LockWorkload w = LockWorkload.on(bed, lock).mode(exclusiveModes(lock).get(0)).tasks(16).iterations(100)
         .start().run(BOUND_NS);
     assertClean(w);
+    assertVcpusWerePreempted(bed);
   }
 
   @Test
@@ -143,9 +154,10 @@ public abstract class LockContractTest {
     assumeTrue(capabilities().contains("fifo"), "plugin does not declare fifo");
     LockTestbed bed = testbed(42).hostHogsPerCpu(1).build();
     KernelLock lock = newLock(bed);
-    LockWorkload w = LockWorkload.on(bed, lock).mode(exclusiveModes(lock).get(0)).tasks(12).iterations(15)
+    LockWorkload w = LockWorkload.on(bed, lock).mode(exclusiveModes(lock).get(0)).tasks(12).iterations(100)
         .start().run(BOUND_NS);
     assertClean(w);
+    assertVcpusWerePreempted(bed);
     assertThat(w.acquisitionOrder()).isEqualTo(w.arrivalOrder());
   }
 

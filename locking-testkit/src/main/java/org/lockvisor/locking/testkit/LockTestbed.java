@@ -131,8 +131,9 @@ public final class LockTestbed {
     private int physicalCpus = 4;
     private int vcpus = 8;
     private int hostHogsPerCpu;
-    private long hostQuantumNs = 1_000_000;
-    private long guestQuantumNs = 1_000_000;
+    // short slices: many vCPU preemptions and guest switches per run (more interleavings)
+    private long hostQuantumNs = 200_000;
+    private long guestQuantumNs = 500_000;
     private KernelConfig guestConfig = defaultGuestConfig();
     private KernelConfig hostConfig = defaultHostConfig();
     private long exitRoundtripNs = 700;
