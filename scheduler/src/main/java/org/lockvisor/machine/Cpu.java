@@ -284,6 +284,15 @@ public final class Cpu implements EventHandler {
     if (prev != null) {
       prev.notifyWatchers();
     }
+    // on_cpu of two tasks changed, and a vCPU thread may have been switched in or out on the
+    // host: spinners watching this CPU (owner on_cpu) or that vCPU (vcpu_is_preempted) re-check.
+    pokeWatchers();
+    if (prev instanceof VcpuTask v) {
+      v.guestCpu.pokeWatchers();
+    }
+    if (next instanceof VcpuTask v) {
+      v.guestCpu.pokeWatchers();
+    }
     if (powered) {
       armSwitch();
     }
@@ -436,6 +445,12 @@ public final class Cpu implements EventHandler {
       watchers = new TaskWatchers();
     }
     watchers.add(t);
+  }
+
+  void pokeWatchers() {
+    if (watchers != null) {
+      watchers.pokeAll();
+    }
   }
 
   void removeWatcher(Task t) {

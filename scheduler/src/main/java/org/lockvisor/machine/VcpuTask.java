@@ -26,6 +26,8 @@ public final class VcpuTask extends Task {
   private String currentReason;
   boolean halted;
   boolean inUserspace;
+  /** KVM's pv_unhalted: a PV kick arrived; the next (or current) halt returns at once. */
+  boolean pvUnhalted;
   private final Map<String, ExitStats> exits = new LinkedHashMap<>();
   private final int guestStack;
 
@@ -78,9 +80,23 @@ public final class VcpuTask extends Task {
     cpu.resumeSoon();
   }
 
+  /**
+   * kvm_arch_vcpu_runnable for a halted vCPU: a PV kick (pv_unhalted), an interrupt the guest
+   * accepts (HLT with interrupts disabled, as in pv_wait from spin_lock_irqsave, is woken only by
+   * a kick), or a reschedule of an idle guest CPU. A guest's own need_resched is invisible to the
+   * host, so it does not end a halt of a busy guest CPU.
+   */
+  boolean haltWakeable() {
+    Cpu g = guestCpu;
+    Task cur = g.current;
+    return pvUnhalted
+        || (g.hasPendingInterrupts() && !cur.irqsDisabled)
+        || (g.needResched && cur == g.idle);
+  }
+
   /** An interrupt or need_resched for the guest CPU: wake the thread if it is halted. */
   void kick() {
-    if (!halted) {
+    if (!halted || !haltWakeable()) {
       return;
     }
     if (activity == Activity.SPIN) {
@@ -88,6 +104,15 @@ public final class VcpuTask extends Task {
     } else if (state != TaskState.RUNNING) {
       kernel.wakeUpNow(this, null);
     }
+  }
+
+  /**
+   * kvm_pv_kick_cpu_op (KVM_HC_KICK_CPU): sets pv_unhalted and wakes the thread if it is halted.
+   * A kick that arrives before the halt makes that halt return at once (no lost kick).
+   */
+  public void pvKick() {
+    pvUnhalted = true;
+    kick();
   }
 
   /** Marks the part of an exit handler spent in the userspace VMM (vcpu_put happened). */

@@ -46,7 +46,11 @@ public final class Vm {
     return exitOverhead;
   }
 
-  Program haltHandler() {
+  /**
+   * The host path of a HLT exit (kvm_emulate_halt: halt polling, then kvm_vcpu_block); guest
+   * code that halts on purpose, such as pv_wait, exits with it.
+   */
+  public Program haltHandler() {
     return haltHandler;
   }
 
@@ -64,35 +68,45 @@ public final class Vm {
       Cpu g = v.guestCpu;
       switch (phase) {
         case 0 -> {
-          if (g.hasPendingInterrupts() || g.needResched) {
+          if (wakeable(v, g)) {
+            v.pvUnhalted = false;
             return NEXT;
           }
           v.halted = true;
           if (haltPollNs > 0) {
-            t.startSpin(pollSymbol, s -> g.hasPendingInterrupts() || g.needResched, haltPollNs, null);
+            t.startSpin(pollSymbol, s -> wakeable(v, g), haltPollNs, null);
             return AGAIN;
           }
           return sleep(v, g);
         }
         case 1 -> {
-          if (g.hasPendingInterrupts() || g.needResched) {
+          if (wakeable(v, g)) {
             v.halted = false;
+            v.pvUnhalted = false;
             return NEXT;
           }
           return sleep(v, g);
         }
         default -> {
+          if (!wakeable(v, g)) {
+            return sleep(v, g); // woken for something this halt does not accept
+          }
           v.halted = false;
+          v.pvUnhalted = false;
           return NEXT;
         }
       }
+    }
+
+    private boolean wakeable(VcpuTask v, Cpu g) {
+      return v.haltWakeable();
     }
 
     private int sleep(VcpuTask v, Cpu g) {
       v.halted = true;
       v.state = TaskState.INTERRUPTIBLE;
       // the kick may already be there: kvm_vcpu_check_block before schedule()
-      if (g.hasPendingInterrupts() || g.needResched) {
+      if (wakeable(v, g)) {
         v.state = TaskState.RUNNING;
       }
       v.kernel.schedule(v.cpu, false);

@@ -23,6 +23,9 @@ public final class LockStats {
   private long halts;
   private long kicks;
   private long spinBailouts;
+  private long spinAcquisitions;
+  private long handoffs;
+  private long confers;
 
   /** An acquisition; {@code waitNs} > 0 or {@code contended} marks a contended one. */
   public void acquired(boolean contended, long waitNs, boolean bounced) {
@@ -69,6 +72,21 @@ public final class LockStats {
 
   public void spinBailout() {
     spinBailouts++;
+  }
+
+  /** A sleeping lock taken by optimistic spinning (without sleeping), possibly a steal. */
+  public void spinAcquired() {
+    spinAcquisitions++;
+  }
+
+  /** A waiter gave its cycles to the holder's vCPU (H_CONFER, directed yield). */
+  public void conferred() {
+    confers++;
+  }
+
+  /** Ownership handed directly to a waiter (mutex HANDOFF, rwsem reader grant). */
+  public void handedOff() {
+    handoffs++;
   }
 
   public long acquisitions() {
@@ -143,11 +161,24 @@ public final class LockStats {
     return spinBailouts;
   }
 
+  public long spinAcquisitions() {
+    return spinAcquisitions;
+  }
+
+  public long handoffs() {
+    return handoffs;
+  }
+
+  public long confers() {
+    return confers;
+  }
+
   /** Forgets everything (end of warm-up). */
   public void reset() {
     acquisitions = contentions = conBounces = acqBounces = 0;
     waitTotal = waitMax = holdTotal = holdMax = 0;
     waitMin = holdMin = Long.MAX_VALUE;
     holderPreemptedWaitNs = handoffsToPreemptedWaiter = sleeps = halts = kicks = spinBailouts = 0;
+    spinAcquisitions = handoffs = confers = 0;
   }
 }

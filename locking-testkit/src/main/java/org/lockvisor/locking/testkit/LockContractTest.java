@@ -1,0 +1,198 @@
+package org.lockvisor.locking.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.lockvisor.locking.spi.KernelLock;
+import org.lockvisor.locking.spi.LockFactory;
+import org.lockvisor.locking.spi.LockMode;
+import org.lockvisor.machine.VcpuPreemptedHook;
+
+/**
+ * The contract every lock plugin must keep, run on an overcommitted VM: mutual exclusion under
+ * random schedules (checked on entry to the critical section and after every event), no lost
+ * wakeup (every task finishes its acquisitions within a bound), progress while host threads
+ * preempt the vCPUs, and the fairness and behaviours the plugin declares in its capabilities:
+ * {@code fifo} (acquisition order equals arrival order), {@code pv} (waiters halt and are
+ * kicked), {@code sleeping} (waiters sleep), {@code shared} (readers overlap). A plugin's test
+ * extends this class and provides its factory; tests for undeclared capabilities are skipped.
+ */
+public abstract class LockContractTest {
+  /** Simulated time within which a workload must finish: far beyond any legitimate run. */
+  protected static final long BOUND_NS = 20_000_000_000L;
+
+  /** The plugin under test. */
+  protected abstract LockFactory factory();
+
+  /** Options passed to {@link LockFactory#create}. */
+  protected Map<String, String> options() {
+    return Map.of();
+  }
+
+  /** The capabilities the tests hold the plugin to (by default, what it declares). */
+  protected Set<String> capabilities() {
+    return factory().capabilities();
+  }
+
+  /** The testbed for a seed; override to change the machine. */
+  protected LockTestbed.Builder testbed(long seed) {
+    return LockTestbed.builder().seed(seed);
+  }
+
+  private KernelLock newLock(LockTestbed bed) {
+    KernelLock lock = bed.createLock(factory(), "contract_lock", options());
+    assertThat(lock.algorithm()).isEqualTo(factory().name());
+    return lock;
+  }
+
+  private static List<LockMode> exclusiveModes(KernelLock lock) {
+    List<LockMode> modes = new ArrayList<>();
+    for (LockMode m : List.of(LockMode.PLAIN, LockMode.IRQSAVE, LockMode.IRQ, LockMode.BH, LockMode.SLEEPING,
+        LockMode.WRITE)) {
+      if (lock.supports(m)) {
+        modes.add(m);
+      }
+    }
+    assertThat(modes).as("%s supports no exclusive mode", lock).isNotEmpty();
+    return modes;
+  }
+
+  private static void assertVcpusWerePreempted(LockTestbed bed) {
+    long preemptions = bed.vm().vcpus().stream().mapToLong(v -> v.involuntarySwitches()).sum();
+    assertThat(preemptions).as("the run must preempt vCPUs to mean anything").isPositive();
+  }
+
+  private static void assertClean(LockWorkload w) {
+    assertThat(w.violations()).as("mutual exclusion violations").isEmpty();
+    assertThat(w.allFinished()).as("every task finishes (no lost wakeup); stuck: %s", w.unfinished()).isTrue();
+    assertThat(w.totalAcquisitions()).isEqualTo(w.expectedAcquisitions());
+  }
+
+  @Test
+  void metadata_namedAndDescribed() {
+    LockFactory f = factory();
+    assertThat(f.name()).matches("[a-z][a-z0-9]*(-[a-z0-9]+)*");
+    assertThat(f.kind()).isEqualTo("lock");
+    assertThat(f.summary()).isNotBlank().doesNotContain("\n");
+    assertThat(f.lockKind()).isNotNull();
+  }
+
+  @ParameterizedTest
+  @ValueSource(longs = {1, 2, 3, 4})
+  void mutualExclusion_randomSchedulesOnOvercommittedVm_atMostOneHolder(long seed) {
+    // odd seeds add a host hog per physical CPU, so vCPUs are preempted even when they idle often
+    boolean hogs = seed % 2 == 1;
+    LockTestbed bed = testbed(seed).hostHogsPerCpu(hogs ? 1 : 0).build();
+    KernelLock lock = newLock(bed);
+    List<LockMode> modes = exclusiveModes(lock);
+    LockMode mode = modes.get((int) (seed % modes.size()));
+    LockWorkload.Builder b = LockWorkload.on(bed, lock).mode(mode).tasks(16).iterations(150);
+    if (lock.supports(LockMode.READ)) {
+      b.readers(LockMode.READ, 0.6);
+    }
+    LockWorkload w = b.start().run(BOUND_NS);
+    assertClean(w);
+    if (hogs && !lock.supports(LockMode.READ)) { // reader-heavy runs sleep and halt more than they run
+      assertVcpusWerePreempted(bed);
+    }
+  }
+
+  @Test
+  void noLostWakeup_longCriticalSections_everyTaskFinishes() {
+    LockTestbed bed = testbed(11).build();
+    KernelLock lock = newLock(bed);
+    LockWorkload w = LockWorkload.on(bed, lock).mode(exclusiveModes(lock).get(0)).tasks(24).iterations(20)
+        .criticalSectionNs(5_000, 50_000).thinkNs(0, 5_000).start().run(BOUND_NS);
+    assertClean(w);
+    assertThat(lock.stats().contentions()).isPositive();
+  }
+
+  @Test
+  void progress_hostThreadsPreemptVcpus_everyTaskFinishes() {
+    LockTestbed bed = testbed(21).hostHogsPerCpu(1).vcpuIsPreempted(VcpuPreemptedHook.INVOLUNTARY, true).build();
+    KernelLock lock = newLock(bed);
+    LockWorkload w = LockWorkload.on(bed, lock).mode(exclusiveModes(lock).get(0)).tasks(16).iterations(100)
+        .start().run(BOUND_NS);
+    assertClean(w);
+    assertVcpusWerePreempted(bed);
+  }
+
+  @Test
+  void stats_countEveryAcquisitionAndHold() {
+    LockTestbed bed = testbed(31).build();
+    KernelLock lock = newLock(bed);
+    LockWorkload w = LockWorkload.on(bed, lock).mode(exclusiveModes(lock).get(0)).tasks(8).iterations(25)
+        .start().run(BOUND_NS);
+    assertClean(w);
+    assertThat(lock.stats().acquisitions()).isEqualTo(w.expectedAcquisitions());
+    assertThat(lock.stats().contentions()).isBetween(1L, lock.stats().acquisitions());
+    assertThat(lock.stats().holdTotalNs()).isPositive();
+    assertThat(lock.stats().waitTotalNs()).isPositive();
+    assertThat(lock.owner()).isNull();
+  }
+
+  @Test
+  void fifo_noVcpuPreemption_acquisitionOrderEqualsArrivalOrder() {
+    assumeTrue(capabilities().contains("fifo"), "plugin does not declare fifo");
+    LockTestbed bed = testbed(41).build();
+    KernelLock lock = newLock(bed);
+    LockWorkload w = LockWorkload.on(bed, lock).mode(exclusiveModes(lock).get(0)).tasks(12).iterations(25)
+        .thinkNs(0, 3_000).start().run(BOUND_NS);
+    assertClean(w);
+    assertThat(w.acquisitionOrder()).isEqualTo(w.arrivalOrder());
+  }
+
+  @Test
+  void fifo_underVcpuPreemption_acquisitionOrderEqualsArrivalOrder() {
+    assumeTrue(capabilities().contains("fifo"), "plugin does not declare fifo");
+    LockTestbed bed = testbed(42).hostHogsPerCpu(1).build();
+    KernelLock lock = newLock(bed);
+    LockWorkload w = LockWorkload.on(bed, lock).mode(exclusiveModes(lock).get(0)).tasks(12).iterations(100)
+        .start().run(BOUND_NS);
+    assertClean(w);
+    assertVcpusWerePreempted(bed);
+    assertThat(w.acquisitionOrder()).isEqualTo(w.arrivalOrder());
+  }
+
+  @Test
+  void pv_waitersOfPreemptedHolders_haltAndAreKicked() {
+    assumeTrue(capabilities().contains("pv"), "plugin does not declare pv");
+    LockTestbed bed = testbed(51).hostHogsPerCpu(1).build();
+    KernelLock lock = newLock(bed);
+    LockWorkload w = LockWorkload.on(bed, lock).mode(exclusiveModes(lock).get(0)).tasks(16).iterations(20)
+        .criticalSectionNs(2_000, 20_000).start().run(BOUND_NS);
+    assertClean(w);
+    assertThat(lock.stats().halts()).isPositive();
+    assertThat(lock.stats().kicks()).isPositive().isLessThanOrEqualTo(lock.stats().acquisitions());
+  }
+
+  @Test
+  void sleeping_longHolds_waitersSleep() {
+    assumeTrue(capabilities().contains("sleeping"), "plugin does not declare sleeping");
+    LockTestbed bed = testbed(61).build();
+    KernelLock lock = newLock(bed);
+    LockWorkload w = LockWorkload.on(bed, lock).mode(exclusiveModes(lock).get(0)).tasks(16).iterations(10)
+        .criticalSectionNs(200_000, 1_000_000).start().run(BOUND_NS);
+    assertClean(w);
+    assertThat(lock.stats().sleeps()).isPositive();
+  }
+
+  @Test
+  void shared_readersOnly_readersOverlap() {
+    assumeTrue(capabilities().contains("shared"), "plugin does not declare shared");
+    LockTestbed bed = testbed(71).build();
+    KernelLock lock = newLock(bed);
+    assertThat(lock.supports(LockMode.READ)).isTrue();
+    LockWorkload w = LockWorkload.on(bed, lock).mode(exclusiveModes(lock).get(0)).readers(LockMode.READ, 1.0)
+        .tasks(8).iterations(20).criticalSectionNs(10_000, 50_000).start().run(BOUND_NS);
+    assertClean(w);
+    assertThat(w.maxReadersInside()).isGreaterThan(1);
+  }
+}

@@ -1,0 +1,293 @@
+package org.lockvisor.locking.testkit;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.lockvisor.locking.spi.KernelLock;
+import org.lockvisor.locking.spi.LockMode;
+import org.lockvisor.machine.Op;
+import org.lockvisor.machine.Ops;
+import org.lockvisor.machine.Program;
+import org.lockvisor.machine.Task;
+
+/**
+ * A locktorture-style workload for one lock: guest tasks that each take the lock a number of
+ * times, hold it for a random time, release it and think (preemptible user work) for a random
+ * time. It checks mutual exclusion when a task enters the critical section and after every
+ * simulation event, records arrival order (when the lock op starts) and acquisition order, and
+ * stops the simulation when every task has finished.
+ */
+public final class LockWorkload {
+  private final LockTestbed bed;
+  private final KernelLock lock;
+  private final int tasks;
+  private final int iterations;
+  private final List<Task> workers = new ArrayList<>();
+  private final List<String> violations = new ArrayList<>();
+  private final List<Integer> arrivals = new ArrayList<>();
+  private final List<Integer> acquisitions = new ArrayList<>();
+  private int writersInside;
+  private int readersInside;
+  private Task writerInside;
+  private int maxReadersInside;
+  private int finished;
+  private long totalAcquisitions;
+  private long finishedAt = -1;
+
+  private static final class Worker {
+    int left;
+    final SplittableRandom rng;
+
+    Worker(int left, SplittableRandom rng) {
+      this.left = left;
+      this.rng = rng;
+    }
+  }
+
+  private LockWorkload(Builder b) {
+    this.bed = b.bed;
+    this.lock = b.lock;
+    this.tasks = b.tasks;
+    this.iterations = b.iterations;
+    Program[] cs = variants("torture_lock_busy_wait", b.csMinNs, b.csMaxNs, false);
+    Program[] think = variants("torture_think", b.thinkMinNs, b.thinkMaxNs, true);
+    Program write = body("lock_torture_writer", b.mode, false, cs, think);
+    Program read = b.readMode == null ? null : body("lock_torture_reader", b.readMode, true, cs, think);
+    double readFraction = b.readFraction;
+    Program main = Program.named("lock_torture")
+        .loopWhile(t -> worker(t).left > 0, Program.named("lock_torture_iteration")
+            .op(Ops.call(t -> read != null && worker(t).rng.nextDouble() < readFraction ? read : write))
+            .build())
+        .run(this::finish)
+        .build();
+    for (int i = 0; i < tasks; i++) {
+      Task t = bed.guest().spawn("torture/" + i, main);
+      t.userData = new Worker(iterations, bed.sim().streams().get("locktorture/" + lock.name() + "/" + i));
+      workers.add(t);
+    }
+    bed.sim().setObserver((time, kind, arg) -> checkInvariants());
+  }
+
+  public static Builder on(LockTestbed bed, KernelLock lock) {
+    return new Builder(bed, lock);
+  }
+
+  private static Worker worker(Task t) {
+    return (Worker) t.userData;
+  }
+
+  private static Program[] variants(String symbol, long min, long max, boolean user) {
+    Program[] p = new Program[4];
+    for (int i = 0; i < 4; i++) {
+      long ns = min + (max - min) * i / 3;
+      Program.Builder b = Program.named(symbol);
+      p[i] = (user ? b.userWork(ns, symbol) : b.work(ns, symbol)).build();
+    }
+    return p;
+  }
+
+  private Program body(String name, LockMode mode, boolean reader, Program[] cs, Program[] think) {
+    Op lockOp = lock.lock(mode);
+    Op arriveAndLock = new Op() {
+      @Override
+      public int execute(Task t, int phase) {
+        if (phase == 0) {
+          arrivals.add(t.id());
+        }
+        return lockOp.execute(t, phase);
+      }
+
+      @Override
+      public String toString() {
+        return "arrive+" + lockOp;
+      }
+    };
+    return Program.named(name)
+        .op(arriveAndLock)
+        .run(t -> enter(t, reader))
+        .op(Ops.call(t -> cs[worker(t).rng.nextInt(cs.length)]))
+        .run(t -> exit(t, reader))
+        .op(lock.unlock(mode))
+        .run(t -> worker(t).left--)
+        .op(Ops.call(t -> think[worker(t).rng.nextInt(think.length)]))
+        .build();
+  }
+
+  private void enter(Task t, boolean reader) {
+    totalAcquisitions++;
+    if (reader) {
+      if (writersInside > 0) {
+        violation("reader " + t + " entered while writer " + writerInside + " is inside");
+      }
+      readersInside++;
+      maxReadersInside = Math.max(maxReadersInside, readersInside);
+    } else {
+      if (writersInside > 0 || readersInside > 0) {
+        violation(t + " entered while " + (writersInside > 0 ? "writer " + writerInside : readersInside + " readers")
+            + " inside");
+      }
+      writersInside++;
+      writerInside = t;
+      acquisitions.add(t.id());
+    }
+  }
+
+  private void exit(Task t, boolean reader) {
+    if (reader) {
+      readersInside--;
+    } else {
+      writersInside--;
+      writerInside = null;
+    }
+  }
+
+  private void finish(Task t) {
+    finished++;
+    if (finished == tasks) {
+      finishedAt = bed.sim().now();
+      bed.sim().stop();
+    }
+  }
+
+  private void checkInvariants() {
+    if (writersInside > 1) {
+      violation(writersInside + " tasks inside the critical section");
+    }
+    if (writersInside == 1 && lock.owner() != writerInside) {
+      violation("owner() reports " + lock.owner() + " while " + writerInside + " is inside");
+    }
+    if (readersInside > 0 && lock.readers() < readersInside) {
+      violation("readers() reports " + lock.readers() + " while " + readersInside + " readers are inside");
+    }
+  }
+
+  private void violation(String what) {
+    if (violations.size() < 20) {
+      violations.add("t=" + bed.sim().now() + "ns " + lock + ": " + what);
+    }
+  }
+
+  /** Runs until every task finished or {@code boundNs} of simulated time passed. */
+  public LockWorkload run(long boundNs) {
+    bed.sim().runUntil(bed.sim().now() + boundNs);
+    return this;
+  }
+
+  public boolean allFinished() {
+    return finished == tasks;
+  }
+
+  /** Simulated time when the last task finished, or -1. */
+  public long finishedAt() {
+    return finishedAt;
+  }
+
+  public List<String> violations() {
+    return List.copyOf(violations);
+  }
+
+  /** Task ids in the order their (exclusive) lock ops started. */
+  public List<Integer> arrivalOrder() {
+    return List.copyOf(arrivals);
+  }
+
+  /** Task ids in the order they entered the (exclusive) critical section. */
+  public List<Integer> acquisitionOrder() {
+    return List.copyOf(acquisitions);
+  }
+
+  public int maxReadersInside() {
+    return maxReadersInside;
+  }
+
+  public long totalAcquisitions() {
+    return totalAcquisitions;
+  }
+
+  public long expectedAcquisitions() {
+    return (long) tasks * iterations;
+  }
+
+  public List<Task> workers() {
+    return List.copyOf(workers);
+  }
+
+  /** The tasks that did not finish, with what they were doing. */
+  public String unfinished() {
+    StringBuilder sb = new StringBuilder();
+    for (Task t : workers) {
+      if (!t.isDead()) {
+        sb.append(t).append(" [left=").append(worker(t).left).append(", state=").append(t.state())
+            .append(", activity=").append(t.activity()).append(", onCpu=").append(t.onCpu())
+            .append(", cpu=").append(t.cpu()).append("] ");
+      }
+    }
+    return sb.toString();
+  }
+
+  /** Builds a {@link LockWorkload}; {@link #start()} spawns its tasks. */
+  public static final class Builder {
+    private final LockTestbed bed;
+    private final KernelLock lock;
+    private int tasks = 16;
+    private int iterations = 40;
+    private LockMode mode;
+    private LockMode readMode;
+    private double readFraction;
+    private long csMinNs = 200;
+    private long csMaxNs = 2_000;
+    private long thinkMinNs = 500;
+    private long thinkMaxNs = 20_000;
+
+    private Builder(LockTestbed bed, KernelLock lock) {
+      this.bed = bed;
+      this.lock = lock;
+    }
+
+    public Builder tasks(int n) {
+      checkArgument(n > 0, "tasks must be positive: %s", n);
+      this.tasks = n;
+      return this;
+    }
+
+    public Builder iterations(int n) {
+      checkArgument(n > 0, "iterations must be positive: %s", n);
+      this.iterations = n;
+      return this;
+    }
+
+    /** The exclusive mode (PLAIN, IRQSAVE, SLEEPING, WRITE...). */
+    public Builder mode(LockMode m) {
+      this.mode = m;
+      return this;
+    }
+
+    /** A shared mode (READ) taken with probability {@code fraction} per iteration. */
+    public Builder readers(LockMode m, double fraction) {
+      this.readMode = m;
+      this.readFraction = fraction;
+      return this;
+    }
+
+    public Builder criticalSectionNs(long min, long max) {
+      checkArgument(0 <= min && min <= max, "bad critical section range [%s, %s]", min, max);
+      this.csMinNs = min;
+      this.csMaxNs = max;
+      return this;
+    }
+
+    public Builder thinkNs(long min, long max) {
+      checkArgument(0 <= min && min <= max, "bad think range [%s, %s]", min, max);
+      this.thinkMinNs = min;
+      this.thinkMaxNs = max;
+      return this;
+    }
+
+    public LockWorkload start() {
+      checkArgument(mode != null, "the workload needs an exclusive mode");
+      return new LockWorkload(this);
+    }
+  }
+}

@@ -1,0 +1,68 @@
+package org.lockvisor.locking.builtin;
+
+import static com.google.common.base.Preconditions.checkState;
+
+import java.util.function.Function;
+import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.machine.Kernel;
+import org.lockvisor.machine.Machine;
+import org.lockvisor.machine.Op;
+import org.lockvisor.machine.Ops;
+import org.lockvisor.machine.Program;
+import org.lockvisor.machine.Task;
+import org.lockvisor.machine.VcpuTask;
+
+/**
+ * The KVM paravirtual spinlock hooks (arch/x86/kernel/kvm.c): {@code pv_wait} is
+ * {@code kvm_wait}, a HLT exit that blocks the vCPU thread in {@code kvm_vcpu_block} until an
+ * interrupt or a kick; {@code pv_kick} is {@code kvm_kick_cpu}, a KVM_HC_KICK_CPU hypercall
+ * whose host side ({@code kvm_pv_kick_cpu_op}) sets pv_unhalted and wakes the target's thread.
+ */
+final class Paravirt {
+  private Paravirt() {}
+
+  /** A program that halts the calling guest task's vCPU (pv_wait). */
+  static Program waitProgram(Kernel guest, LockCosts costs, String frame) {
+    checkState(guest.isGuest(), "pv_wait in a host kernel");
+    return Program.named(frame)
+        .work(costs.pvWaitNs(), "native_safe_halt")
+        .op(Ops.vmExit("HLT", guest.vm().haltHandler()))
+        .build();
+  }
+
+  /**
+   * A program that kicks the vCPU of {@code target.apply(unlocker)} through a hypercall exit of the
+   * unlocker's vCPU (pv_kick).
+   */
+  static Program kickProgram(Machine machine, LockCosts costs, String frame, Function<Task, Task> target) {
+    int symKick = machine.symbols().symbol("kvm_pv_kick_cpu_op", Machine.DOMAIN_KERNEL);
+    Program hostSide = Program.named("kvm_emulate_hypercall")
+        .op(new Op() {
+          @Override
+          public int execute(Task host, int phase) {
+            if (phase == 0) {
+              VcpuTask v = (VcpuTask) host;
+              Task unlocker = v.guestCpu().current();
+              Task waiter = target.apply(unlocker);
+              if (waiter != null && waiter.cpu().vcpuTask() != null) {
+                waiter.cpu().vcpuTask().pvKick();
+              }
+              if (costs.pvKickNs() > 0) {
+                host.startWork(costs.pvKickNs(), symKick, false);
+                return AGAIN;
+              }
+            }
+            return NEXT;
+          }
+
+          @Override
+          public String toString() {
+            return "kvm_pv_kick_cpu_op";
+          }
+        })
+        .build();
+    return Program.named(frame)
+        .op(Ops.vmExit("HYPERCALL", hostSide))
+        .build();
+  }
+}

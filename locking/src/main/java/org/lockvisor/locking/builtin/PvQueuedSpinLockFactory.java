@@ -1,0 +1,49 @@
+package org.lockvisor.locking.builtin;
+
+import com.google.auto.service.AutoService;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.lockvisor.core.plugin.PluginOption;
+import org.lockvisor.locking.spi.KernelLock;
+import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.locking.spi.LockFactory;
+import org.lockvisor.machine.Kernel;
+
+/** Plugin entry for {@code pv-qspinlock}; see docs/plugins/pv-qspinlock.md. */
+@AutoService(LockFactory.class)
+public final class PvQueuedSpinLockFactory implements LockFactory {
+  private static final List<PluginOption> OPTIONS = List.of();
+
+  @Override
+  public String name() {
+    return "pv-qspinlock";
+  }
+
+  @Override
+  public String summary() {
+    return "paravirt qspinlock: MCS waiters halt after SPIN_THRESHOLD or early when the predecessor is not running; lazy kick at unlock via the pv hash";
+  }
+
+  @Override
+  public LockKind lockKind() {
+    return LockKind.SPINLOCK;
+  }
+
+  @Override
+  public Set<String> capabilities() {
+    return Set.of("pv", "vcpu-preempted-check");
+  }
+
+  @Override
+  public List<PluginOption> options() {
+    return OPTIONS;
+  }
+
+  @Override
+  public KernelLock create(String name, Kernel kernel, LockCosts costs, boolean vcpuIsPreemptedCheck,
+      Map<String, String> options) {
+    Options o = new Options(name(), OPTIONS, options);
+    return new QueuedSpinLock(name, kernel, costs, vcpuIsPreemptedCheck, true);
+  }
+}

@@ -1,0 +1,212 @@
+package org.lockvisor.locking.builtin;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.locking.spi.LockMode;
+import org.lockvisor.machine.Kernel;
+import org.lockvisor.machine.Op;
+import org.lockvisor.machine.Ops;
+import org.lockvisor.machine.Program;
+import org.lockvisor.machine.SpinCondition;
+import org.lockvisor.machine.Task;
+import org.lockvisor.machine.VcpuTask;
+
+/**
+ * The powerpc spinlock of shared-processor LPARs before queued spinlocks
+ * (arch/powerpc/include/asm/spinlock.h {@code arch_spin_lock}, arch/powerpc/lib/locks.c
+ * {@code __spin_yield}). The lock word holds the holder's token; a waiter retries the
+ * lwarx/stwcx. trylock, and while the word is held it lowers its SMT priority and, on a shared
+ * processor, reads the holder's lppaca {@code yield_count}: odd means the holder's virtual
+ * processor is not dispatched, and the waiter confers its cycles to it with H_CONFER. The
+ * spin is inlined into {@code _raw_spin_lock*}; the hypervisor's time in H_CONFER is charged to
+ * the {@code [H]}-domain symbol {@code H_CONFER}. Unfair: any spinner may win the trylock.
+ *
+ * <p>The yield count is the holder's vCPU thread's dispatch count (twice its context switches,
+ * plus one while it is off CPU), so one confer is made per holder preemption, as with the
+ * kernel's re-read of yield_count. The hypervisor side of H_CONFER is modelled as its cost plus
+ * a yield of the caller's physical CPU in the host scheduler (the holder runs next if it waits
+ * for that CPU); PowerVM's directed dispatch of the target is not modelled. Interrupts are not
+ * re-enabled while spinning ({@code arch_spin_lock_flags}), a simplification.
+ */
+final class SplparSpinLock extends BaseLock {
+  private static final int DONE = 0;
+  private static final int TRY = 1;
+  private static final int SPUN = 2;
+  private static final int CONFER = 3;
+
+  private final boolean sharedProcessor;
+  private final List<Task> spinners = new ArrayList<>();
+  private final NodeTable<Node> nodes = new NodeTable<>(t -> new Node());
+  private final Op[] lockOps = new Op[LockMode.values().length];
+  private final Op[] unlockOps = new Op[LockMode.values().length];
+  private final SpinCondition changed = this::changedCondition;
+  private final Program confer;
+  private long confers;
+
+  private static final class Node {
+    long waitStart;
+    Task watched;
+    int step;
+    long conferredYieldCount = -1;
+  }
+
+  SplparSpinLock(String name, Kernel kernel, LockCosts costs, boolean vcpuCheck, boolean sharedProcessor) {
+    super(name, "ppc-splpar", kernel, costs, vcpuCheck, SPIN_MODES);
+    this.sharedProcessor = sharedProcessor && kernel.isGuest();
+    for (LockMode m : SPIN_MODES) {
+      lockOps[m.ordinal()] = new LockOp(m);
+      unlockOps[m.ordinal()] = new UnlockOp(m);
+    }
+    int symConfer = hypervisorSym("H_CONFER");
+    Program hypervisorSide = Program.named("h_confer")
+        .op(new Op() {
+          @Override
+          public int execute(Task host, int phase) {
+            switch (phase) {
+              case 0 -> {
+                if (costs.confer() > 0) {
+                  host.startWork(costs.confer(), symConfer, false);
+                }
+                return AGAIN;
+              }
+              case 1 -> {
+                host.kernel().schedule(host.cpu(), false); // give the physical CPU away
+                return AGAIN;
+              }
+              default -> {
+                return NEXT;
+              }
+            }
+          }
+        })
+        .build();
+    this.confer = Program.named("__spin_yield").op(Ops.vmExit("H_CONFER", hypervisorSide)).build();
+  }
+
+  /** Number of H_CONFER calls made by waiters of this lock. */
+  long confers() {
+    return confers;
+  }
+
+  @Override
+  public Op lock(LockMode mode) {
+    checkMode(mode);
+    return lockOps[mode.ordinal()];
+  }
+
+  @Override
+  public Op unlock(LockMode mode) {
+    checkMode(mode);
+    return unlockOps[mode.ordinal()];
+  }
+
+  /** lppaca yield_count of the vCPU {@code t} runs on: odd while not dispatched. */
+  private static long yieldCount(Task t) {
+    VcpuTask v = t.cpu().vcpuTask();
+    if (v == null) {
+      return 0;
+    }
+    return 2 * (v.voluntarySwitches() + v.involuntarySwitches()) + (v.onCpu() ? 0 : 1);
+  }
+
+  private boolean shouldConfer(Task holder, Node n) {
+    if (!sharedProcessor || holder == null) {
+      return false;
+    }
+    long yc = yieldCount(holder);
+    return (yc & 1) == 1 && yc != n.conferredYieldCount;
+  }
+
+  private boolean changedCondition(Task s) {
+    accountHolder();
+    Node n = nodes.get(s);
+    return owner == null || owner != n.watched || shouldConfer(owner, n);
+  }
+
+  private final class LockOp extends Op {
+    private final LockMode mode;
+    private final int symLock;
+
+    LockOp(LockMode mode) {
+      this.mode = mode;
+      this.symLock = sym(mode.lockSymbol());
+    }
+
+    @Override
+    public int execute(Task t, int phase) {
+      Node n = nodes.get(t);
+      if (phase == 0) {
+        enterMode(t, mode);
+        long cost = rmw(t);
+        if (owner == null) {
+          acquired(t, false, 0);
+          n.step = DONE;
+        } else {
+          n.waitStart = now();
+          n.conferredYieldCount = -1;
+          waiterArrived();
+          spinners.add(t);
+          n.step = TRY;
+        }
+        t.startWork(cost, symLock, false);
+        return AGAIN;
+      }
+      for (;;) {
+        switch (n.step) {
+          case DONE -> {
+            return NEXT;
+          }
+          case TRY -> {
+            if (owner == null) {
+              touch(t);
+              spinners.remove(t);
+              waiterLeft();
+              acquired(t, true, n.waitStart);
+              n.step = DONE;
+              t.startWork(costs.atomicNs(), symLock, false);
+              return AGAIN;
+            }
+            if (shouldConfer(owner, n)) {
+              n.step = CONFER;
+              continue;
+            }
+            n.watched = owner;
+            n.step = SPUN;
+            t.startSpin(symLock, changed, 0, watchCpu(owner));
+            return AGAIN;
+          }
+          case SPUN -> n.step = TRY;
+          case CONFER -> {
+            n.conferredYieldCount = yieldCount(owner);
+            confers++;
+            stats.conferred();
+            n.step = TRY;
+            t.call(confer);
+            return AGAIN;
+          }
+          default -> throw new IllegalStateException("bad step " + n.step);
+        }
+      }
+    }
+  }
+
+  private final class UnlockOp extends Op {
+    private final LockMode mode;
+
+    UnlockOp(LockMode mode) {
+      this.mode = mode;
+    }
+
+    @Override
+    public int execute(Task t, int phase) {
+      released(t);
+      touch(t);
+      for (int i = 0; i < spinners.size(); i++) {
+        spinners.get(i).poke(costs.lineTransferNs());
+      }
+      exitMode(t, mode);
+      return NEXT;
+    }
+  }
+}

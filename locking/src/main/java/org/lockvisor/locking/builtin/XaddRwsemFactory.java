@@ -1,0 +1,52 @@
+package org.lockvisor.locking.builtin;
+
+import com.google.auto.service.AutoService;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.lockvisor.core.plugin.PluginOption;
+import org.lockvisor.locking.spi.KernelLock;
+import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.locking.spi.LockFactory;
+import org.lockvisor.machine.Kernel;
+
+/** Plugin entry for {@code rwsem-xadd}; see docs/plugins/rwsem-xadd.md. */
+@AutoService(LockFactory.class)
+public final class XaddRwsemFactory implements LockFactory {
+  private static final List<PluginOption> OPTIONS = List.of(
+      PluginOption.ofBoolean("optimistic-spin", true, "CONFIG_RWSEM_SPIN_ON_OWNER: writers spin on the OSQ and the owner before sleeping"),
+      PluginOption.ofEnum("wait-lock", "qspinlock", "the spinlock algorithm of wait_lock (the kernel's spinlock choice)",
+          "qspinlock", "pv-qspinlock", "ticket", "pv-ticket", "tas", "ppc-splpar"));
+
+  @Override
+  public String name() {
+    return "rwsem-xadd";
+  }
+
+  @Override
+  public String summary() {
+    return "xadd rwsem (3.16-5.2): readers and writers, writer optimistic spinning on the OSQ and rwsem_spin_on_owner, FIFO wait list with reader batching";
+  }
+
+  @Override
+  public LockKind lockKind() {
+    return LockKind.RWSEM;
+  }
+
+  @Override
+  public Set<String> capabilities() {
+    return Set.of("sleeping", "vcpu-preempted-check", "optimistic-spin", "shared");
+  }
+
+  @Override
+  public List<PluginOption> options() {
+    return OPTIONS;
+  }
+
+  @Override
+  public KernelLock create(String name, Kernel kernel, LockCosts costs, boolean vcpuIsPreemptedCheck,
+      Map<String, String> options) {
+    Options o = new Options(name(), OPTIONS, options);
+    return new XaddRwsem(name, kernel, costs, vcpuIsPreemptedCheck, o.bool("optimistic-spin"), o.choice("wait-lock"));
+  }
+}
