@@ -26,7 +26,6 @@ class MachineStressTest {
     Result b = run(seed);
     assertThat(a.fingerprint).as("same seed, same run").isEqualTo(b.fingerprint);
     assertThat(a.iterations).as("every worker made progress").allMatch(n -> n > 3);
-    System.out.println("seed " + seed + " iterations " + a.iterations + " events " + a.fingerprint);
   }
 
   record Result(long fingerprint, List<Long> iterations) {}
