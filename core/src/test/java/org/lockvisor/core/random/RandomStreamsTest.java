@@ -20,11 +20,15 @@ class RandomStreamsTest {
   }
 
   @Test
-  void seedFor_isStableAcrossReleases() {
-    // Pins the derivation: changing it silently would change every published run.
-    assertThat(new RandomStreams(0).seedFor("x")).isEqualTo(new RandomStreams(0).seedFor("x"));
-    assertThat(new RandomStreams(1).seedFor("vm0/vcpu0"))
-        .isNotEqualTo(new RandomStreams(1).seedFor("vm0/vcpu1"));
+  void get_otherStreamsCreatedFirst_doNotPerturbThisStream() {
+    // Adding a component (a new named stream) must not change the numbers any other one sees.
+    RandomStreams alone = new RandomStreams(1);
+    long expected = alone.get("vm0/vcpu0").nextLong();
+    RandomStreams crowded = new RandomStreams(1);
+    crowded.get("vm0/vcpu1").nextLong();
+    crowded.get("host/tick").nextLong();
+    assertThat(crowded.get("vm0/vcpu0").nextLong()).isEqualTo(expected);
+    assertThat(crowded.seedFor("vm0/vcpu0")).isNotEqualTo(crowded.seedFor("vm0/vcpu1"));
   }
 
   @Test
