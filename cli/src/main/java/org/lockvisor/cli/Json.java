@@ -59,12 +59,17 @@ final class Json {
     return array;
   }
 
-  /** {@code {name, reproduced, headline, report: [..], metrics: {..}}}. */
+  /**
+   * {@code {experiment, name, reproduced, headline, <the reproduction's own data>, report: [..],
+   * metrics: {..}}}.
+   */
   static ObjectNode reproduction(ReproductionResult result) {
     ObjectNode node = MAPPER.createObjectNode()
+        .put("experiment", result.name())
         .put("name", result.name())
         .put("reproduced", result.reproduced())
         .put("headline", result.headline());
+    result.data().forEach((key, value) -> node.set(key, MAPPER.valueToTree(value)));
     result.report().forEach(node.putArray("report")::add);
     ObjectNode metrics = node.putObject("metrics");
     result.metrics().forEach(metrics::put);

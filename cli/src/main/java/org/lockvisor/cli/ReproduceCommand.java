@@ -93,7 +93,8 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
       }
     }
     if (format == OutputFormat.JSON) {
-      stdout.println(Json.write(json));
+      // One named reproduction prints its object; "all" prints the array of them.
+      stdout.println(Json.write(ALL.equals(target) ? json : json.get(0)));
     }
     stdout.flush();
     stderr.flush();

@@ -173,9 +173,9 @@ class LockvisorTest {
         "reproduce", "fake-ok", "--quick", "--format", "json", "--out", out.toString());
 
     assertThat(run.exitCode()).as(run.err()).isZero();
-    JsonNode results = MAPPER.readTree(run.out());
-    assertThat(results).hasSize(1);
-    JsonNode result = results.get(0);
+    JsonNode result = MAPPER.readTree(run.out());
+    assertThat(result.isObject()).as("one named reproduction prints one object").isTrue();
+    assertThat(result.get("experiment").asText()).isEqualTo("fake-ok");
     assertThat(result.get("name").asText()).isEqualTo("fake-ok");
     assertThat(result.get("reproduced").asBoolean()).isTrue();
     assertThat(result.get("metrics").get("quick").asDouble()).isEqualTo(1.0);

@@ -3,6 +3,7 @@ package org.lockvisor.experiment;
 import static com.google.common.base.Preconditions.checkArgument;
 
 import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSortedMap;
 import java.util.List;
 import java.util.Map;
@@ -15,13 +16,19 @@ import java.util.Map;
  * @param headline one line: the verdict and the figure that decided it
  * @param report the human-readable tables (published beside simulated), one line per element
  * @param metrics the figures behind the verdict, by stable key, for JSON consumers
+ * @param data the reproduction's own structured JSON payload (the shape its issue specifies, e.g.
+ *     {@code rows} or {@code profiles}), in insertion order; values are {@code String}, {@code
+ *     Number}, {@code Boolean}, {@code List}, {@code Map} or {@code null}. The CLI merges it into
+ *     the reproduction's JSON object after {@code experiment}, {@code reproduced} and {@code
+ *     headline}.
  */
 public record ReproductionResult(
     String name,
     boolean reproduced,
     String headline,
     ImmutableList<String> report,
-    ImmutableSortedMap<String, Double> metrics) {
+    ImmutableSortedMap<String, Double> metrics,
+    Map<String, Object> data) {
 
   public ReproductionResult {
     checkArgument(name != null && !name.isBlank(), "reproduction result needs a name");
@@ -31,11 +38,19 @@ public record ReproductionResult(
     metrics = ImmutableSortedMap.copyOf(metrics);
     metrics.forEach((key, value) ->
         checkArgument(Double.isFinite(value), "reproduction [%s] metric [%s] is not finite: %s", name, key, value));
+    // Insertion order is part of the JSON contract; a LinkedHashMap copy keeps it and allows nulls.
+    data = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(data == null ? Map.of() : data));
   }
 
   public static ReproductionResult of(
       String name, boolean reproduced, String headline, List<String> report, Map<String, Double> metrics) {
+    return of(name, reproduced, headline, report, metrics, ImmutableMap.of());
+  }
+
+  public static ReproductionResult of(
+      String name, boolean reproduced, String headline, List<String> report, Map<String, Double> metrics,
+      Map<String, Object> data) {
     return new ReproductionResult(
-        name, reproduced, headline, ImmutableList.copyOf(report), ImmutableSortedMap.copyOf(metrics));
+        name, reproduced, headline, ImmutableList.copyOf(report), ImmutableSortedMap.copyOf(metrics), data);
   }
 }
