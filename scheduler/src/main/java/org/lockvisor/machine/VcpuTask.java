@@ -187,10 +187,12 @@ public final class VcpuTask extends Task {
     private long totalNs;
     private long minNs = Long.MAX_VALUE;
     private long maxNs;
+    private double sumSquaresNs;
 
     void record(long ns) {
       count++;
       totalNs += ns;
+      sumSquaresNs += (double) ns * ns;
       minNs = Math.min(minNs, ns);
       maxNs = Math.max(maxNs, ns);
     }
@@ -211,11 +213,21 @@ public final class VcpuTask extends Task {
       return maxNs;
     }
 
+    /** Sample standard deviation of the exit durations (0 below two samples). */
+    public double stddevNs() {
+      if (count < 2) {
+        return 0;
+      }
+      double mean = (double) totalNs / count;
+      return Math.sqrt(Math.max(0, (sumSquaresNs - count * mean * mean) / (count - 1)));
+    }
+
     public void reset() {
       count = 0;
       totalNs = 0;
       minNs = Long.MAX_VALUE;
       maxNs = 0;
+      sumSquaresNs = 0;
     }
   }
 }
