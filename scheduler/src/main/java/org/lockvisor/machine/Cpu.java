@@ -24,6 +24,7 @@ public final class Cpu implements EventHandler {
   static final int EV_IRQ = 3;
   static final int EV_RESCHED = 4;
   static final int EV_RESUME = 5;
+  static final int EV_SPIN_TRAP = 6;
 
   final int id;
   final int index;
@@ -52,6 +53,8 @@ public final class Cpu implements EventHandler {
   private long reschedHandle = EventQueue.NO_EVENT;
   private long resumeHandle = EventQueue.NO_EVENT;
   long tickHandle = EventQueue.NO_EVENT;
+  /** A guest CPU's pending pause-loop / WFE trap of the current spin. */
+  private long spinTrapHandle = EventQueue.NO_EVENT;
 
   /** Wakees queued on this CPU's wake list (3.0 TTWU_QUEUE), activated by the resched IPI. */
   final ArrayDeque<Task> wakeList = new ArrayDeque<>(4);
@@ -433,7 +436,27 @@ public final class Cpu implements EventHandler {
         resumeHandle = EventQueue.NO_EVENT;
         resumeCurrent();
       }
+      case EV_SPIN_TRAP -> {
+        spinTrapHandle = EventQueue.NO_EVENT;
+        if (vcpuTask != null && canRun() && current.activity == Activity.SPIN) {
+          vcpuTask.vm.spinTrapped(vcpuTask);
+        }
+      }
       default -> throw new IllegalStateException("unknown cpu event " + kind);
+    }
+  }
+
+  /** Guest CPU: the current task (re)started spinning in guest mode; trap after {@code windowNs}. */
+  void armSpinTrap(long windowNs) {
+    machine.sim().cancel(spinTrapHandle);
+    spinTrapHandle = machine.sim().schedule(windowNs, this, EV_SPIN_TRAP, 0);
+  }
+
+  /** The spin stopped, froze or was interrupted: the loop the hardware counted is over. */
+  void cancelSpinTrap() {
+    if (spinTrapHandle != EventQueue.NO_EVENT) {
+      machine.sim().cancel(spinTrapHandle);
+      spinTrapHandle = EventQueue.NO_EVENT;
     }
   }
 

@@ -275,6 +275,25 @@ public final class Kernel {
    * __schedule() on {@code cpu}: puts the current task back (preempted or yielding) or takes it
    * off the runqueue (it set a sleeping state), picks the next task and switches to it.
    */
+  /**
+   * {@code yield_to(target, preempt=true)} from {@code current}, the task running the caller on
+   * its CPU: -1 ({@code -ESRCH}) when the target is running or not runnable, 0 when the policy
+   * did not boost it, 1 when it did; then the target's CPU is rescheduled if it is another one.
+   * The caller calls {@link #schedule} itself (yield_to's own {@code schedule()}).
+   */
+  public int yieldTo(Task current, Task target) {
+    if (target.kernel != this || target.onCpu() || target.state != TaskState.RUNNING || !target.onRq) {
+      return -1;
+    }
+    if (!scheduler.yieldTo(current.cpu, current, target)) {
+      return 0;
+    }
+    if (target.cpu != current.cpu) {
+      target.cpu.reschedule();
+    }
+    return 1;
+  }
+
   public void schedule(Cpu cpu, boolean preempt) {
     Task prev = cpu.current;
     cpu.needResched = false;

@@ -49,6 +49,17 @@ public interface Scheduler {
     return 0;
   }
 
+  /**
+   * {@code yield_to(target, preempt)} of the sched class ({@code yield_to_task_fair}): boost
+   * {@code target}, runnable and queued on its runqueue, so it runs next there, and let {@code
+   * current} (running on {@code cpu}) yield. The kernel then reschedules both CPUs. Returns
+   * whether the policy boosted the target; policies without it return false (the default), so
+   * a directed yield does nothing.
+   */
+  default boolean yieldTo(Cpu cpu, Task current, Task target) {
+    return false;
+  }
+
   /** Balancing hook, called when {@code cpu} is about to go idle; may move a task to it. */
   default Task balanceIdle(Cpu cpu) {
     return null;

@@ -485,6 +485,7 @@ public class Task implements EventHandler {
         }
         machine.sim().cancel(recheckHandle);
         recheckHandle = EventQueue.NO_EVENT;
+        cpu.cancelSpinTrap();
       }
       default -> {}
     }
@@ -510,6 +511,9 @@ public class Task implements EventHandler {
         if (spinBudget != Long.MAX_VALUE && spinBudgetHandle == EventQueue.NO_EVENT) {
           spinBudgetHandle = machine.sim().schedule(spinBudget, this, EV_SPIN_BUDGET, 0);
         }
+        if (cpu.vcpuTask != null) {
+          cpu.vcpuTask.vm.armSpinTrap(cpu, this);
+        }
         return false;
       }
       case EXIT -> {
@@ -532,6 +536,7 @@ public class Task implements EventHandler {
     spinBudgetHandle = EventQueue.NO_EVENT;
     machine.sim().cancel(recheckHandle);
     recheckHandle = EventQueue.NO_EVENT;
+    cpu.cancelSpinTrap();
     if (watching instanceof Cpu c) {
       c.removeWatcher(this);
     } else if (watching instanceof Task w) {

@@ -15,11 +15,25 @@ public final class Vm {
   private final Program exitOverhead;
   private final Program haltHandler;
   private final long haltPollNs;
+  private final Machine machine;
+  private final SpinTrapConfig spinTrap;
+  private final Program spinTrapHandler;
+  /** Per symbol id: 0 not classified yet, 1 its spins trap, 2 they do not. */
+  private byte[] trapsBySymbol = new byte[64];
+  private int lastBoostedVcpu = -1;
+  private long spinTraps;
+  private long directedYields;
 
   Vm(Machine machine, String name, KernelConfig guestConfig, Scheduler guestScheduler, HypervisorConfig hv) {
     this.name = name;
     this.guest = new Kernel(machine, name, guestConfig, guestScheduler, this);
     this.haltPollNs = hv.haltPollNs();
+    this.machine = machine;
+    this.spinTrap = hv.spinTrap();
+    this.spinTrapHandler = Program.named("kvm_handle_spin_trap")
+        .work(spinTrap.handlerNs(), "kvm_vcpu_on_spin")
+        .op(new DirectedYieldOp())
+        .build();
     this.exitOverhead = hv.exitRoundtripNs() > 0
         ? Program.named("vcpu_enter_guest").work(hv.exitRoundtripNs(), "vmx_vcpu_run").build()
         : null;
@@ -52,6 +66,85 @@ public final class Vm {
    */
   public Program haltHandler() {
     return haltHandler;
+  }
+
+  /** The spin-trap and directed-yield configuration of this VM. */
+  public SpinTrapConfig spinTrap() {
+    return spinTrap;
+  }
+
+  /** Pause-loop / WFE exits taken so far. */
+  public long spinTraps() {
+    return spinTraps;
+  }
+
+  /** kvm_vcpu_on_spin calls that yielded to a preempted sibling vCPU. */
+  public long directedYields() {
+    return directedYields;
+  }
+
+  public void resetSpinTrapStats() {
+    spinTraps = 0;
+    directedYields = 0;
+  }
+
+  /** Called when {@code t} (re)arms a spin on guest CPU {@code g}: start the hardware's window. */
+  void armSpinTrap(Cpu g, Task t) {
+    if (!spinTrap.enabled()) {
+      return;
+    }
+    int symbol = machine.symbols().leaf(t.activityStack);
+    if (symbol >= trapsBySymbol.length) {
+      trapsBySymbol = java.util.Arrays.copyOf(trapsBySymbol, Math.max(symbol + 1, trapsBySymbol.length * 2));
+    }
+    byte traps = trapsBySymbol[symbol];
+    if (traps == 0) {
+      traps = spinTrap.untrappedSymbols().contains(machine.symbols().name(symbol)) ? (byte) 2 : (byte) 1;
+      trapsBySymbol[symbol] = traps;
+    }
+    if (traps == 1) {
+      g.armSpinTrap(spinTrap.windowNs());
+    }
+  }
+
+  /** The window ran out while the guest still spins: the vCPU exits to kvm_vcpu_on_spin. */
+  void spinTrapped(VcpuTask v) {
+    spinTraps++;
+    v.requestExit(spinTrap.exitReason(), spinTrapHandler);
+  }
+
+  /**
+   * kvm_vcpu_on_spin's candidate loop (3.x–4.x): starting after the last boosted vCPU, the first
+   * sibling whose thread was preempted while runnable ({@code vcpu->preempted}; a halted one is
+   * skipped) gets {@code yield_to}; up to three {@code -ESRCH} answers end the search.
+   */
+  private final class DirectedYieldOp extends Op {
+    @Override
+    public int execute(Task t, int phase) {
+      if (phase > 0 || !spinTrap.directedYield()) {
+        return NEXT;
+      }
+      int n = vcpus.size();
+      int tries = 3;
+      for (int k = 1; k <= n; k++) {
+        int i = Math.floorMod(lastBoostedVcpu + k, n);
+        VcpuTask candidate = vcpus.get(i);
+        if (candidate == t || candidate.hostState() != VcpuTask.HostState.PREEMPTED) {
+          continue;
+        }
+        int yielded = t.kernel.yieldTo(t, candidate);
+        if (yielded > 0) {
+          lastBoostedVcpu = i;
+          directedYields++;
+          t.kernel.schedule(t.cpu, true);
+          return AGAIN;
+        }
+        if (yielded < 0 && --tries == 0) {
+          break;
+        }
+      }
+      return NEXT;
+    }
   }
 
   /** kvm_vcpu_block: poll for a wakeup for halt_poll_ns, then sleep until kicked. */

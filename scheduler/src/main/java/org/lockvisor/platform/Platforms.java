@@ -5,6 +5,8 @@ import static org.lockvisor.arch.spi.CostKey.EXIT_HLT;
 import static org.lockvisor.arch.spi.CostKey.HALT_POLL;
 import static org.lockvisor.arch.spi.CostKey.IPI_SEND;
 import static org.lockvisor.arch.spi.CostKey.IPI_SEND_GUEST;
+import static org.lockvisor.arch.spi.CostKey.KVM_VCPU_ON_SPIN;
+import static org.lockvisor.arch.spi.CostKey.PLE_WINDOW;
 import static org.lockvisor.arch.spi.CostKey.SCHED_TICK;
 import static org.lockvisor.arch.spi.CostKey.TTWU_FULL;
 import static org.lockvisor.arch.spi.CostKey.TTWU_ON_RQ;
@@ -12,9 +14,12 @@ import static org.lockvisor.arch.spi.CostKey.TTWU_RUNNING;
 import static org.lockvisor.arch.spi.CostKey.VMEXIT_ROUNDTRIP;
 import static org.lockvisor.arch.spi.CostKey.WAKEE_IDLE_EXIT;
 
+import com.google.common.collect.ImmutableSet;
 import org.lockvisor.arch.spi.ArchProfile;
+import org.lockvisor.arch.spi.HypervisorBehaviour;
 import org.lockvisor.machine.HypervisorConfig;
 import org.lockvisor.machine.KernelConfig;
+import org.lockvisor.machine.SpinTrapConfig;
 import org.lockvisor.machine.TtwuQueueMode;
 import org.lockvisor.machine.VcpuPreemptedHook;
 
@@ -67,7 +72,27 @@ public final class Platforms {
 
   /** Hypervisor costs of exits and halts. */
   public static HypervisorConfig hypervisor(ArchProfile profile) {
-    return new HypervisorConfig(profile.ns(VMEXIT_ROUNDTRIP), profile.ns(EXIT_HLT), profile.ns(HALT_POLL));
+    return new HypervisorConfig(profile.ns(VMEXIT_ROUNDTRIP), profile.ns(EXIT_HLT), profile.ns(HALT_POLL),
+        spinTrap(profile));
+  }
+
+  /**
+   * Pause-loop exiting (x86: every PAUSE loop traps after ple_window) or WFE trapping (arm64:
+   * only WFE waits, i.e. spinlocks; cpu_relax() loops do not), with kvm_vcpu_on_spin's directed
+   * yield as the profile says; {@link SpinTrapConfig#OFF} where nothing traps (PowerVM, s390).
+   */
+  public static SpinTrapConfig spinTrap(ArchProfile profile) {
+    HypervisorBehaviour.SpinTrap trap = profile.hypervisor().spinTrap();
+    if (!trap.enabled()) {
+      return SpinTrapConfig.OFF;
+    }
+    boolean wfe = trap.trigger() == HypervisorBehaviour.SpinTrap.Trigger.WFE;
+    return new SpinTrapConfig(
+        Math.max(1, profile.ns(PLE_WINDOW)),
+        wfe ? "WFx" : "PAUSE_INSTRUCTION",
+        profile.ns(KVM_VCPU_ON_SPIN),
+        trap.directedYield(),
+        wfe ? SpinTrapConfig.CPU_RELAX_LOOPS : ImmutableSet.of());
   }
 
   /** What the guest's vcpu_is_preempted() sees on this hypervisor. */

@@ -49,7 +49,13 @@ import org.lockvisor.machine.Task;
  *       from the busiest runqueue of its kernel (pinned tasks stay).
  * </ul>
  *
- * <p>Left out: buddies (next/last/skip, so {@code yield_to} is not modelled here), periodic
+ * <p>{@code yield_to} ({@code yield_to_task_fair}, used by KVM's directed yield) sets the
+ * target as the next buddy of its runqueue and the yielding task as the skip buddy of its own;
+ * {@code pick_next_entity} prefers the next buddy, and skips the skip buddy for the second
+ * entity, as long as that is not more than a wakeup granularity of vruntime unfair to the
+ * leftmost ({@code wakeup_preempt_entity < 1}). The last buddy (wakeup preemption) is left out.
+ *
+ * <p>Left out: the last buddy, periodic
  * load balancing and wake_affine, PELT load tracking, cgroups, and steal-time-aware clocks (a
  * guest charges the time its vCPU was preempted to its current task, like a guest without
  * CONFIG_PARAVIRT_TIME_ACCOUNTING).
@@ -58,6 +64,7 @@ import org.lockvisor.machine.Task;
  * allocated once per task.
  */
 public final class CfsScheduler implements Scheduler, EventHandler {
+  private long yields;
   /** {@code NICE_0_LOAD}: the weight of a nice-0 task. */
   public static final int NICE_0_LOAD = 1024;
   /** hrtick_start: the shortest timer the kernel arms. */
@@ -213,7 +220,13 @@ public final class CfsScheduler implements Scheduler, EventHandler {
   public Task pickNext(Cpu cpu) {
     Rq rq = rqs[cpu.index()];
     if (rq.curr != null) {
-      // the current task went to sleep or exited (dequeue_entity of curr)
+      // the current task went to sleep or exited (dequeue_entity of curr, clear_buddies)
+      if (rq.skip == rq.curr) {
+        rq.skip = null;
+      }
+      if (rq.next == rq.curr) {
+        rq.next = null;
+      }
       updateCurr(rq);
       rq.curr = null;
       updateMinVruntime(rq);
@@ -222,8 +235,18 @@ public final class CfsScheduler implements Scheduler, EventHandler {
     if (rq.size == 0) {
       return null;
     }
-    Entity se = rq.heap[0];
-    remove(rq, se);
+    Entity left = rq.heap[0];
+    Entity se = left;
+    if (rq.skip == se) {
+      Entity second = secondLeftmost(rq);
+      if (second != null && wakeupPreemptEntity(second, left) < 1) {
+        se = second;
+      }
+    }
+    if (rq.next != null && wakeupPreemptEntity(rq.next, left) < 1) {
+      se = rq.next;
+    }
+    remove(rq, se); // clear_buddies(cfs_rq, se)
     setNext(rq, se);
     return se.task;
   }
@@ -285,6 +308,31 @@ public final class CfsScheduler implements Scheduler, EventHandler {
     }
     checkState(rq.curr != null && rq.curr.task == task, "%s switched to %s, picked %s", cpu, task, rq.curr);
     task.execStart = sim.now();
+  }
+
+  @Override
+  public boolean yieldTo(Cpu cpu, Task current, Task target) {
+    Entity se = entity(target);
+    if (se.heapIndex < 0) {
+      return false; // !se->on_rq: running, or not queued
+    }
+    rqs[se.rqIndex].next = se; // set_next_buddy
+    Rq rq = rqs[cpu.index()];
+    // yield_task_fair: with another task to run, the yielder becomes the skip buddy
+    if (nrRunning(rq) > 1 && rq.curr != null && rq.curr.task == current) {
+      updateCurr(rq);
+      if (rq.next == rq.curr) {
+        rq.next = null;
+      }
+      rq.skip = rq.curr;
+    }
+    yields++;
+    return true;
+  }
+
+  /** Successful {@code yield_to} calls (directed yields) so far. */
+  public long yields() {
+    return yields;
   }
 
   @Override
@@ -522,6 +570,12 @@ public final class CfsScheduler implements Scheduler, EventHandler {
   }
 
   private void remove(Rq rq, Entity se) {
+    if (rq.next == se) {
+      rq.next = null;
+    }
+    if (rq.skip == se) {
+      rq.skip = null;
+    }
     int i = se.heapIndex;
     checkState(i >= 0 && i < rq.size && rq.heap[i] == se, "%s is not in runqueue %s", se.task, rq.index);
     rq.size--;
@@ -535,6 +589,26 @@ public final class CfsScheduler implements Scheduler, EventHandler {
       siftUp(rq, last.heapIndex);
     }
     rq.heap[rq.size] = null;
+  }
+
+  /** The second entity in vruntime order: the smaller child of the heap's root. */
+  private static Entity secondLeftmost(Rq rq) {
+    if (rq.size < 2) {
+      return null;
+    }
+    if (rq.size == 2 || before(rq.heap[1], rq.heap[2])) {
+      return rq.heap[1];
+    }
+    return rq.heap[2];
+  }
+
+  /** wakeup_preempt_entity(curr, se): -1 not ahead, 0 within the granularity, 1 beyond it. */
+  private int wakeupPreemptEntity(Entity candidate, Entity left) {
+    long vdiff = candidate.task.vruntime - left.task.vruntime;
+    if (vdiff <= 0) {
+      return -1;
+    }
+    return vdiff > calcDeltaFair(wakeupGranularityNs, left.task.weight) ? 1 : 0;
   }
 
   private static boolean before(Entity a, Entity b) {
@@ -590,6 +664,9 @@ public final class CfsScheduler implements Scheduler, EventHandler {
     int size;
     long queuedLoad;
     Entity curr;
+    /** Buddies: next (yield_to target), skip (the yielder). */
+    Entity next;
+    Entity skip;
     long minVruntime;
     long hrtickHandle = EventQueue.NO_EVENT;
     long migrationsIn;

@@ -1,0 +1,47 @@
+package org.lockvisor.machine;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import com.google.common.collect.ImmutableSet;
+
+/**
+ * Pause-loop exiting (Intel PLE, AMD pause filter) or WFE trapping (arm64 HCR_EL2.TWE), and the
+ * directed yield of its handler, {@code kvm_vcpu_on_spin}.
+ *
+ * <p>A guest task that spins for {@code windowNs} of guest-mode time without leaving the loop
+ * traps: its vCPU exits with {@code exitReason}, the host spends {@code handlerNs} in {@code
+ * kvm_vcpu_on_spin}, and, when {@code directedYield} is on, yields to the next vCPU of the same
+ * VM (round robin from the last boosted one) whose thread was preempted while runnable, through
+ * the host scheduler's {@code yield_to}. The guest then re-enters and resumes its spin with a
+ * fresh window. Left out: {@code dy_eligible} alternation, the 3.18+ dynamic window
+ * (grow/shrink), and yield_to_kernel_mode filtering.
+ *
+ * @param windowNs guest spin time before a trap (ple_window in ns); 0 disables trapping
+ * @param exitReason the exit reason as {@code perf kvm stat} names it (PAUSE_INSTRUCTION, WFx)
+ * @param handlerNs host time in kvm_vcpu_on_spin (candidate scan, yield_to), excluding the exit
+ * @param directedYield whether the handler yields to a preempted sibling vCPU
+ * @param untrappedSymbols spin symbols whose loops never trap (arm64: {@code cpu_relax()} loops
+ *     such as osq_lock or mutex_spin_on_owner execute YIELD, not WFE); empty for PAUSE loops,
+ *     where every spin traps
+ */
+public record SpinTrapConfig(
+    long windowNs, String exitReason, long handlerNs, boolean directedYield, ImmutableSet<String> untrappedSymbols) {
+
+  /** No trapping (PowerVM and s390 guests yield explicitly; or PLE disabled). */
+  public static final SpinTrapConfig OFF = new SpinTrapConfig(0, "PAUSE_INSTRUCTION", 0, false, ImmutableSet.of());
+
+  /** Loops that use cpu_relax() (YIELD on arm64) in the 3.x–4.x kernels: they do not trap on WFE. */
+  public static final ImmutableSet<String> CPU_RELAX_LOOPS = ImmutableSet.of(
+      "osq_lock", "osq_unlock", "mutex_spin_on_owner", "mutex_optimistic_spin", "rwsem_spin_on_owner");
+
+  public SpinTrapConfig {
+    checkArgument(windowNs >= 0, "spin trap window must not be negative: [%s]", windowNs);
+    checkArgument(handlerNs >= 0, "spin trap handler cost must not be negative: [%s]", handlerNs);
+    checkArgument(exitReason != null && !exitReason.isBlank(), "spin trap needs an exit reason");
+    untrappedSymbols = ImmutableSet.copyOf(untrappedSymbols);
+  }
+
+  public boolean enabled() {
+    return windowNs > 0;
+  }
+}
