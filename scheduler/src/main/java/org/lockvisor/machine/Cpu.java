@@ -114,6 +114,14 @@ public final class Cpu implements EventHandler {
     return needResched;
   }
 
+  /**
+   * The steal clock of this CPU as its kernel reads it: for a guest CPU, the time its vCPU thread
+   * has spent runnable but not running on the host; 0 for a physical CPU.
+   */
+  public long stealClock() {
+    return vcpuTask == null ? 0 : vcpuTask.stealNs();
+  }
+
   /** True while this CPU executes instructions (physical, or vCPU in guest mode and on a pCPU). */
   public boolean canRun() {
     return powered && !switching;
@@ -278,6 +286,13 @@ public final class Cpu implements EventHandler {
     }
     machine.sim().cancel(switchHandle);
     switchHandle = EventQueue.NO_EVENT;
+    long now = machine.sim().now();
+    if (prev instanceof VcpuTask v && prev.state == TaskState.RUNNING) {
+      v.startWaiting(now);
+    }
+    if (next instanceof VcpuTask v) {
+      v.stopWaiting(now);
+    }
     current = next;
     next.cpu = this;
     contextSwitches++;

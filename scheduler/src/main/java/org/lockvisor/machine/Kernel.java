@@ -118,6 +118,21 @@ public final class Kernel {
     this.vcpuPreempted = hook;
   }
 
+  private boolean stealTimeAccounting;
+
+  /**
+   * CONFIG_PARAVIRT_TIME_ACCOUNTING with a hypervisor that publishes steal time: the scheduler's
+   * task clock ({@code rq->clock_task}) excludes the time the CPU's vCPU thread was not running,
+   * so a guest task is not charged vruntime for it. Off by default (the clock includes steal).
+   */
+  public void setStealTimeAccounting(boolean on) {
+    this.stealTimeAccounting = on;
+  }
+
+  public boolean stealTimeAccounting() {
+    return stealTimeAccounting;
+  }
+
   /**
    * The guest's {@code vcpu_is_preempted(cpu)}: what the hypervisor tells this guest about the
    * vCPU behind {@code cpu}, under the semantics of the arch profile. Always false on the host.
@@ -183,6 +198,9 @@ public final class Kernel {
     t.onRq = true;
     t.cpu = target;
     t.wakeups++;
+    if (t instanceof VcpuTask v) {
+      v.startWaiting(machine.sim().now());
+    }
     scheduler.enqueue(target, t, wakeup);
     if (target.current == target.idle || scheduler.wakeupPreempt(target, target.current, t)) {
       target.reschedule();

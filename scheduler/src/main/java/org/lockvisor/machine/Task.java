@@ -77,6 +77,8 @@ public class Task implements EventHandler {
   public long vruntime;
   public int weight = 1024;
   public long execStart;
+  /** The CPU's steal clock at {@link #execStart} (for steal-time-aware schedulers). */
+  public long execStartSteal;
   public long sumExecRuntime;
   public long prevSumExecRuntime;
   public long lastRanAt;

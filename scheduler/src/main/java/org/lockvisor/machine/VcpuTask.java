@@ -29,6 +29,9 @@ public final class VcpuTask extends Task {
   /** KVM's pv_unhalted: a PV kick arrived; the next (or current) halt returns at once. */
   boolean pvUnhalted;
   private final Map<String, ExitStats> exits = new LinkedHashMap<>();
+  /** sched_info run_delay: time runnable on a host runqueue but not running (KVM's steal time). */
+  private long runDelayNs;
+  private long waitingSince = -1;
   private final int guestStack;
 
   VcpuTask(Machine machine, Kernel host, int id, String name, Vm vm, Cpu guestCpu) {
@@ -61,6 +64,29 @@ public final class VcpuTask extends Task {
       return HostState.HALTED;
     }
     return inUserspace ? HostState.IN_USERSPACE : HostState.IN_HOST_KERNEL;
+  }
+
+  /**
+   * Steal time so far: how long this thread has been runnable but not running on the host
+   * (sched_info {@code run_delay}, which KVM publishes to the guest as steal time).
+   */
+  public long stealNs() {
+    return runDelayNs + (waitingSince >= 0 ? machine.sim().now() - waitingSince : 0);
+  }
+
+  /** The thread became runnable off CPU (woken, or preempted while runnable). */
+  void startWaiting(long now) {
+    if (waitingSince < 0) {
+      waitingSince = now;
+    }
+  }
+
+  /** The thread was switched in. */
+  void stopWaiting(long now) {
+    if (waitingSince >= 0) {
+      runDelayNs += now - waitingSince;
+      waitingSince = -1;
+    }
   }
 
   /** Exit statistics per reason, in first-seen order. */

@@ -22,6 +22,7 @@ import org.lockvisor.machine.KernelConfig;
 import org.lockvisor.machine.SpinTrapConfig;
 import org.lockvisor.machine.TtwuQueueMode;
 import org.lockvisor.machine.VcpuPreemptedHook;
+import org.lockvisor.machine.Vm;
 
 /**
  * Turns an {@link ArchProfile} into what the machine needs: kernel configurations for the host
@@ -93,6 +94,16 @@ public final class Platforms {
         profile.ns(KVM_VCPU_ON_SPIN),
         trap.directedYield(),
         wfe ? SpinTrapConfig.CPU_RELAX_LOOPS : ImmutableSet.of());
+  }
+
+  /**
+   * Applies the profile's guest-visible hypervisor behaviour to a VM's guest kernel: the
+   * {@code vcpu_is_preempted} semantics and, where the hypervisor publishes steal time, a task
+   * clock that excludes it (CONFIG_PARAVIRT_TIME_ACCOUNTING).
+   */
+  public static void configureGuest(Vm vm, ArchProfile profile) {
+    vm.guest().setVcpuPreemptedHook(vcpuPreempted(profile));
+    vm.guest().setStealTimeAccounting(profile.hypervisor().stealTime());
   }
 
   /** What the guest's vcpu_is_preempted() sees on this hypervisor. */

@@ -56,9 +56,10 @@ import org.lockvisor.machine.Task;
  * leftmost ({@code wakeup_preempt_entity < 1}). The last buddy (wakeup preemption) is left out.
  *
  * <p>Left out: the last buddy, periodic
- * load balancing and wake_affine, PELT load tracking, cgroups, and steal-time-aware clocks (a
- * guest charges the time its vCPU was preempted to its current task, like a guest without
- * CONFIG_PARAVIRT_TIME_ACCOUNTING).
+ * load balancing and wake_affine, PELT load tracking, cgroups. The task clock includes steal
+ * time (a guest charges the time its vCPU was preempted to its current task, as without
+ * CONFIG_PARAVIRT_TIME_ACCOUNTING) unless the kernel enables steal-time accounting
+ * ({@code Kernel.setStealTimeAccounting}).
  *
  * <p>Per-event work allocates nothing: runqueues are indexed binary heaps of per-task entities
  * allocated once per task.
@@ -308,6 +309,7 @@ public final class CfsScheduler implements Scheduler, EventHandler {
     }
     checkState(rq.curr != null && rq.curr.task == task, "%s switched to %s, picked %s", cpu, task, rq.curr);
     task.execStart = sim.now();
+    task.execStartSteal = cpu.stealClock();
   }
 
   @Override
@@ -428,6 +430,7 @@ public final class CfsScheduler implements Scheduler, EventHandler {
     rq.curr = se;
     se.rqIndex = rq.index;
     t.execStart = sim.now();
+    t.execStartSteal = kernel.cpu(rq.index).stealClock();
     t.prevSumExecRuntime = t.sumExecRuntime;
     if (hrtick) {
       armHrtick(rq);
@@ -442,7 +445,14 @@ public final class CfsScheduler implements Scheduler, EventHandler {
     Task t = curr.task;
     long now = sim.now();
     long delta = now - t.execStart;
+    if (kernel.stealTimeAccounting()) {
+      // update_rq_clock_task: steal time is not the task's execution time
+      long steal = kernel.cpu(rq.index).stealClock();
+      delta -= steal - t.execStartSteal;
+      t.execStartSteal = steal;
+    }
     if (delta <= 0) {
+      t.execStart = now;
       return;
     }
     t.execStart = now;
