@@ -42,6 +42,9 @@ abstract class BaseLock implements KernelLock {
 
   Task owner;
   long acquiredAt;
+  /** The holder's CPU and its steal clock at acquisition (lock-holder preemption accounting). */
+  private Cpu acquiredOn;
+  private long acquiredSteal;
   /** Tasks waiting (spinning, queued, halted or sleeping) for this lock. */
   int waiters;
   private int lineCpu = -1;
@@ -138,6 +141,8 @@ abstract class BaseLock implements KernelLock {
     accountHolder();
     owner = t;
     acquiredAt = now();
+    acquiredOn = t.cpu();
+    acquiredSteal = acquiredOn == null ? 0 : acquiredOn.stealClock();
     stats.acquired(contended, contended ? now() - waitStart : 0, lastBounce);
     holderWasPreempted = false;
   }
@@ -152,6 +157,13 @@ abstract class BaseLock implements KernelLock {
     checkState(owner == t, "%s: %s releases a lock held by %s", name, t, owner);
     accountHolder();
     stats.released(now() - acquiredAt);
+    // The steal clock of the holder's vCPU advanced by the time that vCPU was runnable but not
+    // running on the host during the hold. A spinlock holder cannot migrate; a sleeping-lock
+    // holder that moved to another vCPU is not counted (its old vCPU's steal is not its own).
+    if (acquiredOn != null && t.cpu() == acquiredOn) {
+      stats.holdPreempted(acquiredOn.stealClock() - acquiredSteal);
+    }
+    acquiredOn = null;
     owner = null;
     holderWasPreempted = false;
   }

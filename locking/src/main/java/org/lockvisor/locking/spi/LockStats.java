@@ -18,6 +18,8 @@ public final class LockStats {
   private long holdMin = Long.MAX_VALUE;
   private long holdMax;
   private long holderPreemptedWaitNs;
+  private long preemptedHolds;
+  private long holdPreemptedNs;
   private long handoffsToPreemptedWaiter;
   private long sleeps;
   private long halts;
@@ -48,6 +50,27 @@ public final class LockStats {
     holdTotal += holdNs;
     holdMin = Math.min(holdMin, holdNs);
     holdMax = Math.max(holdMax, holdNs);
+  }
+
+  /**
+   * A hold during which the holder's vCPU was off its physical CPU for {@code ns} in total
+   * (lock-holder preemption), counted once per hold.
+   */
+  public void holdPreempted(long ns) {
+    if (ns > 0) {
+      preemptedHolds++;
+      holdPreemptedNs += ns;
+    }
+  }
+
+  /** Holds during which the holder's vCPU was preempted by the host (lock-holder preemptions). */
+  public long preemptedHolds() {
+    return preemptedHolds;
+  }
+
+  /** Total time holders spent holding the lock while their vCPU was preempted. */
+  public long holdPreemptedNs() {
+    return holdPreemptedNs;
   }
 
   public void holderPreemptedWait(long ns) {
@@ -180,5 +203,6 @@ public final class LockStats {
     waitMin = holdMin = Long.MAX_VALUE;
     holderPreemptedWaitNs = handoffsToPreemptedWaiter = sleeps = halts = kicks = spinBailouts = 0;
     spinAcquisitions = handoffs = confers = 0;
+    preemptedHolds = holdPreemptedNs = 0;
   }
 }
