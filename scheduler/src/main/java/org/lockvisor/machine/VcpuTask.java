@@ -32,6 +32,8 @@ public final class VcpuTask extends Task {
   /** sched_info run_delay: time runnable on a host runqueue but not running (KVM's steal time). */
   private long runDelayNs;
   private long waitingSince = -1;
+  /** This vCPU's current PLE window (0: the configured base window). */
+  long spinTrapWindowNs;
   private final int guestStack;
 
   VcpuTask(Machine machine, Kernel host, int id, String name, Vm vm, Cpu guestCpu) {
@@ -83,6 +85,7 @@ public final class VcpuTask extends Task {
 
   /** The thread was switched in. */
   void stopWaiting(long now) {
+    spinTrapWindowNs = 0; // vmx_sched_in -> shrink_ple_window (ple_window_shrink 0: reset)
     if (waitingSince >= 0) {
       runDelayNs += now - waitingSince;
       waitingSince = -1;

@@ -103,13 +103,16 @@ public final class Vm {
       trapsBySymbol[symbol] = traps;
     }
     if (traps == 1) {
-      g.armSpinTrap(spinTrap.windowNs());
+      long window = g.vcpuTask.spinTrapWindowNs;
+      g.armSpinTrap(window > 0 ? window : spinTrap.windowNs());
     }
   }
 
   /** The window ran out while the guest still spins: the vCPU exits to kvm_vcpu_on_spin. */
   void spinTrapped(VcpuTask v) {
     spinTraps++;
+    long window = v.spinTrapWindowNs > 0 ? v.spinTrapWindowNs : spinTrap.windowNs();
+    v.spinTrapWindowNs = spinTrap.grow(window); // handle_pause -> grow_ple_window
     v.requestExit(spinTrap.exitReason(), spinTrapHandler);
   }
 

@@ -88,11 +88,15 @@ public final class Platforms {
       return SpinTrapConfig.OFF;
     }
     boolean wfe = trap.trigger() == HypervisorBehaviour.SpinTrap.Trigger.WFE;
+    long window = Math.max(1, profile.ns(PLE_WINDOW));
+    // ple_window_max: INT_MAX cycles in b4a2d31da812, i.e. unbounded for a simulation
     return new SpinTrapConfig(
-        Math.max(1, profile.ns(PLE_WINDOW)),
+        window,
         wfe ? "WFx" : "PAUSE_INSTRUCTION",
         profile.ns(KVM_VCPU_ON_SPIN),
         trap.directedYield(),
+        trap.growFactor(),
+        trap.growFactor() > 1 ? Long.MAX_VALUE / 4 : window,
         wfe ? SpinTrapConfig.CPU_RELAX_LOOPS : ImmutableSet.of());
   }
 

@@ -91,7 +91,7 @@ public final class X86KvmArchProfile implements ArchProfileFactory {
               + "the candidate scan and yield_to, excluding the exit")
           .put(HALT_POLL, 0, M, HALT_POLL_NOTE)
           .put(PLE_WINDOW, 4096, V, "arch/x86/kvm/vmx.c ple_window default 4096 TSC cycles (~1.5 us); "
-              + "gap 128, grow x2")
+              + "gap 128; fixed before 3.18 (b4a2d31da812 made it grow x2 per exit)")
           .put(IRQ_INJECT, 3000, E, "estimate 3000 (1500-5000): no posted interrupts before APICv "
               + "(Ivy Bridge-EP), so injection kicks the vCPU out with a host IPI and injects at entry")
           .put(IRQ_ENTRY, 500, E, "estimate 500 (200-1500): vector dispatch, irq_enter/irq_exit, EOI "
@@ -113,8 +113,9 @@ public final class X86KvmArchProfile implements ArchProfileFactory {
       new HypervisorBehaviour(
           // 0b9f6c4615c9 (2016) wrote steal_time.preempted on every vcpu_put.
           VcpuPreemptedSemantics.X86_STEAL_TIME_ANY_PUT,
-          // vmx.c: ple_gap 128 (41 before), ple_window_grow 2; handle_pause -> kvm_vcpu_on_spin.
-          new SpinTrap(true, SpinTrap.Trigger.PAUSE_LOOP, 128, 2, true),
+          // vmx.c: ple_gap 128 (41 before); handle_pause -> kvm_vcpu_on_spin. Growth factor 1: the
+          // dynamic window (ple_window_grow 2) arrived in 3.18 (b4a2d31da812), after this era.
+          new SpinTrap(true, SpinTrap.Trigger.PAUSE_LOOP, 128, 1, true),
           true,
           NotifyPath.IOEVENTFD_IN_KERNEL,
           true,
