@@ -10,4 +10,10 @@ public interface MachineTrace {
   default void onWake(Task task, Cpu target) {}
 
   default void onExit(VcpuTask vcpu, String reason, long start, long durationNs) {}
+
+  /**
+   * A spin of {@code task} charged to {@code symbol} ended (hand-off, bail-out or budget); it
+   * started at {@code start} and may include time the task was frozen (its CPU stopped).
+   */
+  default void onSpin(Task task, int symbol, long start, long end) {}
 }

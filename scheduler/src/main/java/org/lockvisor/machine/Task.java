@@ -55,6 +55,8 @@ public class Task implements EventHandler {
   SpinCondition spinCondition;
   long spinBudget;
   long spinArmed;
+  private long spinStartedAt;
+  private int spinSymbol;
   long spinBudgetHandle = EventQueue.NO_EVENT;
   long recheckHandle = EventQueue.NO_EVENT;
   boolean spinTimedOut;
@@ -284,6 +286,8 @@ public class Task implements EventHandler {
   public void startSpin(int symbol, SpinCondition condition, long budgetNs, Object watch) {
     checkState(activity == Activity.NONE, "%s: spin started while %s", name, activity);
     activity = Activity.SPIN;
+    spinStartedAt = machine.sim().now();
+    spinSymbol = symbol;
     activityStack = machine.symbols().push(currentStack(), symbol);
     spinCondition = condition;
     spinBudget = budgetNs <= 0 ? Long.MAX_VALUE : budgetNs;
@@ -548,6 +552,7 @@ public class Task implements EventHandler {
     spinCondition = null;
     activity = Activity.NONE;
     cpu.chargeNothing();
+    machine.trace().onSpin(this, spinSymbol, spinStartedAt, machine.sim().now());
   }
 
   /** The stack charged for the current activity (-1 for none). */

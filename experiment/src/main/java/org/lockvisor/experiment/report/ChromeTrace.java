@@ -1,0 +1,256 @@
+package org.lockvisor.experiment.report;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.Arrays;
+import org.lockvisor.machine.Cpu;
+import org.lockvisor.machine.Machine;
+import org.lockvisor.machine.MachineTrace;
+import org.lockvisor.machine.Task;
+import org.lockvisor.machine.VcpuTask;
+import org.lockvisor.machine.Vm;
+
+/**
+ * A Chrome trace-event recorder ({@code trace.json}) that opens in the Perfetto UI and
+ * {@code chrome://tracing}: one process for the host with a track per physical CPU, one process
+ * per VM with a track per guest CPU. Slices ({@code ph: X}) show which task ran on each CPU, the
+ * spins (named by their kernel symbol) and VM exits (on the guest CPU that stopped for them);
+ * instant events mark wakeups. Timestamps are microseconds with nanosecond decimals.
+ *
+ * <p>Bounded: after {@code maxEvents} the recorder stops, keeps what it has, and the file says
+ * so (a {@code trace truncated} instant and {@code "truncated": true} in the metadata). Events
+ * are kept in primitive arrays while the run goes, so recording allocates only when an array
+ * grows; names are resolved when the file is written.
+ */
+public final class ChromeTrace implements MachineTrace {
+
+  private static final byte SLICE_TASK = 0;
+  private static final byte SLICE_SPIN = 1;
+  private static final byte SLICE_EXIT = 2;
+  private static final byte INSTANT_WAKE = 3;
+
+  private final Machine machine;
+  private final MachineTrace next;
+  private final int maxEvents;
+  private final long[] switchedInAt;
+  private final Task[] runningTask;
+
+  private int size;
+  private byte[] type = new byte[1024];
+  private int[] cpu = new int[1024];
+  private long[] start = new long[1024];
+  private long[] duration = new long[1024];
+  private Object[] subject = new Object[1024];
+  private int[] symbol = new int[1024];
+  private boolean truncated;
+
+  /**
+   * @param machine the machine, with its host and VMs created
+   * @param maxEvents at most this many events are kept
+   * @param next a trace to forward every callback to (e.g. an invariant checker), or {@link MachineTrace#NONE}
+   */
+  public ChromeTrace(Machine machine, int maxEvents, MachineTrace next) {
+    checkArgument(maxEvents > 0, "trace event limit must be positive: [%s]", maxEvents);
+    this.machine = machine;
+    this.maxEvents = maxEvents;
+    this.next = next;
+    int cpus = machine.cpus().stream().mapToInt(Cpu::id).max().orElse(-1) + 1;
+    this.switchedInAt = new long[cpus];
+    this.runningTask = new Task[cpus];
+    Arrays.fill(switchedInAt, -1);
+  }
+
+  /** Records into {@code machine} from now on: installs itself as the machine's trace. */
+  public static ChromeTrace attach(Machine machine, int maxEvents) {
+    ChromeTrace trace = new ChromeTrace(machine, maxEvents, machine.trace());
+    machine.setTrace(trace);
+    return trace;
+  }
+
+  public int events() {
+    return size;
+  }
+
+  public boolean truncated() {
+    return truncated;
+  }
+
+  @Override
+  public void onSwitch(Cpu c, Task prev, Task nextTask) {
+    next.onSwitch(c, prev, nextTask);
+    long now = machine.sim().now();
+    int id = c.id();
+    if (runningTask[id] != null && runningTask[id] != c.idleTask() && switchedInAt[id] >= 0) {
+      add(SLICE_TASK, id, switchedInAt[id], now - switchedInAt[id], runningTask[id], -1);
+    }
+    runningTask[id] = nextTask;
+    switchedInAt[id] = now;
+  }
+
+  @Override
+  public void onWake(Task task, Cpu target) {
+    next.onWake(task, target);
+    add(INSTANT_WAKE, target.id(), machine.sim().now(), 0, task, -1);
+  }
+
+  @Override
+  public void onExit(VcpuTask vcpu, String reason, long exitStart, long durationNs) {
+    next.onExit(vcpu, reason, exitStart, durationNs);
+    add(SLICE_EXIT, vcpu.guestCpu().id(), exitStart, durationNs, reason, -1);
+  }
+
+  @Override
+  public void onSpin(Task task, int spinSymbol, long spinStart, long end) {
+    next.onSpin(task, spinSymbol, spinStart, end);
+    Cpu c = task.cpu();
+    if (c != null) {
+      add(SLICE_SPIN, c.id(), spinStart, end - spinStart, task, spinSymbol);
+    }
+  }
+
+  private void add(byte kind, int cpuId, long at, long ns, Object what, int sym) {
+    if (size >= maxEvents) {
+      truncated = true;
+      return;
+    }
+    if (size == type.length) {
+      int n = Math.min(maxEvents, size * 2);
+      type = Arrays.copyOf(type, n);
+      cpu = Arrays.copyOf(cpu, n);
+      start = Arrays.copyOf(start, n);
+      duration = Arrays.copyOf(duration, n);
+      subject = Arrays.copyOf(subject, n);
+      symbol = Arrays.copyOf(symbol, n);
+    }
+    type[size] = kind;
+    cpu[size] = cpuId;
+    start[size] = at;
+    duration[size] = ns;
+    subject[size] = what;
+    symbol[size] = sym;
+    size++;
+  }
+
+  /** Writes the trace, closing the slices still open at the current simulated time. */
+  public void writeTo(OutputStream out) throws IOException {
+    long now = machine.sim().now();
+    try (JsonGenerator g = new JsonFactory().createGenerator(out, JsonEncoding.UTF8)) {
+      g.writeStartObject();
+      g.writeStringField("displayTimeUnit", "ns");
+      g.writeObjectFieldStart("metadata");
+      g.writeStringField("generator", "lockvisor");
+      g.writeBooleanField("truncated", truncated);
+      g.writeNumberField("events", size);
+      g.writeEndObject();
+      g.writeArrayFieldStart("traceEvents");
+      writeNames(g);
+      for (int i = 0; i < size; i++) {
+        writeEvent(g, type[i], cpu[i], start[i], duration[i], subject[i], symbol[i]);
+      }
+      for (int id = 0; id < runningTask.length; id++) {
+        Task t = runningTask[id];
+        if (t != null && switchedInAt[id] >= 0 && t != machine.cpuById(id).idleTask()) {
+          writeEvent(g, SLICE_TASK, id, switchedInAt[id], now - switchedInAt[id], t, -1);
+        }
+      }
+      if (truncated) {
+        g.writeStartObject();
+        g.writeStringField("name", "trace truncated at " + maxEvents + " events");
+        g.writeStringField("ph", "i");
+        g.writeStringField("s", "g");
+        g.writeNumberField("ts", now / 1e3);
+        g.writeNumberField("pid", 0);
+        g.writeNumberField("tid", 0);
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+      g.writeEndObject();
+    }
+  }
+
+  private void writeNames(JsonGenerator g) throws IOException {
+    meta(g, "process_name", 0, 0, "host " + machine.host().name());
+    for (Cpu c : machine.host().cpus()) {
+      meta(g, "thread_name", 0, c.id(), c.name());
+    }
+    int pid = 1;
+    for (Vm vm : machine.vms()) {
+      meta(g, "process_name", pid, 0, "vm " + vm.name());
+      for (Cpu c : vm.guest().cpus()) {
+        meta(g, "thread_name", pid, c.id(), c.name());
+      }
+      pid++;
+    }
+  }
+
+  private static void meta(JsonGenerator g, String what, int pid, int tid, String name) throws IOException {
+    g.writeStartObject();
+    g.writeStringField("name", what);
+    g.writeStringField("ph", "M");
+    g.writeNumberField("pid", pid);
+    g.writeNumberField("tid", tid);
+    g.writeObjectFieldStart("args");
+    g.writeStringField("name", name);
+    g.writeEndObject();
+    g.writeEndObject();
+  }
+
+  private void writeEvent(JsonGenerator g, byte kind, int cpuId, long at, long ns, Object what, int sym)
+      throws IOException {
+    Cpu c = machine.cpuById(cpuId);
+    g.writeStartObject();
+    switch (kind) {
+      case SLICE_TASK -> {
+        g.writeStringField("name", ((Task) what).name());
+        g.writeStringField("cat", "run");
+      }
+      case SLICE_SPIN -> {
+        g.writeStringField("name", machine.symbols().name(sym));
+        g.writeStringField("cat", "spin");
+      }
+      case SLICE_EXIT -> {
+        g.writeStringField("name", "exit " + what);
+        g.writeStringField("cat", "vmexit");
+      }
+      default -> {
+        g.writeStringField("name", "wake " + ((Task) what).name());
+        g.writeStringField("cat", "wakeup");
+      }
+    }
+    g.writeStringField("ph", kind == INSTANT_WAKE ? "i" : "X");
+    if (kind == INSTANT_WAKE) {
+      g.writeStringField("s", "t");
+    }
+    g.writeNumberField("ts", at / 1e3);
+    if (kind != INSTANT_WAKE) {
+      g.writeNumberField("dur", Math.max(0, ns) / 1e3);
+    }
+    g.writeNumberField("pid", processOf(c));
+    g.writeNumberField("tid", cpuId);
+    if (kind == SLICE_SPIN || kind == SLICE_TASK) {
+      g.writeObjectFieldStart("args");
+      g.writeStringField("task", ((Task) what).name());
+      g.writeEndObject();
+    }
+    g.writeEndObject();
+  }
+
+  private int processOf(Cpu c) {
+    if (c.kernel() == machine.host()) {
+      return 0;
+    }
+    int pid = 1;
+    for (Vm vm : machine.vms()) {
+      if (vm.guest() == c.kernel()) {
+        return pid;
+      }
+      pid++;
+    }
+    return 0;
+  }
+}
