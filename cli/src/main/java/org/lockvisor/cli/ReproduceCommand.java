@@ -13,6 +13,7 @@ import org.lockvisor.experiment.ReproductionResult;
 import org.lockvisor.experiment.Reproductions;
 import org.lockvisor.experiment.SimulationFailedException;
 import org.lockvisor.experiment.io.AtomicFiles;
+import org.lockvisor.experiment.report.ReproductionPage;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -90,6 +91,8 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
       }
       if (out != null) {
         write(out.resolve(name + ".json"), Json.write(Json.reproduction(result)));
+        Path dir = out.resolve(name);
+        write(dir.resolve(ReproductionPage.FILE_NAME), ReproductionPage.render(result, reproduction.summary(), dir));
       }
     }
     if (format == OutputFormat.JSON) {
