@@ -199,12 +199,15 @@ public final class Vm {
     }
 
     private int sleep(VcpuTask v, Cpu g) {
+      // kvm_vcpu_check_block before schedule(): a kick already there ends the halt without
+      // giving up the CPU
+      if (wakeable(v, g)) {
+        v.halted = false;
+        v.pvUnhalted = false;
+        return NEXT;
+      }
       v.halted = true;
       v.state = TaskState.INTERRUPTIBLE;
-      // the kick may already be there: kvm_vcpu_check_block before schedule()
-      if (wakeable(v, g)) {
-        v.state = TaskState.RUNNING;
-      }
       v.kernel.schedule(v.cpu, false);
       return AGAIN;
     }
