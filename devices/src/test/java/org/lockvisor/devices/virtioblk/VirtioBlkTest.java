@@ -8,7 +8,6 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.lockvisor.devices.spi.BlockBatch;
 import org.lockvisor.devices.spi.BlockRequest;
-import org.lockvisor.devices.spi.CostSource;
 import org.lockvisor.devices.spi.DeviceContext;
 import org.lockvisor.devices.testing.TestLocks;
 import org.lockvisor.devices.testing.TestMachines;
@@ -65,8 +64,8 @@ class VirtioBlkTest {
   }
 
   private static VirtioBlk attach(Machine m, Vm vm, VirtioBlkConfig config) {
-    VirtioBlk d = new VirtioBlk("vda", config, VirtioBlkCosts.ESTIMATES);
-    d.attach(new DeviceContext(m, vm, new TestLocks(60), CostSource.ESTIMATES));
+    VirtioBlk d = new VirtioBlk("vda", config, VirtioBlkCosts.from(TestMachines.X86_COSTS));
+    d.attach(new DeviceContext(m, vm, new TestLocks(60), TestMachines.X86_COSTS));
     return d;
   }
 
