@@ -94,6 +94,11 @@ public record VirtioBlkConfig(
         backendServiceNs, backendExponential);
   }
 
+  public VirtioBlkConfig withIndirect(boolean on) {
+    return new VirtioBlkConfig(notifyMode, notifyPath, vmmGlobalLock, queueSize, eventIdx, on, irqCpu, vmmCpu, backendDepth,
+        backendServiceNs, backendExponential);
+  }
+
   public VirtioBlkConfig withBackend(int depth, long serviceNs, boolean exponential) {
     return new VirtioBlkConfig(notifyMode, notifyPath, vmmGlobalLock, queueSize, eventIdx, indirect, irqCpu, vmmCpu, depth,
         serviceNs, exponential);
