@@ -77,6 +77,12 @@ class VirtioBlkNotifyReproductionTest {
   }
 
   @Test
+  void registeredForServiceLoader() {
+    assertThat(java.util.ServiceLoader.load(org.lockvisor.experiment.Reproduction.class).stream()
+        .map(p -> p.get().name())).contains(VirtioBlkNotifyReproduction.NAME);
+  }
+
+  @Test
   void report_explainsItself() {
     String text = String.join("\n", result.report());
     assertThat(text).contains("spin behind exit ms/s", "exits/s", "kicks suppressed", "14K -> 34K", "104K -> 140K");
