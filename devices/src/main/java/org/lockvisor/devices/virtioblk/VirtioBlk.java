@@ -23,6 +23,7 @@ import org.lockvisor.machine.Op;
 import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.Task;
+import org.lockvisor.machine.VcpuTask;
 import org.lockvisor.machine.Vm;
 import org.lockvisor.machine.WaitQueue;
 
@@ -87,6 +88,8 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
   private int tagsFree;
   private final WaitQueue tagWait = new WaitQueue("blk_mq_bitmap_tags.wait");
   private long tagWaits;
+  private boolean[] forcedExitPending = new boolean[0];
+  private long forcedExits;
 
   // host VMM state
   private boolean ioeventfdSignalled;
@@ -208,6 +211,7 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
     this.vq = new Virtqueue(name + ".vq0", config.queueSize(), config.eventIdx());
     this.descriptorsPerRequest = config.indirect() ? 1 : 3;
     this.tagsFree = config.indirect() ? config.queueSize() : config.queueSize() / 2;
+    this.forcedExitPending = new boolean[guest.cpuCount()];
     this.notifyPath = NotifyPath.named(config.notifyPath());
     checkArgument(config.irqCpu() < guest.cpuCount(), "irq-cpu %s does not exist in a guest with %s cpus",
         config.irqCpu(), guest.cpuCount());
@@ -259,7 +263,13 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
   private Program mainLoopProgram() {
     Program inject = Program.named("virtio_notify")
         .work(costs.interruptInjectNs(), "kvm_set_irq")
-        .run(t -> interruptTarget().raiseInterrupt(vringInterrupt))
+        .run(t -> {
+          Cpu target = interruptTarget();
+          if (!config.postedInterrupts() && target.vcpuTask().hostState() == VcpuTask.HostState.IN_GUEST) {
+            forcedExitPending[target.index()] = true; // the kick IPI exits the running vCPU
+          }
+          target.raiseInterrupt(vringInterrupt);
+        })
         .build();
     Program complete = Program.named("virtio_blk_rw_complete")
         .work(costs.hostCompleteNs(), "virtio_blk_rw_complete")
@@ -344,7 +354,19 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
         .op(vqLock.unlock(LockMode.IRQSAVE))
         .op(Ops.call(t -> hwQueueStopped ? restart : null))
         .build();
+    Program externalInterruptExit = Program.named("kvm_vcpu_kick")
+        .run(t -> forcedExits++)
+        .op(Ops.vmExit("EXTERNAL_INTERRUPT", Program.named("handle_external_intr").build()))
+        .build();
     this.vringInterrupt = Program.interruptHandler("vring_interrupt")
+        .op(Ops.call(t -> {
+          int cpu = t.cpu().index();
+          if (!forcedExitPending[cpu]) {
+            return null;
+          }
+          forcedExitPending[cpu] = false;
+          return externalInterruptExit; // charged where the interrupt lands, before the handler runs
+        }))
         .work(costs.irqEntryNs(), "handle_edge_irq")
         .call(virtblkDone)
         .build();
@@ -620,6 +642,7 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
     m.put("notify_exits_under_vq_lock", notifiesUnderLock);
     m.put("notify_exit_ns_under_vq_lock", notifyUnderLockNs);
     m.put("virtblk_done_runs", doneRuns);
+    m.put("interrupt_exits", forcedExits);
     m.put("vq_lock_spin_ns.virtio_queue_rq", vqLockSpinNsQueueRq());
     m.put("vq_lock_spin_ns.virtblk_done", vqLockSpinNsDone());
     m.put("vq_lock_spin_ns.during_notify_exit", spinDuringLockedExitNs);
@@ -643,7 +666,7 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
   @Override
   public void resetStats() {
     submitted = completed = parked = hwQueueStops = tagWaits = 0;
-    notifies = notifyNs = notifiesUnderLock = notifyUnderLockNs = doneRuns = spinDuringLockedExitNs = 0;
+    notifies = notifyNs = notifiesUnderLock = notifyUnderLockNs = doneRuns = spinDuringLockedExitNs = forcedExits = 0;
     if (vq != null) {
       vq.resetStats();
       vqLock.stats().reset();

@@ -129,6 +129,22 @@ class VirtioBlkTest {
   }
 
   @Test
+  void completionInterrupt_runningVcpu_exitsUnlessPosted() {
+    long[] exits = new long[2];
+    for (int posted = 0; posted < 2; posted++) {
+      Machine m = TestMachines.machine(5, 5);
+      Vm vm = TestMachines.vm(m, 4);
+      VirtioBlk d = attach(m, vm, VirtioBlkConfig.defaults().withVmmCpu(4).withPostedInterrupts(posted == 1));
+      new Submitters(m, vm, d, 4, 4);
+      runChecked(m, d, 20 * MS);
+      exits[posted] = d.stats().get("interrupt_exits").longValue();
+      assertThat(d.stats().get("vq.interrupts").longValue()).isPositive();
+    }
+    assertThat(exits[0]).as("2014: a busy irq vCPU takes an exit per interrupt").isPositive();
+    assertThat(exits[1]).as("posted interrupts: none").isZero();
+  }
+
+  @Test
   void kicks_eventIdxNegotiated_someSuppressed() {
     Machine m = TestMachines.machine(3, 6);
     Vm vm = TestMachines.vm(m, 4);

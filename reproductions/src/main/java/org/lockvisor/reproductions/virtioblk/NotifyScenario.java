@@ -76,7 +76,8 @@ final class NotifyScenario {
     VirtioBlkConfig config = VirtioBlkConfig.defaults()
         .withNotify(mode)
         .withNotifyPath(path)
-        .withBackend(BACKEND_DEPTH, BACKEND_SERVICE_NS, true);
+        .withBackend(BACKEND_DEPTH, BACKEND_SERVICE_NS, true)
+        .withPostedInterrupts(profile.hypervisor().postedInterrupts());
     this.device = new VirtioBlk("vdc", config);
     LockCosts lockCosts = LockCosts.fromProfile(profile);
     TicketSpinLockFactory ticket = new TicketSpinLockFactory();

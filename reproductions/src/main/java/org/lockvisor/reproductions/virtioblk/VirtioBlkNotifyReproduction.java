@@ -74,7 +74,8 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
   /** The figures of one run. */
   record Variant(double iops, double clatP50Us, double exitsPerS, double meanExitUs, long kicks, long kicksSuppressed,
       double kicksSuppressedShare, long interrupts, long interruptsSuppressed, double spinMsPerS,
-      double spinDuringExitMsPerS, double exitUnderLockShare, long vmmLockContentions, long tagWaits) {
+      double spinDuringExitMsPerS, double exitUnderLockShare, long vmmLockContentions, long tagWaits,
+      long interruptExits) {
 
     static Variant of(NotifyScenario s) {
       long exits = s.stat("notify_exits");
@@ -82,7 +83,7 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
           s.stat("vq.kicks_suppressed"), s.kickSuppressedShare(), s.stat("vq.interrupts"),
           s.stat("vq.interrupts_suppressed"), s.spinMsPerSecond(), s.spinDuringExitMsPerSecond(),
           exits == 0 ? 0 : (double) s.stat("notify_exits_under_vq_lock") / exits, s.stat("vmm_lock.contentions"),
-          s.stat("tag_waits"));
+          s.stat("tag_waits"), s.stat("interrupt_exits"));
     }
 
     Map<String, Object> json() {
@@ -97,6 +98,7 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
       m.put("kicks_suppressed_share", round3(kicksSuppressedShare));
       m.put("interrupts", interrupts);
       m.put("interrupts_suppressed_by_event_idx", interruptsSuppressed);
+      m.put("interrupt_exits", interruptExits);
       m.put("vq_lock_spin_ms_per_s", round1(spinMsPerS));
       m.put("vq_lock_spin_during_notify_exit_ms_per_s", round1(spinDuringExitMsPerS));
       m.put("vmm_lock_contentions", vmmLockContentions);
