@@ -339,12 +339,13 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
     List<Point> x86 = points.stream().filter(p -> p.arch().startsWith("x86")).toList();
     Point arm = points.get(0);
     double[] nj = x86.stream().mapToDouble(Point::numjobs).toArray();
-    Plot plot = new Plot("virtio-blk notify inside vs outside vq_lock: fio randread 4k IOPS", "fio numjobs", "IOPS")
-        .line("x86_64-kvm baseline (notify inside lock)", nj, x86.stream().mapToDouble(p -> p.baseline().iops()).toArray())
-        .line("x86_64-kvm patched (notify outside lock)", nj, x86.stream().mapToDouble(p -> p.patched().iops()).toArray())
-        .line("arm64-kvm baseline", new double[] {arm.numjobs()}, new double[] {arm.baseline().iops()})
-        .line("arm64-kvm patched", new double[] {arm.numjobs()}, new double[] {arm.patched().iops()})
-        .published("published x86 (numjobs=2)", new double[] {2, 2},
+    Plot plot = new Plot("virtio-blk notify inside (baseline) vs outside (patched) vq_lock: fio randread 4k", "fio numjobs",
+        "IOPS")
+        .line("x86 baseline", nj, x86.stream().mapToDouble(p -> p.baseline().iops()).toArray())
+        .line("x86 patched", nj, x86.stream().mapToDouble(p -> p.patched().iops()).toArray())
+        .line("arm64 baseline", new double[] {arm.numjobs()}, new double[] {arm.baseline().iops()})
+        .line("arm64 patched", new double[] {arm.numjobs()}, new double[] {arm.patched().iops()})
+        .published("published x86", new double[] {2, 2},
             new double[] {X86_NJ2_BASELINE_PUBLISHED, X86_NJ2_PATCHED_PUBLISHED})
         .published("published arm64", new double[] {ARM_NUMJOBS, ARM_NUMJOBS},
             new double[] {ARM_BASELINE_PUBLISHED, ARM_PATCHED_PUBLISHED});

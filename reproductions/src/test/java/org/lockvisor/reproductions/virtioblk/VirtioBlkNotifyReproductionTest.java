@@ -77,6 +77,18 @@ class VirtioBlkNotifyReproductionTest {
   }
 
   @Test
+  void sameSeed_sameResult() {
+    var arm = org.lockvisor.arch.builtin.ArchProfiles.byName("arm64-kvm");
+    var costs = org.lockvisor.devices.spi.CostSource.of(arm);
+    var fio = org.lockvisor.workloads.fio.FioConfig.libaio(4, "randread", 64);
+    var mode = org.lockvisor.devices.virtioblk.VirtioBlkConfig.NotifyMode.INSIDE_LOCK;
+    NotifyScenario a = new NotifyScenario(arm, costs, 4, mode, fio, 7).run(2, 5);
+    NotifyScenario b = new NotifyScenario(arm, costs, 4, mode, fio, 7).run(2, 5);
+    assertThat(a.device.stats()).isEqualTo(b.device.stats());
+    assertThat(a.fio.figures()).isEqualTo(b.fio.figures());
+  }
+
+  @Test
   void registeredForServiceLoader() {
     assertThat(java.util.ServiceLoader.load(org.lockvisor.experiment.Reproduction.class).stream()
         .map(p -> p.get().name())).contains(VirtioBlkNotifyReproduction.NAME);
