@@ -8,6 +8,8 @@ import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collections;
+import java.util.Enumeration;
 import java.util.List;
 import org.lockvisor.experiment.Reproduction;
 import picocli.CommandLine;
@@ -23,6 +25,20 @@ final class CliFixture {
 
   private CliFixture() {}
 
+  /**
+   * The shipped class path with the built-in reproductions hidden, so that these tests see only
+   * the fake reproductions they register (the built-ins have their own tests in their module).
+   */
+  static final ClassLoader WITHOUT_BUILT_IN_REPRODUCTIONS = new ClassLoader(CliFixture.class.getClassLoader()) {
+    @Override
+    public Enumeration<URL> getResources(String name) throws IOException {
+      if (name.equals("META-INF/services/" + Reproduction.class.getName())) {
+        return Collections.emptyEnumeration();
+      }
+      return super.getResources(name);
+    }
+  };
+
   static Run run(ClassLoader loader, String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
@@ -33,9 +49,9 @@ final class CliFixture {
     return new Run(exitCode, out.toString(), err.toString());
   }
 
-  /** The class path as shipped: no reproductions registered. */
+  /** The class path as shipped, built-in reproductions hidden: no reproductions registered. */
   static Run run(String... args) {
-    return run(CliFixture.class.getClassLoader(), args);
+    return run(WITHOUT_BUILT_IN_REPRODUCTIONS, args);
   }
 
   /**
@@ -51,7 +67,7 @@ final class CliFixture {
         lines.append(reproduction.getName()).append('\n');
       }
       Files.writeString(services.resolve(Reproduction.class.getName()), lines);
-      return new URLClassLoader(new URL[] {directory.toUri().toURL()}, CliFixture.class.getClassLoader());
+      return new URLClassLoader(new URL[] {directory.toUri().toURL()}, WITHOUT_BUILT_IN_REPRODUCTIONS);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

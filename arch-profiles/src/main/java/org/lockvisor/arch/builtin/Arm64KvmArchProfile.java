@@ -95,6 +95,11 @@ public final class Arm64KvmArchProfile implements ArchProfileFactory {
           .put(VIRTQUEUE_ADD, 1000, E, KM + ": T_add under vq_lock 500-1500" + REUSED)
           .put(VIRTQUEUE_KICK_PREPARE, 100, E, "estimate 100 (30-200): full barrier + read of avail_event")
           .put(BLK_MQ_SUBMIT, 500, E, KM + ": guest submission 1500 (1000-4000) minus VIRTQUEUE_ADD" + REUSED)
+          .put(BLK_MQ_COMPLETE, 1500, E, "estimate 1500 (800-3000): get_buf + blk_mq_complete_request + "
+              + "aio_complete per request" + REUSED)
+          .put(AIO_SUBMIT_PER_IO, 1000, E, "estimate 1000 (500-2000): io_submit per iocb above the driver" + REUSED)
+          .put(AIO_REAP_PER_IO, 200, E, "estimate 200 (100-500): io_getevents per event" + REUSED)
+          .put(BENCH_USER_PER_IO, 1000, E, "estimate 1000 (500-3000): fio user-space work per I/O" + REUSED)
           .put(VMM_REQUEST_EMULATION, 7000, E, KM + ": QEMU virtio-blk 2014 7000 (5000-20000)" + REUSED
               + "; slower cores likely cost more")
           .put(VMM_NOTIFY_BQL, 2000, E, "estimate 2000 (1000-5000): qemu_mutex_lock_iothread + dispatch to the "

@@ -85,6 +85,11 @@ public final class Ppc64PowerVmArchProfile implements ArchProfileFactory {
           .notApplicable(VIRTQUEUE_ADD, "PowerVM guests use vSCSI/vETH over CRQs, not virtio")
           .notApplicable(VIRTQUEUE_KICK_PREPARE, "PowerVM guests use vSCSI/vETH over CRQs, not virtio")
           .put(BLK_MQ_SUBMIT, 500, E, KM + ": guest block submission share, 500 (500-2500)" + REUSED)
+          .put(BLK_MQ_COMPLETE, 1500, E, "estimate 1500 (800-3000): per-request block completion in the "
+              + "interrupt handler" + REUSED)
+          .put(AIO_SUBMIT_PER_IO, 1000, E, "estimate 1000 (500-2000): io_submit per iocb above the driver" + REUSED)
+          .put(AIO_REAP_PER_IO, 200, E, "estimate 200 (100-500): io_getevents per event" + REUSED)
+          .put(BENCH_USER_PER_IO, 1000, E, "estimate 1000 (500-3000): fio user-space work per I/O" + REUSED)
           .put(VMM_REQUEST_EMULATION, 10_000, E, "estimate 10000 (5000-30000): no userspace VMM; stands for the "
               + "VIOS per-request service")
           .notApplicable(VMM_NOTIFY_BQL, "no userspace VMM and no global lock under PowerVM")

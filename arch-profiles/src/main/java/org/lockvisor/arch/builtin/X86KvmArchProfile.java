@@ -100,6 +100,13 @@ public final class X86KvmArchProfile implements ArchProfileFactory {
           .put(VIRTQUEUE_KICK_PREPARE, 100, E, "estimate 100 (30-200): full barrier + read of avail_event, "
               + "usually a miss (the device writes it)")
           .put(BLK_MQ_SUBMIT, 500, E, KM + ": guest submission 1500 (1000-4000) per request minus VIRTQUEUE_ADD")
+          .put(BLK_MQ_COMPLETE, 1500, E, "estimate 1500 (800-3000): virtqueue_get_buf + virtblk_request_done + "
+              + "blk_mq_end_request + aio_complete per request, without the wakeup (priced by try_to_wake_up)")
+          .put(AIO_SUBMIT_PER_IO, 1000, E, "estimate 1000 (500-2000): io_submit per iocb: aio_run_iocb, "
+              + "blkdev_direct_IO bio build, blk_mq_make_request (not measured for this era)")
+          .put(AIO_REAP_PER_IO, 200, E, "estimate 200 (100-500): io_getevents per event: ring read and copy_to_user")
+          .put(BENCH_USER_PER_IO, 1000, E, "estimate 1000 (500-3000): fio user-space work per I/O (io_u get/put, "
+              + "offset generation, latency accounting)")
           .put(VMM_REQUEST_EMULATION, 7000, E, KM + ": QEMU virtio-blk 2014 single I/O thread 7000 (5000-10000); "
               + "KERNEL-MODEL derived this default from the R2 x86 result, so that result does not test it")
           .put(VMM_NOTIFY_BQL, 1000, E, "estimate 1000 (500-3000): uncontended qemu_mutex_lock_iothread + "

@@ -11,6 +11,7 @@ public final class BlockBatch {
   private final BlockRequest[] requests;
   private int size;
   private int next;
+  private int flushEnd = -1;
 
   public BlockBatch(int capacity) {
     checkArgument(capacity > 0, "capacity must be positive: %s", capacity);
@@ -24,6 +25,7 @@ public final class BlockBatch {
     }
     size = 0;
     next = 0;
+    flushEnd = -1;
   }
 
   public void add(BlockRequest r) {
@@ -49,9 +51,31 @@ public final class BlockBatch {
     return requests[next];
   }
 
-  /** Whether the current request is the last of the batch (the block layer's REQ_END / bd->last). */
+  /**
+   * Whether the current request is the last of the batch, or of the part of it flushed so far
+   * (the block layer's REQ_END / bd->last): see {@link #flushUpTo}.
+   */
   public boolean isLast() {
-    return next == size - 1;
+    return next == (flushEnd < 0 ? size : flushEnd) - 1;
+  }
+
+  /**
+   * For devices: only the requests before index {@code end} are dispatched now (a submitter that
+   * must sleep for a tag flushes its plug first); {@link #isLast} marks request {@code end - 1}.
+   */
+  public void flushUpTo(int end) {
+    checkArgument(end > next && end <= size, "flush end %s outside (%s, %s]", end, next, size);
+    flushEnd = end;
+  }
+
+  /** Exclusive end of the current flush, or -1 before any {@link #flushUpTo} (the whole batch). */
+  public int flushEnd() {
+    return flushEnd;
+  }
+
+  /** Index of the current request. */
+  public int position() {
+    return next;
   }
 
   /** Moves on to the next request. */

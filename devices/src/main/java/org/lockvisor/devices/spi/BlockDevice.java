@@ -20,10 +20,12 @@ public interface BlockDevice extends Device {
   /**
    * The program a submitting guest task runs to dispatch the batch that {@code batch} returns
    * for it: each request goes to the driver with {@code last} set on the final one (REQ_END),
-   * so the driver may batch its notification. When the hardware queue is stopped or the ring is
-   * full, the remaining requests are parked on the hardware queue's dispatch list and a
-   * block-layer worker dispatches them once the queue restarts; either way every request of the
-   * batch is in flight when the program returns. Build it once per workload, not per request.
+   * so the driver may batch its notification. A device with a limited tag space may make the
+   * submitter sleep for tags (dispatching what it has tagged first, {@link BlockBatch#flushUpTo}).
+   * When the hardware queue is stopped or the ring is full, requests are parked on the hardware
+   * queue's dispatch list and a block-layer worker dispatches them once the queue restarts; either
+   * way every request of the batch is in flight when the program returns. Build it once per
+   * workload, not per request.
    */
   Program submitPath(Function<Task, BlockBatch> batch);
 

@@ -23,7 +23,9 @@ import org.lockvisor.machine.Op;
 import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.Task;
+import org.lockvisor.machine.VcpuTask;
 import org.lockvisor.machine.Vm;
+import org.lockvisor.machine.WaitQueue;
 
 /**
  * virtio-blk with one blk-mq hardware queue, as in {@code drivers/block/virtio_blk.c} of Linux
@@ -46,9 +48,15 @@ import org.lockvisor.machine.Vm;
  * ioeventfd fired, and for each backend completion {@code virtio_blk_rw_complete}: push used,
  * and inject the interrupt unless EVENT_IDX suppresses it.
  *
- * <p>Simplifications: the blk-mq tag limit is not modelled (a full ring stops the queue instead);
- * requests that meet a stopped queue or a full ring are parked on the dispatch list under vq_lock
- * and dispatched by a kblockd worker after the restart (the kernel parks them after unlocking).
+ * <p>blk-mq tags: a request needs a tag before it reaches the driver; the tag space is the ring's
+ * free descriptors (halved without indirect descriptors), as {@code virtblk_probe} sizes
+ * {@code virtblk_queue_depth} in 3.13–3.16. A submitter that finds no free tag sleeps in
+ * {@code bt_get} until a completion frees one (exclusive wake-up), so with tags sized to the
+ * ring the ring-full path is the rare race it is in the kernel.
+ *
+ * <p>Simplifications: requests that meet a stopped queue or a full ring are parked on the
+ * dispatch list under vq_lock and dispatched by a kblockd worker after the restart (the kernel
+ * parks them after unlocking).
  */
 public final class VirtioBlk implements BlockDevice, VmmSide {
   static final String VQ_LOCK_SPIN = LockMode.IRQSAVE.lockSymbol();
@@ -77,6 +85,11 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
   private boolean drainDone;
   private final BlockBatch kblockdBatch = new BlockBatch(256);
   private int nextIrqCpu;
+  private int tagsFree;
+  private final WaitQueue tagWait = new WaitQueue("blk_mq_bitmap_tags.wait");
+  private long tagWaits;
+  private boolean[] forcedExitPending = new boolean[0];
+  private long forcedExits;
 
   // host VMM state
   private boolean ioeventfdSignalled;
@@ -197,6 +210,8 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
     }
     this.vq = new Virtqueue(name + ".vq0", config.queueSize(), config.eventIdx());
     this.descriptorsPerRequest = config.indirect() ? 1 : 3;
+    this.tagsFree = config.indirect() ? config.queueSize() : config.queueSize() / 2;
+    this.forcedExitPending = new boolean[guest.cpuCount()];
     this.notifyPath = NotifyPath.named(config.notifyPath());
     checkArgument(config.irqCpu() < guest.cpuCount(), "irq-cpu %s does not exist in a guest with %s cpus",
         config.irqCpu(), guest.cpuCount());
@@ -248,7 +263,13 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
   private Program mainLoopProgram() {
     Program inject = Program.named("virtio_notify")
         .work(costs.interruptInjectNs(), "kvm_set_irq")
-        .run(t -> interruptTarget().raiseInterrupt(vringInterrupt))
+        .run(t -> {
+          Cpu target = interruptTarget();
+          if (!config.postedInterrupts() && target.vcpuTask().hostState() == VcpuTask.HostState.IN_GUEST) {
+            forcedExitPending[target.index()] = true; // the kick IPI exits the running vCPU
+          }
+          target.raiseInterrupt(vringInterrupt);
+        })
         .build();
     Program complete = Program.named("virtio_blk_rw_complete")
         .work(costs.hostCompleteNs(), "virtio_blk_rw_complete")
@@ -310,6 +331,7 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
         .run(t -> completing = (VirtblkReq) vq.getBuf())
         .work(costs.completeNs(), "virtblk_request_done")
         .op(Ops.wake(t -> finishCompletion()))
+        .op(Ops.wake(t -> tagsFree > 0 && !tagWait.isEmpty() ? tagWait.poll() : null)) // bt_clear_tag
         .build();
     Program enableCb = Program.named("virtqueue_enable_cb")
         .work(costs.enableCbNs(), "virtqueue_enable_cb")
@@ -332,7 +354,19 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
         .op(vqLock.unlock(LockMode.IRQSAVE))
         .op(Ops.call(t -> hwQueueStopped ? restart : null))
         .build();
+    Program externalInterruptExit = Program.named("kvm_vcpu_kick")
+        .run(t -> forcedExits++)
+        .op(Ops.vmExit("EXTERNAL_INTERRUPT", Program.named("handle_external_intr").build()))
+        .build();
     this.vringInterrupt = Program.interruptHandler("vring_interrupt")
+        .op(Ops.call(t -> {
+          int cpu = t.cpu().index();
+          if (!forcedExitPending[cpu]) {
+            return null;
+          }
+          forcedExitPending[cpu] = false;
+          return externalInterruptExit; // charged where the interrupt lands, before the handler runs
+        }))
         .work(costs.irqEntryNs(), "handle_edge_irq")
         .call(virtblkDone)
         .build();
@@ -344,6 +378,7 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
     completing = null;
     long now = machine.sim().now();
     vr.head = -1;
+    tagsFree++;
     completed++;
     inFlight--;
     vr.request.markCompleted(now);
@@ -407,27 +442,38 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
         vr.busy = false;
         hwQueueStopped = true;
         hwQueueStops++;
-        park(batchOf.apply(t)); // under vq_lock, so a concurrent restart cannot miss it
+        dispatchList.add(vr.request); // under vq_lock, so a concurrent restart cannot miss it
+        parked++;
       }
     });
     Op notifyAfterUnlock = Ops.call(t -> {
       BlockBatch b = batchOf.apply(t);
-      if (!b.hasNext()) {
-        return null; // parked: the error path already kicked under the lock
-      }
       VirtblkReq vr = (VirtblkReq) b.current().driverData();
       if (!vr.notify) {
-        return null;
+        return null; // no kick needed, or parked (the error path kicked under the lock)
       }
       vr.notify = false;
       return notify;
     });
-    Op advance = Ops.run(t -> {
-      BlockBatch b = batchOf.apply(t);
-      if (b.hasNext()) {
-        b.advance();
-      }
-    });
+    Op advance = Ops.run(t -> batchOf.apply(t).advance());
+    // blk_mq_make_request: a tag per request before it reaches the driver. Take as many as are free
+    // for the rest of the batch; with none free, sleep in bt_get (the plug holds nothing untagged).
+    Program waitTag = Program.named("bt_get")
+        .run(t -> tagWaits++)
+        .op(Ops.sleepUntil(tagWait, t -> tagsFree > 0))
+        .build();
+    Program getTags = Program.named("blk_mq_get_tag")
+        .op(Ops.loopWhile(t -> {
+          BlockBatch b = batchOf.apply(t);
+          int k = Math.min(tagsFree, b.remainingCount());
+          if (k == 0) {
+            return true;
+          }
+          tagsFree -= k;
+          b.flushUpTo(b.position() + k);
+          return false;
+        }, waitTag))
+        .build();
     Program queueRq = Program.named("virtio_queue_rq")
         .work(costs.requestSetupNs(), "blk_rq_map_sg")
         .op(vqLock.lock(LockMode.IRQSAVE))
@@ -439,6 +485,17 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
         .op(vqLock.unlock(LockMode.IRQSAVE))
         .op(notifyAfterUnlock)
         .op(advance)
+        .build();
+    Program parkOne = Program.named("blk_mq_insert_request")
+        .run(t -> {
+          BlockBatch b = batchOf.apply(t);
+          dispatchList.add(b.current());
+          parked++;
+          b.advance();
+        })
+        .build();
+    Program dispatchOne = Program.named("blk_mq_make_request")
+        .op(Ops.call(t -> hwQueueStopped ? parkOne : queueRq))
         .build();
     return Program.named("blk_mq_run_hw_queue")
         .run(t -> {
@@ -453,22 +510,12 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
           if (!b.hasNext()) {
             return null;
           }
-          if (hwQueueStopped) {
-            park(b);
-            return null;
+          if (b != kblockdBatch && b.position() >= b.flushEnd()) {
+            return getTags; // parked requests of the kblockd batch hold their tags already
           }
-          return queueRq;
+          return dispatchOne;
         }))
         .build();
-  }
-
-  private void park(BlockBatch b) {
-    int n = b.remainingCount();
-    for (int i = 0; i < n; i++) {
-      dispatchList.add(b.remaining(i));
-    }
-    parked += n;
-    b.skipRest();
   }
 
   // -------------------------------------------------------------------------------------------
@@ -581,6 +628,7 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
     m.put("in_flight", inFlight);
     m.put("parked", parked);
     m.put("hw_queue_stops", hwQueueStops);
+    m.put("tag_waits", tagWaits);
     if (vq != null) {
       m.put("vq.adds", vq.adds());
       m.put("vq.ring_full", vq.addsRingFull());
@@ -594,6 +642,7 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
     m.put("notify_exits_under_vq_lock", notifiesUnderLock);
     m.put("notify_exit_ns_under_vq_lock", notifyUnderLockNs);
     m.put("virtblk_done_runs", doneRuns);
+    m.put("interrupt_exits", forcedExits);
     m.put("vq_lock_spin_ns.virtio_queue_rq", vqLockSpinNsQueueRq());
     m.put("vq_lock_spin_ns.virtblk_done", vqLockSpinNsDone());
     m.put("vq_lock_spin_ns.during_notify_exit", spinDuringLockedExitNs);
@@ -616,8 +665,8 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
 
   @Override
   public void resetStats() {
-    submitted = completed = parked = hwQueueStops = 0;
-    notifies = notifyNs = notifiesUnderLock = notifyUnderLockNs = doneRuns = spinDuringLockedExitNs = 0;
+    submitted = completed = parked = hwQueueStops = tagWaits = 0;
+    notifies = notifyNs = notifiesUnderLock = notifyUnderLockNs = doneRuns = spinDuringLockedExitNs = forcedExits = 0;
     if (vq != null) {
       vq.resetStats();
       vqLock.stats().reset();

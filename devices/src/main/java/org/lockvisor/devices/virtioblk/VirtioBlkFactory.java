@@ -33,7 +33,10 @@ public final class VirtioBlkFactory implements DeviceFactory {
       PluginOption.ofDuration("backend-service-ns", 20_000, 0, 1_000_000_000L,
           "backend service time per request (mean when exponential)"),
       PluginOption.ofEnum("backend-distribution", "exponential", "backend service time distribution",
-          "constant", "exponential"));
+          "constant", "exponential"),
+      PluginOption.ofBoolean("posted-interrupts", false,
+          "interrupts reach a running vCPU without an exit (APICv/GICv4); false: an external-interrupt exit "
+              + "first (2014 hosts); the composition root sets it from the arch profile"));
 
   @Override
   public String name() {
@@ -74,6 +77,7 @@ public final class VirtioBlkFactory implements DeviceFactory {
         (int) o.integer("vmm-cpu"),
         (int) o.integer("backend-depth"),
         o.integer("backend-service-ns"),
-        o.string("backend-distribution").equals("exponential"));
+        o.string("backend-distribution").equals("exponential"),
+        o.bool("posted-interrupts"));
   }
 }

@@ -8,7 +8,8 @@ import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
 
 /**
- * The device SPI depends only on the JDK, Guava, core's plugin API, the machine and the lock SPI,
+ * The device SPI depends only on the JDK, Guava, core's plugin API, the machine, the lock SPI and the
+ * arch-profile SPI (costs),
  * so third-party devices build against it alone; built-in devices never leak into it.
  */
 @AnalyzeClasses(packages = "org.lockvisor.devices", importOptions = ImportOption.DoNotIncludeTests.class)
@@ -19,7 +20,7 @@ class DeviceSpiDependenciesTest {
       classes().that().resideInAPackage("org.lockvisor.devices.spi..")
           .should().onlyDependOnClassesThat().resideInAnyPackage(
               "java..", "com.google.common..", "org.lockvisor.core.plugin..", "org.lockvisor.machine..",
-              "org.lockvisor.locking.spi..", "org.lockvisor.devices.spi..")
+              "org.lockvisor.locking.spi..", "org.lockvisor.arch.spi..", "org.lockvisor.devices.spi..")
           .because("DESIGN.md 1: an SPI depends on nothing but the JDK, Guava and lower SPIs");
 
   @ArchTest

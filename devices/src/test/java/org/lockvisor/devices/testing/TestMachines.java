@@ -1,6 +1,8 @@
 package org.lockvisor.devices.testing;
 
+import org.lockvisor.arch.builtin.ArchProfiles;
 import org.lockvisor.core.sim.Simulation;
+import org.lockvisor.devices.spi.CostSource;
 import org.lockvisor.machine.HypervisorConfig;
 import org.lockvisor.machine.KernelConfig;
 import org.lockvisor.machine.Machine;
@@ -16,6 +18,8 @@ import org.lockvisor.scheduler.builtin.RoundRobinScheduler;
  */
 public final class TestMachines {
   public static final long MS = 1_000_000;
+  /** The x86_64-kvm profile's costs (device and workload tests price their paths with them). */
+  public static final CostSource X86_COSTS = CostSource.of(ArchProfiles.byName("x86_64-kvm"));
 
   private TestMachines() {}
 

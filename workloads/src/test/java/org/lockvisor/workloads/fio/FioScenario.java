@@ -4,7 +4,6 @@ import static org.lockvisor.devices.testing.TestMachines.MS;
 
 import com.google.common.collect.ImmutableMap;
 import java.util.List;
-import org.lockvisor.devices.spi.CostSource;
 import org.lockvisor.devices.spi.DeviceContext;
 import org.lockvisor.devices.testing.TestLocks;
 import org.lockvisor.devices.testing.TestMachines;
@@ -25,9 +24,9 @@ final class FioScenario {
     this.machine = TestMachines.machine(seed, pcpus);
     Vm vm = TestMachines.vm(machine, vcpus);
     this.device = new VirtioBlk("vdb", deviceConfig, costs);
-    device.attach(new DeviceContext(machine, vm, new TestLocks(60), CostSource.ESTIMATES));
-    this.fio = new FioWorkload("fio", fioConfig, FioCosts.ESTIMATES);
-    fio.start(new WorkloadContext(machine, vm, List.of(device), CostSource.ESTIMATES));
+    device.attach(new DeviceContext(machine, vm, new TestLocks(60), TestMachines.X86_COSTS));
+    this.fio = new FioWorkload("fio", fioConfig, FioCosts.from(TestMachines.X86_COSTS));
+    fio.start(new WorkloadContext(machine, vm, List.of(device), TestMachines.X86_COSTS));
     machine.sim().setEventBudget(200_000_000);
   }
 

@@ -7,6 +7,7 @@ import static org.lockvisor.devices.testing.TestMachines.MS;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.lockvisor.devices.testing.TestMachines;
 import org.lockvisor.devices.virtioblk.VirtioBlkConfig;
 import org.lockvisor.devices.virtioblk.VirtioBlkCosts;
 
@@ -19,7 +20,7 @@ class FioWorkloadTest {
 
   @Test
   void libaio_fourJobsIodepth8OnFourVcpus_completesAndConservesIos() {
-    FioScenario s = new FioScenario(7, 4, 4, VirtioBlkConfig.defaults(), VirtioBlkCosts.ESTIMATES,
+    FioScenario s = new FioScenario(7, 4, 4, VirtioBlkConfig.defaults(), VirtioBlkCosts.from(TestMachines.X86_COSTS),
         FioConfig.libaio(4, "randread", 8));
     s.machine.sim().setObserver((time, kind, arg) -> {
       long issued = s.fio.issued();
@@ -46,7 +47,7 @@ class FioWorkloadTest {
   void psync_oneJob_latencyAtLeastBackendServiceTime() {
     long service = 50_000;
     FioScenario s = new FioScenario(8, 2, 1,
-        VirtioBlkConfig.defaults().withBackend(1, service, false), VirtioBlkCosts.ESTIMATES, FioConfig.psync(1, "randread"))
+        VirtioBlkConfig.defaults().withBackend(1, service, false), VirtioBlkCosts.from(TestMachines.X86_COSTS), FioConfig.psync(1, "randread"))
         .run(2, 20);
     assertThat(s.fio.figures().get("clat_p50_ns").longValue()).isGreaterThan(service);
     // one I/O at a time: at most one per service time
@@ -55,7 +56,7 @@ class FioWorkloadTest {
 
   @Test
   void nativeReport_randread_hasFioJsonShape() {
-    FioScenario s = new FioScenario(9, 4, 4, VirtioBlkConfig.defaults(), VirtioBlkCosts.ESTIMATES,
+    FioScenario s = new FioScenario(9, 4, 4, VirtioBlkConfig.defaults(), VirtioBlkCosts.from(TestMachines.X86_COSTS),
         FioConfig.libaio(2, "randread", 4)).run(1, 5);
     Map<String, Object> report = s.fio.nativeReport().orElseThrow();
     List<?> jobs = (List<?>) report.get("jobs");

@@ -3,6 +3,7 @@ package org.lockvisor.workloads.fio;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
+import org.lockvisor.devices.testing.TestMachines;
 import org.lockvisor.devices.virtioblk.VirtioBlkConfig;
 import org.lockvisor.devices.virtioblk.VirtioBlkConfig.NotifyMode;
 import org.lockvisor.devices.virtioblk.VirtioBlkCosts;
@@ -32,7 +33,7 @@ class NotifyOutsideLockTest {
 
   @Test
   void userspaceNotify_tensOfMicroseconds_outsideLockGivesHigherIopsAndNoSpinBehindExits() {
-    VirtioBlkCosts longExit = VirtioBlkCosts.ESTIMATES.withUserspaceExitNs(40_000);
+    VirtioBlkCosts longExit = VirtioBlkCosts.from(TestMachines.X86_COSTS).withUserspaceExitNs(40_000);
     FioScenario inside = run("userspace", NotifyMode.INSIDE_LOCK, longExit);
     FioScenario outside = run("userspace", NotifyMode.OUTSIDE_LOCK, longExit);
 
@@ -52,7 +53,7 @@ class NotifyOutsideLockTest {
 
   @Test
   void ioeventfdNotify_fewMicroseconds_variantsClose() {
-    VirtioBlkCosts costs = VirtioBlkCosts.ESTIMATES;
+    VirtioBlkCosts costs = VirtioBlkCosts.from(TestMachines.X86_COSTS);
     FioScenario inside = run("ioeventfd", NotifyMode.INSIDE_LOCK, costs);
     FioScenario outside = run("ioeventfd", NotifyMode.OUTSIDE_LOCK, costs);
 
@@ -64,8 +65,8 @@ class NotifyOutsideLockTest {
 
   @Test
   void userspaceNotify_longerExit_widensTheGap() {
-    VirtioBlkCosts shortExit = VirtioBlkCosts.ESTIMATES.withUserspaceExitNs(10_000);
-    VirtioBlkCosts longExit = VirtioBlkCosts.ESTIMATES.withUserspaceExitNs(80_000);
+    VirtioBlkCosts shortExit = VirtioBlkCosts.from(TestMachines.X86_COSTS).withUserspaceExitNs(10_000);
+    VirtioBlkCosts longExit = VirtioBlkCosts.from(TestMachines.X86_COSTS).withUserspaceExitNs(80_000);
     double gapShort = run("userspace", NotifyMode.OUTSIDE_LOCK, shortExit).iops()
         / run("userspace", NotifyMode.INSIDE_LOCK, shortExit).iops();
     double gapLong = run("userspace", NotifyMode.OUTSIDE_LOCK, longExit).iops()
