@@ -9,10 +9,11 @@ import com.google.common.collect.ImmutableSet;
  * directed yield of its handler, {@code kvm_vcpu_on_spin}.
  *
  * <p>A guest task that spins for {@code windowNs} of guest-mode time without leaving the loop
- * traps: its vCPU exits with {@code exitReason}, the host spends {@code handlerNs} in {@code
- * kvm_vcpu_on_spin}, and, when {@code directedYield} is on, yields to the next vCPU of the same
- * VM (round robin from the last boosted one) whose thread was preempted while runnable, through
- * the host scheduler's {@code yield_to}. The guest then re-enters and resumes its spin with a
+ * traps: its vCPU exits with {@code exitReason} and the host runs {@code kvm_vcpu_on_spin}: it
+ * scans the VM's vCPUs ({@code scanPerVcpuNs} each: a read of a flag other CPUs write) and, when
+ * {@code directedYield} is on, yields to the next vCPU (round robin from the last boosted one)
+ * whose thread was preempted while runnable, through the host scheduler's {@code yield_to}
+ * ({@code yieldNs}: runqueue locks, buddy, resched IPI; paid only when it boosts one). The guest then re-enters and resumes its spin with a
  * fresh window. With {@code growFactor} > 1 (Linux 3.18+, b4a2d31da812 "KVM: VMX: dynamise PLE
  * window") each trap multiplies the vCPU's window by it up to {@code maxWindowNs}, and the window
  * returns to {@code windowNs} whenever the vCPU thread is scheduled in (ple_window_shrink 0).
@@ -21,7 +22,8 @@ import com.google.common.collect.ImmutableSet;
  *
  * @param windowNs guest spin time before a trap (ple_window in ns); 0 disables trapping
  * @param exitReason the exit reason as {@code perf kvm stat} names it (PAUSE_INSTRUCTION, WFx)
- * @param handlerNs host time in kvm_vcpu_on_spin (candidate scan, yield_to), excluding the exit
+ * @param scanPerVcpuNs candidate scan cost per vCPU of the VM
+ * @param yieldNs cost of the yield_to path when a candidate is boosted
  * @param directedYield whether the handler yields to a preempted sibling vCPU
  * @param growFactor ple_window_grow: 1 keeps the window fixed (before 3.18)
  * @param maxWindowNs ple_window_max, in ns
@@ -30,11 +32,12 @@ import com.google.common.collect.ImmutableSet;
  *     where every spin traps
  */
 public record SpinTrapConfig(
-    long windowNs, String exitReason, long handlerNs, boolean directedYield, int growFactor, long maxWindowNs,
+    long windowNs, String exitReason, long scanPerVcpuNs, long yieldNs, boolean directedYield, int growFactor,
+    long maxWindowNs,
     ImmutableSet<String> untrappedSymbols) {
 
   /** No trapping (PowerVM and s390 guests yield explicitly; or PLE disabled). */
-  public static final SpinTrapConfig OFF = new SpinTrapConfig(0, "PAUSE_INSTRUCTION", 0, false, 1, 0, ImmutableSet.of());
+  public static final SpinTrapConfig OFF = new SpinTrapConfig(0, "PAUSE_INSTRUCTION", 0, 0, false, 1, 0, ImmutableSet.of());
 
   /** Loops that use cpu_relax() (YIELD on arm64) in the 3.x–4.x kernels: they do not trap on WFE. */
   public static final ImmutableSet<String> CPU_RELAX_LOOPS = ImmutableSet.of(
@@ -42,7 +45,7 @@ public record SpinTrapConfig(
 
   public SpinTrapConfig {
     checkArgument(windowNs >= 0, "spin trap window must not be negative: [%s]", windowNs);
-    checkArgument(handlerNs >= 0, "spin trap handler cost must not be negative: [%s]", handlerNs);
+    checkArgument(scanPerVcpuNs >= 0 && yieldNs >= 0, "spin trap handler costs must not be negative");
     checkArgument(growFactor >= 1, "spin trap growFactor must be at least 1: [%s]", growFactor);
     checkArgument(maxWindowNs >= windowNs, "spin trap max window [%s] below the window [%s]", maxWindowNs, windowNs);
     checkArgument(exitReason != null && !exitReason.isBlank(), "spin trap needs an exit reason");
@@ -50,9 +53,10 @@ public record SpinTrapConfig(
   }
 
   /** A fixed-window trap without growth (pre-3.18 KVM, arm64 WFE). */
-  public static SpinTrapConfig fixed(long windowNs, String exitReason, long handlerNs, boolean directedYield,
-      ImmutableSet<String> untrappedSymbols) {
-    return new SpinTrapConfig(windowNs, exitReason, handlerNs, directedYield, 1, windowNs, untrappedSymbols);
+  public static SpinTrapConfig fixed(long windowNs, String exitReason, long scanPerVcpuNs, long yieldNs,
+      boolean directedYield, ImmutableSet<String> untrappedSymbols) {
+    return new SpinTrapConfig(windowNs, exitReason, scanPerVcpuNs, yieldNs, directedYield, 1, windowNs,
+        untrappedSymbols);
   }
 
   /** grow_ple_window: multiply below the maximum, never beyond it. */

@@ -30,9 +30,9 @@ public final class Vm {
     this.haltPollNs = hv.haltPollNs();
     this.machine = machine;
     this.spinTrap = hv.spinTrap();
-    this.spinTrapHandler = Program.named("kvm_handle_spin_trap")
-        .work(spinTrap.handlerNs(), "kvm_vcpu_on_spin")
-        .op(new DirectedYieldOp())
+    this.spinTrapHandler = Program.named("kvm_vcpu_on_spin")
+        .op(new DirectedYieldOp(machine.symbols().symbol("kvm_vcpu_on_spin", Machine.DOMAIN_KERNEL),
+            machine.symbols().symbol("yield_to", Machine.DOMAIN_KERNEL)))
         .build();
     this.exitOverhead = hv.exitRoundtripNs() > 0
         ? Program.named("vcpu_enter_guest").work(hv.exitRoundtripNs(), "vmx_vcpu_run").build()
@@ -122,11 +122,45 @@ public final class Vm {
    * skipped) gets {@code yield_to}; up to three {@code -ESRCH} answers end the search.
    */
   private final class DirectedYieldOp extends Op {
+    private final int symScan;
+    private final int symYield;
+
+    DirectedYieldOp(int symScan, int symYield) {
+      this.symScan = symScan;
+      this.symYield = symYield;
+    }
+
     @Override
     public int execute(Task t, int phase) {
-      if (phase > 0 || !spinTrap.directedYield()) {
-        return NEXT;
+      switch (phase) {
+        case 0 -> {
+          long scan = spinTrap.scanPerVcpuNs() * vcpus.size();
+          if (scan > 0) {
+            t.startWork(scan, symScan, false);
+          }
+          return AGAIN;
+        }
+        case 1 -> {
+          if (!spinTrap.directedYield() || !boostCandidate(t)) {
+            return NEXT;
+          }
+          if (spinTrap.yieldNs() > 0) {
+            t.startWork(spinTrap.yieldNs(), symYield, false);
+          }
+          return AGAIN;
+        }
+        case 2 -> {
+          t.kernel.schedule(t.cpu, true); // yield_to's own schedule()
+          return AGAIN;
+        }
+        default -> {
+          return NEXT;
+        }
       }
+    }
+
+    /** The candidate loop; true when yield_to boosted one. */
+    private boolean boostCandidate(Task t) {
       int n = vcpus.size();
       int tries = 3;
       for (int k = 1; k <= n; k++) {
@@ -139,14 +173,13 @@ public final class Vm {
         if (yielded > 0) {
           lastBoostedVcpu = i;
           directedYields++;
-          t.kernel.schedule(t.cpu, true);
-          return AGAIN;
+          return true;
         }
         if (yielded < 0 && --tries == 0) {
           break;
         }
       }
-      return NEXT;
+      return false;
     }
   }
 

@@ -1,5 +1,6 @@
 package org.lockvisor.platform;
 
+import static org.lockvisor.arch.spi.CostKey.CACHELINE_XFER_SOCKET;
 import static org.lockvisor.arch.spi.CostKey.CONTEXT_SWITCH;
 import static org.lockvisor.arch.spi.CostKey.EXIT_HLT;
 import static org.lockvisor.arch.spi.CostKey.HALT_POLL;
@@ -93,6 +94,8 @@ public final class Platforms {
     return new SpinTrapConfig(
         window,
         wfe ? "WFx" : "PAUSE_INSTRUCTION",
+        // the scan reads each vCPU's preempted flag, a line its own CPU writes
+        profile.ns(CACHELINE_XFER_SOCKET),
         profile.ns(KVM_VCPU_ON_SPIN),
         trap.directedYield(),
         trap.growFactor(),

@@ -59,7 +59,7 @@ class SpinTrapTest {
   @Test
   void directedYield_runsThePreemptedHolder_andTheSpinCollapses() {
     Outcome off = run(SpinTrapConfig.OFF, "native_queued_spin_lock_slowpath");
-    Outcome ple = run(SpinTrapConfig.fixed(2 * US, "PAUSE_INSTRUCTION", 1 * US, true, ImmutableSet.of()),
+    Outcome ple = run(SpinTrapConfig.fixed(2 * US, "PAUSE_INSTRUCTION", 100, 1 * US, true, ImmutableSet.of()),
         "native_queued_spin_lock_slowpath");
 
     assertThat(off.acquiredAt()).isPositive();
@@ -82,7 +82,7 @@ class SpinTrapTest {
   @Test
   void trapWithoutDirectedYield_exitsButDoesNotHelp() {
     Outcome off = run(SpinTrapConfig.OFF, "native_queued_spin_lock_slowpath");
-    Outcome trapOnly = run(SpinTrapConfig.fixed(2 * US, "PAUSE_INSTRUCTION", 1 * US, false, ImmutableSet.of()),
+    Outcome trapOnly = run(SpinTrapConfig.fixed(2 * US, "PAUSE_INSTRUCTION", 100, 1 * US, false, ImmutableSet.of()),
         "native_queued_spin_lock_slowpath");
 
     assertThat(trapOnly.traps()).isGreaterThan(100);
@@ -93,9 +93,9 @@ class SpinTrapTest {
 
   @Test
   void dynamicWindow_growsPerTrapWhileTheVcpuKeepsRunning_soFewerTraps() {
-    Outcome fixed = run(SpinTrapConfig.fixed(2 * US, "PAUSE_INSTRUCTION", 1 * US, false, ImmutableSet.of()),
+    Outcome fixed = run(SpinTrapConfig.fixed(2 * US, "PAUSE_INSTRUCTION", 100, 1 * US, false, ImmutableSet.of()),
         "native_queued_spin_lock_slowpath");
-    Outcome growing = run(new SpinTrapConfig(2 * US, "PAUSE_INSTRUCTION", 1 * US, false, 2, 1_000 * US,
+    Outcome growing = run(new SpinTrapConfig(2 * US, "PAUSE_INSTRUCTION", 100, 1 * US, false, 2, 1_000 * US,
         ImmutableSet.of()), "native_queued_spin_lock_slowpath");
 
     // A slice of several ms: fixed 2 us windows trap over a thousand times; doubling windows
@@ -106,7 +106,7 @@ class SpinTrapTest {
 
   @Test
   void wfe_doesNotTrapCpuRelaxLoops() {
-    SpinTrapConfig wfe = SpinTrapConfig.fixed(1 * US, "WFx", 1 * US, true, SpinTrapConfig.CPU_RELAX_LOOPS);
+    SpinTrapConfig wfe = SpinTrapConfig.fixed(1 * US, "WFx", 100, 1 * US, true, SpinTrapConfig.CPU_RELAX_LOOPS);
 
     Outcome osq = run(wfe, "osq_lock");
     Outcome ticket = run(wfe, "arch_spin_lock");

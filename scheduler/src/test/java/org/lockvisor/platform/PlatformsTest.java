@@ -21,7 +21,8 @@ class PlatformsTest {
     assertThat(hv.spinTrap().enabled()).isTrue();
     assertThat(hv.spinTrap().exitReason()).isEqualTo("PAUSE_INSTRUCTION");
     assertThat(hv.spinTrap().windowNs()).isEqualTo(x86.ns(CostKey.PLE_WINDOW)).isPositive();
-    assertThat(hv.spinTrap().handlerNs()).isEqualTo(x86.ns(CostKey.KVM_VCPU_ON_SPIN));
+    assertThat(hv.spinTrap().yieldNs()).isEqualTo(x86.ns(CostKey.KVM_VCPU_ON_SPIN));
+    assertThat(hv.spinTrap().scanPerVcpuNs()).isEqualTo(x86.ns(CostKey.CACHELINE_XFER_SOCKET));
     assertThat(hv.spinTrap().directedYield()).isTrue();
     assertThat(hv.spinTrap().untrappedSymbols()).isEmpty();
   }

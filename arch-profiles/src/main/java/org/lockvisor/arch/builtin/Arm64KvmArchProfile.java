@@ -82,7 +82,8 @@ public final class Arm64KvmArchProfile implements ArchProfileFactory {
           .put(HYPERCALL, 6500, M, "Dall et al. ISCA'16 table, KVM/ARM ~6,500 cycles (not re-verified)")
           .put(PV_KICK, 4000, E, "estimate 4000 (3000-8000): no upstream arm64 pv kick; HYPERCALL + host "
               + "TTWU_FULL, for what-if pv locks")
-          .put(KVM_VCPU_ON_SPIN, 2000, E, "KERNEL-MODEL §6.2 'several us': 2000 (1000-5000), excluding the exit"
+          .put(KVM_VCPU_ON_SPIN, 2000, E, "KERNEL-MODEL §6.2 'several us': 2000 (1000-5000) for the yield_to path "
+              + "when a candidate is boosted (the scan is priced per vCPU), excluding the exit"
               + REUSED)
           .put(HALT_POLL, 0, M, "no halt polling in 2014: halt_poll_ns arrived in Linux 4.0 (2015); the later "
               + "arm64 default is 500000 [V: arch/arm64/include/asm/kvm_host.h KVM_HALT_POLL_NS_DEFAULT]")

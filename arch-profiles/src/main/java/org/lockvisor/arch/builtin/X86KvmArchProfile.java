@@ -88,7 +88,7 @@ public final class X86KvmArchProfile implements ArchProfileFactory {
               + "wakeup; the pv_wait/pv_kick round trip of KERNEL-MODEL §10 emerges from this, EXIT_HLT and "
               + "the host wakeup")
           .put(KVM_VCPU_ON_SPIN, 2000, E, "KERNEL-MODEL §6.2 'several us' per PLE exit: 2000 (1000-5000) for "
-              + "the candidate scan and yield_to, excluding the exit")
+              + "the yield_to path when a candidate is boosted (the scan is priced per vCPU), excluding the exit")
           .put(HALT_POLL, 0, M, HALT_POLL_NOTE)
           .put(PLE_WINDOW, 4096, V, "arch/x86/kvm/vmx.c ple_window default 4096 TSC cycles (~1.5 us); "
               + "gap 128; fixed before 3.18 (b4a2d31da812 made it grow x2 per exit)")

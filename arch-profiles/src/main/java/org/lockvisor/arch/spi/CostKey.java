@@ -39,7 +39,7 @@ public enum CostKey {
   EXIT_HLT(Unit.NANOSECONDS, "HLT/WFI/idle exit handling, excluding halt polling and the time asleep"),
   HYPERCALL(Unit.CYCLES, "null hypercall round trip (guest to hypervisor and back)"),
   PV_KICK(Unit.NANOSECONDS, "unlocker-side cost of kicking a halted vCPU (kick hypercall + host wakeup of its thread)"),
-  KVM_VCPU_ON_SPIN(Unit.NANOSECONDS, "directed-yield handler after a PLE/WFE exit: candidate scan and yield_to, excluding the exit"),
+  KVM_VCPU_ON_SPIN(Unit.NANOSECONDS, "directed yield after a PLE/WFE exit when it boosts a preempted vCPU (yield_to: runqueue locks, buddies, resched IPI); the candidate scan is priced per vCPU as CACHELINE_XFER_SOCKET"),
   HALT_POLL(Unit.NANOSECONDS, "host halt polling before a halted vCPU thread sleeps (KVM halt_poll_ns); 0 = none"),
   PLE_WINDOW(Unit.CYCLES, "spinning time before a pause-loop/WFE trap fires (ple_window, TSC cycles); 0 where nothing traps"),
   IRQ_INJECT(Unit.NANOSECONDS, "interrupt injection into a running vCPU: kick, forced exit where not posted, delivery at entry"),

@@ -33,7 +33,8 @@ class VirtioBlkNotifyReproductionTest {
   void arm64_notifyOutsideTheLock_raisesIopsTwoToThreeFold() {
     assertThat(m("arm64.nj4.ratio")).isBetween(2.0, 3.0);
     // the baseline's other vCPUs spin on vq_lock for the holder's notify exits; the patch never does
-    assertThat(m("arm64.nj4.baseline.spin_during_exit_ms_per_s")).isGreaterThan(100.0);
+    // (with WFE trapping, part of that wait is spent in WFx exits rather than in guest spin)
+    assertThat(m("arm64.nj4.baseline.spin_during_exit_ms_per_s")).isGreaterThan(20.0);
     // every baseline request exits (the exit processes the queue synchronously, so avail_event is
     // always caught up); the patched notifies are batched behind a long-running exit
     assertThat(m("arm64.nj4.baseline.exits_per_s")).isGreaterThan(10 * m("arm64.nj4.patched.exits_per_s"));
