@@ -49,6 +49,24 @@ public final class ExperimentValidator {
     }
   }
 
+  /**
+   * The experiment a YAML tree describes, after every check: keys and types, structure, plugins,
+   * variants. When keys or types are wrong, the plugin names are still checked so that one run
+   * reports everything that can be known.
+   *
+   * @throws InvalidExperimentException listing every problem
+   */
+  public Experiment validateTree(String source, com.fasterxml.jackson.databind.JsonNode tree) {
+    ExperimentYaml.Bound bound = ExperimentYaml.bindLenient(tree);
+    if (!bound.problems().isEmpty()) {
+      List<Problem> problems = new ArrayList<>(bound.problems());
+      problems.addAll(pluginProblems(bound.experiment()));
+      throw new InvalidExperimentException(source, problems);
+    }
+    check(source, bound.experiment());
+    return bound.experiment();
+  }
+
   /** Every problem of {@code e}, its plugins and its variants. */
   public List<Problem> validate(Experiment e) {
     List<Problem> problems = new ArrayList<>(structure(e));

@@ -279,16 +279,32 @@ public final class ExperimentYaml {
    * @throws InvalidExperimentException listing every problem
    */
   public static Experiment bind(String source, JsonNode tree) {
-    Binder b = new Binder();
-    Experiment e = b.experiment(tree);
-    List<Problem> problems = new ArrayList<>(b.problems);
+    Bound bound = bindLenient(tree);
+    List<Problem> problems = new ArrayList<>(bound.problems());
     if (problems.isEmpty()) {
-      problems.addAll(ExperimentValidator.structure(e));
+      problems.addAll(ExperimentValidator.structure(bound.experiment()));
     }
     if (!problems.isEmpty()) {
       throw new InvalidExperimentException(source, problems);
     }
-    return e;
+    return bound.experiment();
+  }
+
+  /**
+   * A tree bound as far as it goes: the model (with defaults where a value was unusable) and the
+   * problems of keys and types, so a caller can still check plugin names in a broken file.
+   */
+  public record Bound(Experiment experiment, List<Problem> problems) {
+    public Bound {
+      problems = List.copyOf(problems);
+    }
+  }
+
+  /** Binds keys and types only; see {@link Bound}. */
+  public static Bound bindLenient(JsonNode tree) {
+    Binder b = new Binder();
+    Experiment e = b.experiment(tree);
+    return new Bound(e == null ? new Experiment(null, null, null, 0, 0, 0, null, null, null, null) : e, b.problems);
   }
 
   /** Reads typed values from a tree, collecting problems instead of stopping at the first. */
