@@ -106,7 +106,7 @@ public final class ExperimentYaml {
     } catch (JsonProcessingException e) {
       JsonLocation at = e.getLocation();
       String where = at == null ? "" : "line " + at.getLineNr() + ", column " + at.getColumnNr() + ": ";
-      throw invalid(source, "", "YAML syntax error at " + where + firstLine(e.getOriginalMessage()));
+      throw invalid(source, "", "YAML syntax error at " + where + syntaxMessage(e.getOriginalMessage()));
     }
     if (tree == null || tree.isMissingNode() || tree.isNull()) {
       throw invalid(source, "", "the file is empty; an experiment needs at least [vms]");
@@ -115,6 +115,32 @@ public final class ExperimentYaml {
       throw invalid(source, "", "expected a mapping of experiment keys at the top, got " + describe(tree));
     }
     return tree;
+  }
+
+  /**
+   * SnakeYAML's message without its source excerpts: {@code while parsing a flow mapping (line 2,
+   * column 7); expected ',' or '}', but got :}.
+   */
+  static String syntaxMessage(String message) {
+    if (message == null) {
+      return "";
+    }
+    List<String> parts = new ArrayList<>();
+    String[] lines = message.split("\\R");
+    for (int i = 0; i < lines.length; i++) {
+      String line = lines[i].strip();
+      Matcher at = Pattern.compile("in '[^']*', line (\\d+), column (\\d+):?").matcher(line);
+      if (at.matches()) {
+        if (!parts.isEmpty()) {
+          parts.set(parts.size() - 1, parts.get(parts.size() - 1) + " (line " + at.group(1) + ", column "
+              + at.group(2) + ")");
+        }
+        i += 2; // the excerpt and its caret
+      } else if (!line.isEmpty()) {
+        parts.add(line);
+      }
+    }
+    return String.join("; ", parts);
   }
 
   private static String firstLine(String message) {
