@@ -110,6 +110,26 @@ class LockTortureRunTest {
     assertThat(perSecond).isLessThanOrEqualTo(bound * 1.001).isGreaterThan(0.7 * bound);
   }
 
+  /**
+   * Issue 4's pair: with 2x overcommit a FIFO ticket lock hands the lock to waiters whose vCPU
+   * is not running, so acquisitions nearly stop, while an unfair test-and-set lock keeps going.
+   */
+  @Test
+  void ticketUnderOvercommit_collapses_tasDoesNot() {
+    Experiment base = Experiment.builder("overcommit").warmupNs(15_000_000).durationNs(30_000_000).host(4, "cfs")
+        .vm("vm0", vm -> vm.vcpus(8).pinning(0, 1, 2, 3, 0, 1, 2, 3).spinlock("ticket")
+            .workload("torture", "locktorture", Map.of("nwriters", "16", "hold-ns", "2us", "think-ns", "1us",
+                "think-jitter-ns", "2us")))
+        .variant("tas", Map.of("vms[0].locks.spinlock", "tas"))
+        .build();
+    List<ExperimentResult> results = new ExperimentRunner(PLUGINS).runAll("test", base);
+    double ticket = results.get(0).workload("vm0", "torture").figures().get("acquisitions_per_s").doubleValue();
+    double tas = results.get(1).workload("vm0", "torture").figures().get("acquisitions_per_s").doubleValue();
+
+    assertThat(tas).isGreaterThan(50_000);
+    assertThat(ticket).as("ticket %s/s vs tas %s/s", ticket, tas).isLessThan(0.1 * tas);
+  }
+
   @Test
   void lockStat_countsWhatTheWorkloadCounted() {
     ExperimentResult r = torture(PLUGINS, 2, 4, "spinlock", "pv-qspinlock",
