@@ -35,7 +35,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
     versionProvider = BuildInfo.class,
     description = "Simulates, event by event, what locks do inside virtualized Linux.",
     subcommands = {PluginsCommand.class, ReproduceCommand.class, RunCommand.class, ValidateCommand.class,
-        CommandLine.HelpCommand.class})
+        SweepCommand.class, MergeCommand.class, CommandLine.HelpCommand.class})
 public final class Lockvisor implements Runnable {
 
   public static final int EXIT_OK = 0;

@@ -26,6 +26,9 @@ import java.util.Map;
  * @param vms the measured VMs
  * @param background background load
  * @param variants named variants: overrides ({@code path -> value}) on this experiment
+ * @param replications runs per sweep point, each with a seed derived from (seed, point, replication)
+ * @param sweep parameters to sweep: path to the list of its values; the points are the cartesian
+ *     product, the first parameter varying slowest
  */
 public record Experiment(
     String name,
@@ -37,7 +40,9 @@ public record Experiment(
     HostSpec host,
     List<VmSpec> vms,
     BackgroundSpec background,
-    Map<String, Map<String, String>> variants) {
+    Map<String, Map<String, String>> variants,
+    int replications,
+    Map<String, List<String>> sweep) {
 
   public static final String DEFAULT_ARCH = "x86_64-kvm";
   public static final long DEFAULT_SEED = 1;
@@ -56,6 +61,17 @@ public record Experiment(
       variants.forEach((k, overrides) -> v.put(k, ImmutableMap.copyOf(overrides)));
     }
     variants = v.build();
+    ImmutableMap.Builder<String, List<String>> sw = ImmutableMap.builder();
+    if (sweep != null) {
+      sweep.forEach((k, values) -> sw.put(k, ImmutableList.copyOf(values)));
+    }
+    sweep = sw.buildOrThrow();
+  }
+
+  /** The same experiment without sweep and replications (one point of a sweep). */
+  public Experiment withoutSweep() {
+    return new Experiment(name, description, arch, seed, warmupNs, durationNs, host, vms, background, variants, 1,
+        Map.of());
   }
 
   public static Builder builder(String name) {
@@ -74,6 +90,8 @@ public record Experiment(
     b.vms.addAll(vms);
     b.background = background;
     b.variants.putAll(variants);
+    b.replications = replications;
+    b.sweep.putAll(sweep);
     return b;
   }
 
@@ -89,6 +107,8 @@ public record Experiment(
     private final List<VmSpec> vms = new ArrayList<>();
     private BackgroundSpec background = BackgroundSpec.none();
     private final Map<String, Map<String, String>> variants = new LinkedHashMap<>();
+    private int replications = 1;
+    private final Map<String, List<String>> sweep = new LinkedHashMap<>();
 
     private Builder(String name) {
       this.name = name;
@@ -171,10 +191,22 @@ public record Experiment(
       return this;
     }
 
+    /** Runs per sweep point (each with its own derived seed). */
+    public Builder replications(int n) {
+      this.replications = n;
+      return this;
+    }
+
+    /** A swept parameter: {@code path} takes each of {@code values} (cartesian product with the others). */
+    public Builder sweep(String path, String... values) {
+      this.sweep.put(path, List.of(values));
+      return this;
+    }
+
     /** The experiment, if its structure is sound. */
     public Experiment build() {
       Experiment e = new Experiment(name, description, arch, seed, warmupNs, durationNs, host, vms, background,
-          variants);
+          variants, replications, sweep);
       List<Problem> problems = ExperimentValidator.structure(e);
       if (!problems.isEmpty()) {
         throw new InvalidExperimentException("builder", problems);

@@ -82,7 +82,25 @@ public final class ExperimentValidator {
         problems.addAll(ex.problems());
       }
     }
+    List<Map<String, String>> points = SweepPoints.of(e);
+    for (int i = 0; i < points.size() && !e.sweep().isEmpty(); i++) {
+      String label = pointLabel(i, points.get(i));
+      try {
+        Experiment p = ExperimentYaml.point(e, points.get(i), label);
+        problems.addAll(ExperimentYaml.prefixed(label, validate(p))); // its variants too
+      } catch (InvalidExperimentException ex) {
+        problems.addAll(ex.problems());
+      }
+      if (problems.size() > 50) {
+        break; // one broken parameter breaks every point: the first ones say it all
+      }
+    }
     return problems;
+  }
+
+  /** How problems name a sweep point: {@code sweep[3]{vms[0].vcpus=8}}. */
+  public static String pointLabel(int index, Map<String, String> overrides) {
+    return "sweep[" + index + "]" + overrides.toString().replace(", ", ",");
   }
 
   /** The host CPUs {@code e} runs on: its own count, or the arch profile's default topology. */
@@ -249,6 +267,17 @@ public final class ExperimentValidator {
     }
     if (cpus > 0) {
       pinningAgainst(e, cpus, "host.cpus is", problems);
+    }
+    if (e.replications() < 1 || e.replications() > 1000) {
+      problems.add(new Problem("replications", "[" + e.replications() + "] is out of range; allowed: [1, 1000]"));
+    }
+    for (Map.Entry<String, List<String>> s : e.sweep().entrySet()) {
+      if (s.getValue().isEmpty()) {
+        problems.add(new Problem("sweep." + s.getKey(), "has no values; list at least one"));
+      }
+    }
+    if (SweepPoints.count(e) > SweepPoints.MAX_POINTS) {
+      problems.add(new Problem("sweep", "the cartesian product has more than " + SweepPoints.MAX_POINTS + " points"));
     }
     for (Map.Entry<String, Map<String, String>> v : e.variants().entrySet()) {
       if (!NAME.matcher(v.getKey()).matches() || v.getKey().equals("base")) {

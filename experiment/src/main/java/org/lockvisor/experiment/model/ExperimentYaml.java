@@ -55,7 +55,7 @@ public final class ExperimentYaml {
       .build();
 
   static final Set<String> TOP_KEYS = Set.of("name", "description", "arch", "seed", "warmup", "duration", "host",
-      "vms", "background", "variants");
+      "vms", "background", "variants", "replications", "sweep");
   static final Set<String> HOST_KEYS = Set.of("cpus", "scheduler", "scheduler-options", "preemptible",
       "exclusive-pinning", "locks");
   static final Set<String> VM_KEYS = Set.of("name", "vcpus", "pinning", "scheduler", "scheduler-options",
@@ -267,8 +267,20 @@ public final class ExperimentYaml {
       throw new InvalidExperimentException("", List.of(new Problem("variants", DidYouMean.unknownMessage(
           "variant", name, base.variants().keySet()))));
     }
-    ObjectNode tree = toTree(base);
+    ObjectNode tree = toTree(base.withoutSweep());
     tree.remove("variants");
+    return applied(tree, overrides, "variants." + name);
+  }
+
+  /**
+   * One point of a sweep: {@code base} without its sweep and replications, with {@code overrides}
+   * applied (its variants kept).
+   */
+  public static Experiment point(Experiment base, Map<String, String> overrides, String label) {
+    return applied(toTree(base.withoutSweep()), overrides, label);
+  }
+
+  private static Experiment applied(ObjectNode tree, Map<String, String> overrides, String prefix) {
     List<Problem> problems = new ArrayList<>();
     overrides.forEach((path, value) -> {
       Problem p = set(tree, path, value);
@@ -276,7 +288,6 @@ public final class ExperimentYaml {
         problems.add(p);
       }
     });
-    String prefix = "variants." + name;
     if (!problems.isEmpty()) {
       throw new InvalidExperimentException("", prefixed(prefix, problems));
     }
@@ -330,7 +341,8 @@ public final class ExperimentYaml {
   public static Bound bindLenient(JsonNode tree) {
     Binder b = new Binder();
     Experiment e = b.experiment(tree);
-    return new Bound(e == null ? new Experiment(null, null, null, 0, 0, 0, null, null, null, null) : e, b.problems);
+    return new Bound(e == null ? new Experiment(null, null, null, 0, 0, 0, null, null, null, null, 1, null) : e,
+        b.problems);
   }
 
   /** Reads typed values from a tree, collecting problems instead of stopping at the first. */
@@ -356,7 +368,39 @@ public final class ExperimentYaml {
           host(o.get("host"), "host"),
           vms(o.get("vms"), "vms"),
           background(o.get("background"), "background"),
-          variants(o.get("variants"), "variants"));
+          variants(o.get("variants"), "variants"),
+          (int) integer(o, "", "replications", 1, Integer.MIN_VALUE, Integer.MAX_VALUE),
+          sweep(o.get("sweep"), "sweep"));
+    }
+
+    Map<String, List<String>> sweep(JsonNode node, String path) {
+      Map<String, List<String>> sweep = new LinkedHashMap<>();
+      if (node == null || node.isNull()) {
+        return sweep;
+      }
+      ObjectNode o = object(node, path);
+      if (o == null) {
+        return sweep;
+      }
+      o.fields().forEachRemaining(e -> {
+        String p = join(path, e.getKey());
+        JsonNode values = e.getValue();
+        if (!values.isArray()) {
+          problems.add(new Problem(p, "expected a list of values to sweep, got " + describe(values)));
+          return;
+        }
+        List<String> list = new ArrayList<>();
+        for (int i = 0; i < values.size(); i++) {
+          JsonNode v = values.get(i);
+          if (v.isNull()) {
+            problems.add(new Problem(p + "[" + i + "]", "has no value"));
+          } else {
+            list.add(v.isContainerNode() ? v.toString() : v.asText());
+          }
+        }
+        sweep.put(e.getKey(), list);
+      });
+      return sweep;
     }
 
     HostSpec host(JsonNode node, String path) {
@@ -707,6 +751,16 @@ public final class ExperimentYaml {
       e.variants().forEach((name, overrides) -> {
         ObjectNode v = variants.putObject(name);
         overrides.forEach(v::put);
+      });
+    }
+    if (e.replications() != 1) {
+      o.put("replications", e.replications());
+    }
+    if (!e.sweep().isEmpty()) {
+      ObjectNode sweep = o.putObject("sweep");
+      e.sweep().forEach((path, values) -> {
+        ArrayNode list = sweep.putArray(path);
+        values.forEach(list::add);
       });
     }
     return o;

@@ -23,6 +23,7 @@ import org.lockvisor.experiment.model.ExperimentYaml;
 import org.lockvisor.experiment.model.InvalidExperimentException;
 import org.lockvisor.experiment.model.LockChoices;
 import org.lockvisor.experiment.model.Problem;
+import org.lockvisor.experiment.model.SweepPoints;
 import org.lockvisor.experiment.model.VmSpec;
 import org.lockvisor.experiment.report.LockStatReport;
 import org.lockvisor.locking.spi.KernelLock;
@@ -81,10 +82,19 @@ public final class ExperimentRunner {
    */
   public void validate(String source, Experiment e) {
     validator.check(source, e);
-    List<Problem> problems = new ArrayList<>(assemblyProblems(e));
-    for (String variant : e.variants().keySet()) {
-      for (Problem p : assemblyProblems(ExperimentYaml.variant(e, variant))) {
-        problems.add(new Problem("variants." + variant + (p.path().isEmpty() ? "" : "." + p.path()), p.message()));
+    List<Problem> problems = new ArrayList<>();
+    List<Map<String, String>> points = SweepPoints.of(e);
+    for (int i = 0; i < points.size(); i++) {
+      Experiment point = e.sweep().isEmpty() ? e : ExperimentYaml.point(e, points.get(i), "");
+      String prefix = e.sweep().isEmpty() ? "" : ExperimentValidator.pointLabel(i, points.get(i)) + ".";
+      for (Problem p : assemblyProblems(point)) {
+        problems.add(new Problem(prefix + p.path(), p.message()));
+      }
+      for (String variant : point.variants().keySet()) {
+        for (Problem p : assemblyProblems(ExperimentYaml.variant(point, variant))) {
+          problems.add(new Problem(prefix + "variants." + variant + (p.path().isEmpty() ? "" : "." + p.path()),
+              p.message()));
+        }
       }
     }
     if (!problems.isEmpty()) {
