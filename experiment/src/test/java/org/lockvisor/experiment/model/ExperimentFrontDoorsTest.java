@@ -39,6 +39,9 @@ class ExperimentFrontDoorsTest {
       variants:
         ticket:
           vms[0].locks.spinlock: ticket
+      replications: 2
+      sweep:
+        vms[0].vcpus: [2, 4]
       """;
 
   static Experiment built() {
@@ -53,6 +56,8 @@ class ExperimentFrontDoorsTest {
                 "think-jitter-ns", "1us")))
         .hostThreads(1)
         .variant("ticket", Map.of("vms[0].locks.spinlock", "ticket"))
+        .replications(2)
+        .sweep("vms[0].vcpus", "2", "4")
         .build();
   }
 
