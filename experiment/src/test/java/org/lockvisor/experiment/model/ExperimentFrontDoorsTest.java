@@ -41,7 +41,7 @@ class ExperimentFrontDoorsTest {
           vms[0].locks.spinlock: ticket
       replications: 2
       sweep:
-        vms[0].vcpus: [2, 4]
+        duration: [4ms, 5ms]
       """;
 
   static Experiment built() {
@@ -57,7 +57,7 @@ class ExperimentFrontDoorsTest {
         .hostThreads(1)
         .variant("ticket", Map.of("vms[0].locks.spinlock", "ticket"))
         .replications(2)
-        .sweep("vms[0].vcpus", "2", "4")
+        .sweep("duration", "4ms", "5ms")
         .build();
   }
 
