@@ -33,6 +33,9 @@ import picocli.CommandLine.Spec;
     description = "Runs an experiment file (base and variants) and prints its results.")
 public final class RunCommand implements Callable<Integer> {
 
+  /** Runs that finish sooner than this print no progress. */
+  static final double PROGRESS_AFTER_S = 2.0;
+
   @ParentCommand
   private Lockvisor lockvisor;
 
@@ -64,13 +67,28 @@ public final class RunCommand implements Callable<Integer> {
   public Integer call() {
     ExperimentRunner runner = lockvisor.injector().getInstance(ExperimentRunner.class);
     Experiment e = runner.validateTree(file.toString(), ExperimentFiles.load(file, sets, seed));
-    List<ExperimentResult> results = new ArrayList<>();
+    List<String> labels = new ArrayList<>();
+    if (variant == null || variant.equals("base")) {
+      labels.add("base");
+    }
     if (variant == null) {
-      results.addAll(runner.runAll(file.toString(), e));
-    } else if (variant.equals("base")) {
-      results.add(runner.run(e, "base"));
-    } else {
-      results.add(runner.run(ExperimentYaml.variant(e, variant), variant));
+      labels.addAll(e.variants().keySet());
+    } else if (!variant.equals("base")) {
+      ExperimentYaml.variant(e, variant); // unknown variant: exit 2 before running anything
+      labels.add(variant);
+    }
+    List<ExperimentResult> results = new ArrayList<>();
+    long start = System.nanoTime();
+    PrintWriter stderr = spec.commandLine().getErr();
+    for (String label : labels) {
+      results.add(runner.run(label.equals("base") ? e : ExperimentYaml.variant(e, label), label));
+      double elapsed = (System.nanoTime() - start) / 1e9;
+      if (elapsed > PROGRESS_AFTER_S && results.size() < labels.size()) {
+        // Only runs that take a while report progress, on stderr.
+        stderr.printf(Locale.ROOT, "run: %s done (%d/%d), %.1f s elapsed, ETA %.1f s%n", label, results.size(),
+            labels.size(), elapsed, elapsed / results.size() * (labels.size() - results.size()));
+        stderr.flush();
+      }
     }
     ObjectNode document = ResultJson.document(file.toString(), results);
     PrintWriter stdout = spec.commandLine().getOut();
