@@ -16,6 +16,7 @@ import org.lockvisor.core.plugin.UnknownPluginException;
 import org.lockvisor.experiment.SimulationFailedException;
 import org.lockvisor.experiment.UserInputException;
 import org.lockvisor.experiment.inject.Bootstrap;
+import org.lockvisor.experiment.model.InvalidExperimentException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -33,7 +34,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
     mixinStandardHelpOptions = true,
     versionProvider = BuildInfo.class,
     description = "Simulates, event by event, what locks do inside virtualized Linux.",
-    subcommands = {PluginsCommand.class, ReproduceCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {PluginsCommand.class, ReproduceCommand.class, RunCommand.class, ValidateCommand.class,
+        SweepCommand.class, MergeCommand.class, CommandLine.HelpCommand.class})
 public final class Lockvisor implements Runnable {
 
   public static final int EXIT_OK = 0;
@@ -137,7 +139,11 @@ public final class Lockvisor implements Runnable {
   private static int handleExecutionException(Exception e, CommandLine command, CommandLine.ParseResult parsed) {
     PrintWriter err = command.getErr();
     int exitCode;
-    if (e instanceof UserInputException || e instanceof UnknownPluginException
+    if (e instanceof InvalidExperimentException invalid) {
+      // One line per problem, each with its file and path.
+      invalid.lines().forEach(line -> err.println("lockvisor: " + oneLine(line)));
+      exitCode = EXIT_USAGE;
+    } else if (e instanceof UserInputException || e instanceof UnknownPluginException
         || e instanceof PluginDiscoveryException) {
       // The user's input or the plugin jars they put on the class path: one line, no trace.
       err.println("lockvisor: " + oneLine(e.getMessage()));

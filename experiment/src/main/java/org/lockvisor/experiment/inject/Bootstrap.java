@@ -20,7 +20,8 @@ public final class Bootstrap {
   public static Injector standard(ClassLoader loader) {
     return createInjector(ImmutableList.of(
         PluginModule.discover(PluginKinds.BUILT_IN, loader),
-        new ReproductionModule()));
+        new ReproductionModule(),
+        new ExperimentModule()));
   }
 
   public static Injector createInjector(Module... modules) {

@@ -11,14 +11,21 @@ import org.lockvisor.machine.Vm;
 
 /**
  * What a workload gets when it starts: the machine, its VM, the VM's attached devices in
- * configuration order, and the cost table (guest kernel path costs from the arch profile).
+ * configuration order, the cost table (guest kernel path costs from the arch profile) and the
+ * lock plugins (for workloads that take locks themselves, such as locktorture).
  */
-public record WorkloadContext(Machine machine, Vm vm, List<Device> devices, CostSource costs) {
+public record WorkloadContext(Machine machine, Vm vm, List<Device> devices, CostSource costs, WorkloadLocks locks) {
   public WorkloadContext {
     checkArgument(machine != null, "machine must be set");
     checkArgument(vm != null, "vm must be set");
     checkArgument(costs != null, "costs must be set");
+    checkArgument(locks != null, "locks must be set");
     devices = ImmutableList.copyOf(devices);
+  }
+
+  /** A context without lock plugins ({@link WorkloadLocks#NONE}). */
+  public WorkloadContext(Machine machine, Vm vm, List<Device> devices, CostSource costs) {
+    this(machine, vm, devices, costs, WorkloadLocks.NONE);
   }
 
   /**

@@ -7,7 +7,7 @@ import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
 
-/** The workload SPI depends only on the JDK, Guava, core's plugin API, the machine and the device SPI. */
+/** The workload SPI depends only on the JDK, Guava, core's plugin API, the machine, the device and lock SPIs. */
 @AnalyzeClasses(packages = "org.lockvisor.workloads", importOptions = ImportOption.DoNotIncludeTests.class)
 class WorkloadSpiDependenciesTest {
 
@@ -16,7 +16,7 @@ class WorkloadSpiDependenciesTest {
       classes().that().resideInAPackage("org.lockvisor.workloads.spi..")
           .should().onlyDependOnClassesThat().resideInAnyPackage(
               "java..", "com.google.common..", "org.lockvisor.core.plugin..", "org.lockvisor.machine..",
-              "org.lockvisor.devices.spi..", "org.lockvisor.workloads.spi..")
+              "org.lockvisor.devices.spi..", "org.lockvisor.locking.spi..", "org.lockvisor.workloads.spi..")
           .because("DESIGN.md 1: an SPI depends on nothing but the JDK, Guava and lower SPIs");
 
   @ArchTest

@@ -1,0 +1,50 @@
+package org.lockvisor.cli;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.lockvisor.experiment.io.AtomicFiles;
+import org.lockvisor.experiment.runner.ResultJson;
+import org.lockvisor.experiment.runner.SweepRunner;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code lockvisor merge DIR...}: assembles the point files of sweep shards into one {@code sweep.json}. */
+@Command(name = "merge", mixinStandardHelpOptions = true,
+    description = "Merges sweep shard directories into one sweep.json (printed, or written with --out).")
+public final class MergeCommand implements Callable<Integer> {
+
+  @Spec
+  private CommandSpec spec;
+
+  @Parameters(arity = "1..*", paramLabel = "DIR", description = "Sweep output directories (shards).")
+  private List<Path> dirs;
+
+  @Option(names = "--out", paramLabel = "DIR", description = "Write sweep.json into DIR.")
+  private Path out;
+
+  @Override
+  public Integer call() {
+    ObjectNode merged = SweepRunner.merge(dirs);
+    String json = ResultJson.write(merged);
+    if (out != null) {
+      try {
+        AtomicFiles.writeString(out.resolve("sweep.json"), json + System.lineSeparator());
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot write [" + out.resolve("sweep.json") + "]", e);
+      }
+    } else {
+      PrintWriter stdout = spec.commandLine().getOut();
+      stdout.println(json);
+      stdout.flush();
+    }
+    return Lockvisor.EXIT_OK;
+  }
+}

@@ -1,0 +1,165 @@
+package org.lockvisor.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.lockvisor.cli.CliFixture.Run;
+
+/**
+ * {@code lockvisor run}, {@code validate} and {@code plugins --options}: the example experiment
+ * runs and prints lock_stat; every file under {@code bad-experiments/} makes {@code run} exit 2
+ * with exactly the problems its header announces ({@code # expect: N} lines, each containing the
+ * {@code # expect-text:} fragments), one line per problem, and never a stack trace.
+ */
+class ExperimentCommandsTest {
+
+  static final Path EXAMPLE = Path.of("../examples/experiments/locktorture.yaml");
+  static final Path BAD = Path.of("src/test/resources/bad-experiments");
+  /** Files that cannot carry a header. */
+  static final Map<String, String> HEADERLESS = Map.of(
+      "05-empty.yaml", "the file is empty",
+      "07-binary-garbage.yaml", "not a YAML text file");
+
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+
+  @TempDir
+  Path temp;
+
+  static Stream<Path> badExperiments() throws IOException {
+    try (Stream<Path> files = Files.list(BAD)) {
+      return files.sorted().toList().stream();
+    }
+  }
+
+  @Test
+  void badExperimentDirectory_holdsAtLeastThirtyFiles() throws IOException {
+    assertThat(badExperiments().count()).isGreaterThanOrEqualTo(30);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("badExperiments")
+  void badExperiment_exit2_oneLinePerProblem_noStackTrace(Path file) throws IOException {
+    String name = file.getFileName().toString();
+    int expected = 1;
+    List<String> fragments = new ArrayList<>();
+    if (HEADERLESS.containsKey(name)) {
+      fragments.add(HEADERLESS.get(name));
+    } else {
+      for (String line : Files.readAllLines(file)) {
+        if (line.startsWith("# expect: ")) {
+          expected = Integer.parseInt(line.substring("# expect: ".length()).strip());
+        } else if (line.startsWith("# expect-text: ")) {
+          fragments.add(line.substring("# expect-text: ".length()).strip());
+        }
+      }
+      assertThat(fragments).as("%s announces what it expects", name).isNotEmpty();
+    }
+
+    Run run = CliFixture.run("run", file.toString());
+
+    assertThat(run.exitCode()).as("exit code; stderr: %s", run.err()).isEqualTo(2);
+    assertThat(run.out()).isEmpty();
+    assertThat(run.errLines()).as("stderr: %s", run.err()).hasSize(expected)
+        .allSatisfy(line -> assertThat(line).startsWith("lockvisor: " + file + ": "));
+    assertThat(run.err()).contains(fragments).doesNotContain("\tat ", "Exception", "internal error");
+  }
+
+  @Test
+  void validate_example_isValid() {
+    Run run = CliFixture.run("validate", EXAMPLE.toString());
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out()).contains("valid experiment [locktorture-overcommit]", "[tas, ticket]");
+  }
+
+  @Test
+  void validate_badFile_sameProblemsAsRun() {
+    Path file = BAD.resolve("35-several-problems.yaml");
+    assertThat(CliFixture.run("validate", file.toString()).err())
+        .isEqualTo(CliFixture.run("run", file.toString()).err());
+  }
+
+  @Test
+  void run_example_printsWorkloadAndLockStatTable_andWritesResults() throws IOException {
+    Path out = temp.resolve("out");
+    Run run = CliFixture.run("run", EXAMPLE.toString(), "--set", "duration=5ms", "--out", out.toString());
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out())
+        .contains("== locktorture-overcommit [base]", "== locktorture-overcommit [tas]",
+            "== locktorture-overcommit [ticket]")
+        .contains("-- workload vm0/torture (locktorture)", "Writes:  Total: ")
+        .contains("lock_stat version 0.4", "class name    con-bounces    contentions",
+            "vm0/torture/torture_lock:", "lock_torture_writer");
+    JsonNode result = MAPPER.readTree(out.resolve("result.json").toFile());
+    assertThat(result.get("runs")).hasSize(3);
+    assertThat(result.at("/runs/0/simulated_ns").asLong()).isEqualTo(5_000_000);
+    assertThat(result.at("/runs/0/lock_stat/0/acquisitions").asLong()).isPositive();
+    assertThat(Files.readString(out.resolve("lock_stat.txt"))).startsWith("lock_stat version 0.4");
+    assertThat(out.resolve("lock_stat-ticket.txt")).exists();
+  }
+
+  @Test
+  void run_json_seedAndSetOverrides_deterministic() throws IOException {
+    String[] args = {"run", EXAMPLE.toString(), "--format", "json", "--seed", "9", "--variant", "ticket",
+        "--set", "duration=2ms", "--set", "vms[0].workloads[0].options.nwriters=4"};
+    JsonNode first = MAPPER.readTree(CliFixture.run(args).out());
+    JsonNode second = MAPPER.readTree(CliFixture.run(args).out());
+
+    assertThat(first.get("runs")).hasSize(1);
+    assertThat(first.at("/runs/0/variant").asText()).isEqualTo("ticket");
+    assertThat(first.at("/runs/0/seed").asLong()).isEqualTo(9);
+    assertThat(first.at("/runs/0/workloads/0/native/nwriters_stress").asInt()).isEqualTo(4);
+    ((com.fasterxml.jackson.databind.node.ObjectNode) first.at("/runs/0")).remove("wall_ns");
+    ((com.fasterxml.jackson.databind.node.ObjectNode) second.at("/runs/0")).remove("wall_ns");
+    assertThat(first).isEqualTo(second);
+  }
+
+  @Test
+  void run_badSet_exit2WithPath() {
+    Run run = CliFixture.run("run", EXAMPLE.toString(), "--set", "vms[0].vcpus=many", "--set", "nonsense");
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.errLines()).hasSize(2);
+    assertThat(run.err()).contains("--set: [nonsense] is not path=value",
+        "vms[0].vcpus: expected a whole number, got the text [many]");
+  }
+
+  @Test
+  void run_missingFile_exit2OneLine() {
+    Run run = CliFixture.run("run", temp.resolve("nope.yaml").toString());
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.errLines()).singleElement().asString().contains("no such file");
+  }
+
+  @Test
+  void pluginsOptions_printsTypesDefaultsAllowedAndDocs() {
+    Run run = CliFixture.run("plugins", "--options", "locktorture");
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out()).contains("workload locktorture:", "OPTION", "torture-type", "enum",
+        "spin_lock|spin_lock_irq|mutex_lock|rwsem_lock", "nwriters", "[0, 4096]", "hold-ns", "duration_ns");
+  }
+
+  @Test
+  void pluginsOptions_unknownName_didYouMean() {
+    Run run = CliFixture.run("plugins", "--options", "locktortur");
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.errLines()).singleElement().asString().contains("unknown plugin [locktortur]",
+        "did you mean [locktorture]?");
+  }
+}

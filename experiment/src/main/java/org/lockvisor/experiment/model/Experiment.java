@@ -1,0 +1,292 @@
+package org.lockvisor.experiment.model;
+
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
+import com.google.common.collect.ImmutableSortedMap;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * An experiment: the arch profile, the host, the VMs with their kernels, devices and workloads,
+ * background load, warm-up, duration, seed and named variants (each a set of overrides on this
+ * base, written as {@code path: value} like {@code lockvisor run --set}).
+ *
+ * <p>Immutable. Built by {@link #builder(String)} or bound from YAML by {@link ExperimentYaml};
+ * both end in the same record and pass the same {@link ExperimentValidator}.
+ *
+ * @param name experiment name
+ * @param description free text
+ * @param arch arch profile name, e.g. {@code x86_64-kvm}
+ * @param seed root seed of every random stream
+ * @param warmupNs simulated time before measurement starts
+ * @param durationNs simulated measurement time
+ * @param host the host
+ * @param vms the measured VMs
+ * @param background background load
+ * @param variants named variants: overrides ({@code path -> value}) on this experiment
+ * @param replications runs per sweep point, each with a seed derived from (seed, point, replication)
+ * @param sweep parameters to sweep: path to the list of its values; the points are the cartesian
+ *     product, the first parameter varying slowest
+ */
+public record Experiment(
+    String name,
+    String description,
+    String arch,
+    long seed,
+    long warmupNs,
+    long durationNs,
+    HostSpec host,
+    List<VmSpec> vms,
+    BackgroundSpec background,
+    Map<String, Map<String, String>> variants,
+    int replications,
+    Map<String, List<String>> sweep) {
+
+  public static final String DEFAULT_ARCH = "x86_64-kvm";
+  public static final long DEFAULT_SEED = 1;
+  public static final long DEFAULT_WARMUP_NS = 10_000_000L;
+  public static final long DEFAULT_DURATION_NS = 100_000_000L;
+
+  public Experiment {
+    name = name == null ? "" : name;
+    description = description == null ? "" : description;
+    arch = arch == null ? DEFAULT_ARCH : arch;
+    host = host == null ? HostSpec.defaults() : host;
+    vms = vms == null ? ImmutableList.of() : ImmutableList.copyOf(vms);
+    background = background == null ? BackgroundSpec.none() : background;
+    ImmutableSortedMap.Builder<String, Map<String, String>> v = ImmutableSortedMap.naturalOrder();
+    if (variants != null) {
+      variants.forEach((k, overrides) -> v.put(k, ImmutableMap.copyOf(overrides)));
+    }
+    variants = v.build();
+    ImmutableMap.Builder<String, List<String>> sw = ImmutableMap.builder();
+    if (sweep != null) {
+      sweep.forEach((k, values) -> sw.put(k, ImmutableList.copyOf(values)));
+    }
+    sweep = sw.buildOrThrow();
+  }
+
+  /** The same experiment without sweep and replications (one point of a sweep). */
+  public Experiment withoutSweep() {
+    return new Experiment(name, description, arch, seed, warmupNs, durationNs, host, vms, background, variants, 1,
+        Map.of());
+  }
+
+  public static Builder builder(String name) {
+    return new Builder(name);
+  }
+
+  /** A builder holding this experiment's values. */
+  public Builder toBuilder() {
+    Builder b = new Builder(name);
+    b.description = description;
+    b.arch = arch;
+    b.seed = seed;
+    b.warmupNs = warmupNs;
+    b.durationNs = durationNs;
+    b.host = host;
+    b.vms.addAll(vms);
+    b.background = background;
+    b.variants.putAll(variants);
+    b.replications = replications;
+    b.sweep.putAll(sweep);
+    return b;
+  }
+
+  /** Fluent builder; {@link #build()} checks the structure (plugins are checked by the validator). */
+  public static final class Builder {
+    private final String name;
+    private String description = "";
+    private String arch = DEFAULT_ARCH;
+    private long seed = DEFAULT_SEED;
+    private long warmupNs = DEFAULT_WARMUP_NS;
+    private long durationNs = DEFAULT_DURATION_NS;
+    private HostSpec host = HostSpec.defaults();
+    private final List<VmSpec> vms = new ArrayList<>();
+    private BackgroundSpec background = BackgroundSpec.none();
+    private final Map<String, Map<String, String>> variants = new LinkedHashMap<>();
+    private int replications = 1;
+    private final Map<String, List<String>> sweep = new LinkedHashMap<>();
+
+    private Builder(String name) {
+      this.name = name;
+    }
+
+    public Builder description(String text) {
+      this.description = text;
+      return this;
+    }
+
+    public Builder arch(String profile) {
+      this.arch = profile;
+      return this;
+    }
+
+    public Builder seed(long s) {
+      this.seed = s;
+      return this;
+    }
+
+    public Builder warmupNs(long ns) {
+      this.warmupNs = ns;
+      return this;
+    }
+
+    public Builder durationNs(long ns) {
+      this.durationNs = ns;
+      return this;
+    }
+
+    /** Host CPUs and scheduler; the other host settings keep their values. */
+    public Builder host(int cpus, String scheduler) {
+      this.host = new HostSpec(cpus, Choice.of(scheduler), host.preemptible(), host.exclusivePinning(), host.locks());
+      return this;
+    }
+
+    public Builder host(HostSpec spec) {
+      this.host = spec;
+      return this;
+    }
+
+    public Builder hostLocks(LockChoices locks) {
+      this.host = new HostSpec(host.cpus(), host.scheduler(), host.preemptible(), host.exclusivePinning(), locks);
+      return this;
+    }
+
+    public Builder exclusivePinning(boolean exclusive) {
+      this.host = new HostSpec(host.cpus(), host.scheduler(), host.preemptible(), exclusive, host.locks());
+      return this;
+    }
+
+    public Builder vm(VmSpec vm) {
+      this.vms.add(vm);
+      return this;
+    }
+
+    /** Adds a VM built fluently: {@code .vm("vm0", vm -> vm.vcpus(4).spinlock("ticket"))}. */
+    public Builder vm(String vmName, java.util.function.Consumer<VmBuilder> spec) {
+      VmBuilder b = new VmBuilder(vmName);
+      spec.accept(b);
+      this.vms.add(b.build());
+      return this;
+    }
+
+    public Builder hostThreads(int n) {
+      this.background = new BackgroundSpec(n, background.vms());
+      return this;
+    }
+
+    public Builder backgroundVm(String vmName, int vcpus, Integer... pinning) {
+      List<BackgroundSpec.BackgroundVm> list = new ArrayList<>(background.vms());
+      list.add(new BackgroundSpec.BackgroundVm(vmName, vcpus, List.of(pinning)));
+      this.background = new BackgroundSpec(background.hostThreads(), list);
+      return this;
+    }
+
+    /** A named variant: overrides written as {@code path -> value}, e.g. {@code vms[0].locks.spinlock -> ticket}. */
+    public Builder variant(String variantName, Map<String, String> overrides) {
+      this.variants.put(variantName, ImmutableMap.copyOf(overrides));
+      return this;
+    }
+
+    /** Runs per sweep point (each with its own derived seed). */
+    public Builder replications(int n) {
+      this.replications = n;
+      return this;
+    }
+
+    /** A swept parameter: {@code path} takes each of {@code values} (cartesian product with the others). */
+    public Builder sweep(String path, String... values) {
+      this.sweep.put(path, List.of(values));
+      return this;
+    }
+
+    /** The experiment, if its structure is sound. */
+    public Experiment build() {
+      Experiment e = new Experiment(name, description, arch, seed, warmupNs, durationNs, host, vms, background,
+          variants, replications, sweep);
+      List<Problem> problems = ExperimentValidator.structure(e);
+      if (!problems.isEmpty()) {
+        throw new InvalidExperimentException("builder", problems);
+      }
+      return e;
+    }
+  }
+
+  /** Fluent builder of one {@link VmSpec}. */
+  public static final class VmBuilder {
+    private final String name;
+    private int vcpus = 1;
+    private List<Integer> pinning = List.of();
+    private Choice scheduler = Choice.of(HostSpec.DEFAULT_SCHEDULER);
+    private boolean preemptible;
+    private LockChoices locks = LockChoices.defaults();
+    private final List<ComponentSpec> devices = new ArrayList<>();
+    private final List<ComponentSpec> workloads = new ArrayList<>();
+
+    VmBuilder(String name) {
+      this.name = name;
+    }
+
+    public VmBuilder vcpus(int n) {
+      this.vcpus = n;
+      return this;
+    }
+
+    public VmBuilder pinning(Integer... cpus) {
+      this.pinning = List.of(cpus);
+      return this;
+    }
+
+    public VmBuilder scheduler(String plugin) {
+      this.scheduler = Choice.of(plugin);
+      return this;
+    }
+
+    public VmBuilder scheduler(String plugin, Map<String, String> options) {
+      this.scheduler = Choice.of(plugin, options);
+      return this;
+    }
+
+    public VmBuilder preemptible(boolean on) {
+      this.preemptible = on;
+      return this;
+    }
+
+    public VmBuilder spinlock(String plugin) {
+      this.locks = locks.withSpinlock(plugin);
+      return this;
+    }
+
+    public VmBuilder mutex(String plugin) {
+      this.locks = locks.withMutex(plugin);
+      return this;
+    }
+
+    public VmBuilder rwsem(String plugin) {
+      this.locks = locks.withRwsem(plugin);
+      return this;
+    }
+
+    public VmBuilder vcpuIsPreempted(boolean on) {
+      this.locks = locks.withVcpuIsPreempted(on);
+      return this;
+    }
+
+    public VmBuilder device(String instance, String type, Map<String, String> options) {
+      this.devices.add(new ComponentSpec(instance, type, options));
+      return this;
+    }
+
+    public VmBuilder workload(String instance, String type, Map<String, String> options) {
+      this.workloads.add(new ComponentSpec(instance, type, options));
+      return this;
+    }
+
+    public VmSpec build() {
+      return new VmSpec(name, vcpus, pinning, scheduler, preemptible, locks, devices, workloads);
+    }
+  }
+}

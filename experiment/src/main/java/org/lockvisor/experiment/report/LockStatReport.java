@@ -1,0 +1,198 @@
+package org.lockvisor.experiment.report;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import com.google.common.collect.ImmutableList;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.lockvisor.locking.spi.LockStats;
+
+/**
+ * {@code /proc/lock_stat} as the kernel prints it ({@code kernel/locking/lockdep_proc.c},
+ * {@code seq_header} and {@code seq_stats}, format version 0.4): a version line, the header
+ * between two rules, then one row per lock class sorted by contentions (most first) with
+ * con-bounces, contentions, waittime min/max/total/avg, acq-bounces, acquisitions and holdtime
+ * min/max/total/avg, times in microseconds with two decimals; a class that was contended is
+ * followed by its contention points (the call sites that waited, with their counts).
+ *
+ * <p>Instances of one class are aggregated, as lockdep does. Classes never acquired are not
+ * printed (the kernel prints a class only when its hold time has samples). Addresses are printed
+ * as zeros, as the kernel does for a reader without the privilege to see kernel pointers.
+ */
+public final class LockStatReport {
+
+  /** Width of a rule: the 40-column name, a space, and 12 columns of 14 plus a space. */
+  static final int RULE = 40 + 1 + 12 * (14 + 1);
+
+  private final ImmutableList<ClassStats> classes;
+
+  private LockStatReport(List<ClassStats> classes) {
+    this.classes = ImmutableList.copyOf(classes);
+  }
+
+  /** One call site that waited for a class, with the number of contentions there. */
+  public record ContentionPoint(String symbol, long count) {
+    public ContentionPoint {
+      checkArgument(symbol != null && !symbol.isBlank(), "contention point needs a symbol");
+      checkArgument(count >= 0, "count must not be negative: %s", count);
+    }
+  }
+
+  /** The lock_stat columns of one lock class (times in ns), plus what no real tool can give. */
+  public record ClassStats(
+      String className,
+      long conBounces,
+      long contentions,
+      long waitMinNs,
+      long waitMaxNs,
+      long waitTotalNs,
+      long acqBounces,
+      long acquisitions,
+      long holdMinNs,
+      long holdMaxNs,
+      long holdTotalNs,
+      long holderPreemptedWaitNs,
+      long handoffsToPreemptedWaiter,
+      List<ContentionPoint> points) {
+
+    public ClassStats {
+      checkArgument(className != null && !className.isBlank(), "lock class needs a name");
+      points = ImmutableList.copyOf(points);
+    }
+
+    /** The columns of {@code stats}, with the call sites that take the lock. */
+    public static ClassStats of(String className, LockStats s, List<String> callSites) {
+      return new ClassStats(className, s.conBounces(), s.contentions(), s.waitMinNs(), s.waitMaxNs(),
+          s.waitTotalNs(), s.acqBounces(), s.acquisitions(), s.holdMinNs(), s.holdMaxNs(), s.holdTotalNs(),
+          s.holderPreemptedWaitNs(), s.handoffsToPreemptedWaiter(), points(s.contentions(), callSites));
+    }
+
+    /**
+     * A lock taken from one call site was contended there every time; with several call sites
+     * the split is unknown, so no points are claimed.
+     */
+    private static List<ContentionPoint> points(long contentions, List<String> callSites) {
+      return contentions > 0 && callSites.size() == 1
+          ? List.of(new ContentionPoint(callSites.get(0), contentions))
+          : List.of();
+    }
+
+    public double waitAvgNs() {
+      return contentions == 0 ? 0 : (double) waitTotalNs / contentions;
+    }
+
+    public double holdAvgNs() {
+      return acquisitions == 0 ? 0 : (double) holdTotalNs / acquisitions;
+    }
+
+    /** Two instances of one class, aggregated (lockdep keeps statistics per class). */
+    ClassStats plus(ClassStats o) {
+      List<ContentionPoint> merged = new ArrayList<>();
+      Map<String, Long> bySymbol = new LinkedHashMap<>();
+      for (ContentionPoint p : points) {
+        bySymbol.merge(p.symbol(), p.count(), Long::sum);
+      }
+      for (ContentionPoint p : o.points) {
+        bySymbol.merge(p.symbol(), p.count(), Long::sum);
+      }
+      bySymbol.forEach((symbol, count) -> merged.add(new ContentionPoint(symbol, count)));
+      return new ClassStats(className, conBounces + o.conBounces, contentions + o.contentions,
+          minOfSampled(waitMinNs, contentions, o.waitMinNs, o.contentions), Math.max(waitMaxNs, o.waitMaxNs),
+          waitTotalNs + o.waitTotalNs, acqBounces + o.acqBounces, acquisitions + o.acquisitions,
+          minOfSampled(holdMinNs, acquisitions, o.holdMinNs, o.acquisitions), Math.max(holdMaxNs, o.holdMaxNs),
+          holdTotalNs + o.holdTotalNs, holderPreemptedWaitNs + o.holderPreemptedWaitNs,
+          handoffsToPreemptedWaiter + o.handoffsToPreemptedWaiter, merged);
+    }
+
+    private static long minOfSampled(long a, long aSamples, long b, long bSamples) {
+      if (aSamples == 0) {
+        return b;
+      }
+      return bSamples == 0 ? a : Math.min(a, b);
+    }
+  }
+
+  /** A report of {@code classes}; instances of the same class name are aggregated. */
+  public static LockStatReport of(List<ClassStats> classes) {
+    Map<String, ClassStats> byClass = new LinkedHashMap<>();
+    for (ClassStats c : classes) {
+      byClass.merge(c.className(), c, ClassStats::plus);
+    }
+    List<ClassStats> sorted = new ArrayList<>(byClass.values());
+    // lock_stat_cmp: most contentions first; then by name so the order is stable.
+    sorted.sort(Comparator.comparingLong(ClassStats::contentions).reversed()
+        .thenComparing(ClassStats::className));
+    return new LockStatReport(sorted);
+  }
+
+  /** The aggregated classes, most contended first. */
+  public ImmutableList<ClassStats> classes() {
+    return classes;
+  }
+
+  /** The report as the lines of {@code cat /proc/lock_stat}. */
+  public List<String> lines() {
+    List<String> out = new ArrayList<>();
+    out.add("lock_stat version 0.4");
+    out.add("-".repeat(RULE));
+    out.add(String.format(Locale.ROOT, "%40s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s",
+        "class name", "con-bounces", "contentions", "waittime-min", "waittime-max", "waittime-total",
+        "waittime-avg", "acq-bounces", "acquisitions", "holdtime-min", "holdtime-max", "holdtime-total",
+        "holdtime-avg"));
+    out.add("-".repeat(RULE));
+    out.add("");
+    for (ClassStats c : classes) {
+      if (c.acquisitions() == 0) {
+        continue;
+      }
+      String name = c.className().length() > 37 ? c.className().substring(0, 37) : c.className();
+      StringBuilder row = new StringBuilder();
+      row.append(String.format(Locale.ROOT, "%40s:", name));
+      row.append(String.format(Locale.ROOT, "%14d ", c.conBounces()));
+      lockTime(row, c.contentions(), c.waitMinNs(), c.waitMaxNs(), c.waitTotalNs());
+      row.append(String.format(Locale.ROOT, " %14d ", c.acqBounces()));
+      lockTime(row, c.acquisitions(), c.holdMinNs(), c.holdMaxNs(), c.holdTotalNs());
+      out.add(row.toString());
+      if (c.contentions() == 0 || c.points().isEmpty()) {
+        continue;
+      }
+      out.add(" ".repeat(40 - name.length()) + "-".repeat(name.length()));
+      for (ContentionPoint p : c.points()) {
+        out.add(String.format(Locale.ROOT, "%40s %14d %29s %s", name, p.count(), "[<0000000000000000>]",
+            p.symbol()));
+      }
+      out.add("");
+      out.add(".".repeat(RULE));
+      out.add("");
+    }
+    return out;
+  }
+
+  /** The report as one string with a trailing newline. */
+  public String text() {
+    return String.join("\n", lines()) + "\n";
+  }
+
+  /** seq_lock_time: the count, then min, max, total and average as times. */
+  private static void lockTime(StringBuilder row, long nr, long min, long max, long total) {
+    row.append(String.format(Locale.ROOT, "%14d", nr));
+    time(row, min);
+    time(row, max);
+    time(row, total);
+    time(row, nr == 0 ? 0 : total / nr);
+  }
+
+  /** snprint_time: ns as microseconds with two decimals, rounded to the nearest 10 ns. */
+  static String time(long ns) {
+    long rounded = ns + 5;
+    return (rounded / 1000) + "." + String.format(Locale.ROOT, "%02d", (rounded % 1000) / 10);
+  }
+
+  private static void time(StringBuilder row, long ns) {
+    row.append(String.format(Locale.ROOT, " %14s", time(ns)));
+  }
+}

@@ -1,0 +1,70 @@
+package org.lockvisor.experiment.runner;
+
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
+import java.util.List;
+import java.util.Map;
+import org.lockvisor.experiment.report.LockStatReport;
+
+/**
+ * What one run of an experiment (or of one of its variants) measured over the measurement window.
+ *
+ * @param experiment experiment name
+ * @param variant {@code base} or the variant's name
+ * @param arch arch profile
+ * @param seed root seed
+ * @param warmupNs simulated warm-up
+ * @param simulatedNs simulated measurement time
+ * @param wallNs wall-clock time of the whole run (the only field that differs between identical runs)
+ * @param events simulation events processed (warm-up included)
+ * @param fingerprint rolling hash over every processed event, in hex
+ * @param workloads each workload's figures and native report
+ * @param devices each device's statistics
+ * @param lockStat lock_stat of every lock the run created
+ * @param threads CPU time per thread over the measurement window
+ */
+public record ExperimentResult(
+    String experiment,
+    String variant,
+    String arch,
+    long seed,
+    long warmupNs,
+    long simulatedNs,
+    long wallNs,
+    long events,
+    String fingerprint,
+    List<WorkloadResult> workloads,
+    List<DeviceResult> devices,
+    LockStatReport lockStat,
+    List<ThreadCpu> threads) {
+
+  public ExperimentResult {
+    workloads = ImmutableList.copyOf(workloads);
+    devices = ImmutableList.copyOf(devices);
+    threads = ImmutableList.copyOf(threads);
+  }
+
+  /** One workload's figures (named and shaped like the tool's) and its native report, if any. */
+  public record WorkloadResult(String vm, String name, String type, Map<String, Number> figures,
+      Map<String, Object> nativeReport) {
+    public WorkloadResult {
+      figures = ImmutableMap.copyOf(figures);
+    }
+  }
+
+  /** One device's statistics. */
+  public record DeviceResult(String vm, String name, String type, Map<String, Number> stats) {
+    public DeviceResult {
+      stats = ImmutableMap.copyOf(stats);
+    }
+  }
+
+  /** CPU time of one thread: kernel {@code host} or the VM's name; vCPU threads are host threads. */
+  public record ThreadCpu(String kernel, String name, long cpuNs) {}
+
+  /** The workload called {@code name} in VM {@code vm}. */
+  public WorkloadResult workload(String vm, String name) {
+    return workloads.stream().filter(w -> w.vm().equals(vm) && w.name().equals(name)).findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("no workload [" + name + "] in VM [" + vm + "]"));
+  }
+}

@@ -1,0 +1,380 @@
+package org.lockvisor.experiment.runner;
+
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import org.lockvisor.arch.spi.ArchProfile;
+import org.lockvisor.core.sim.EventBudgetExceededException;
+import org.lockvisor.core.sim.Simulation;
+import org.lockvisor.devices.spi.CostSource;
+import org.lockvisor.devices.spi.Device;
+import org.lockvisor.devices.spi.DeviceContext;
+import org.lockvisor.devices.spi.DeviceFactory;
+import org.lockvisor.devices.spi.LockProvider;
+import org.lockvisor.experiment.SimulationFailedException;
+import org.lockvisor.experiment.model.BackgroundSpec;
+import org.lockvisor.experiment.model.Choice;
+import org.lockvisor.experiment.model.ComponentSpec;
+import org.lockvisor.experiment.model.Experiment;
+import org.lockvisor.experiment.model.ExperimentPlugins;
+import org.lockvisor.experiment.model.ExperimentValidator;
+import org.lockvisor.experiment.model.ExperimentYaml;
+import org.lockvisor.experiment.model.InvalidExperimentException;
+import org.lockvisor.experiment.model.LockChoices;
+import org.lockvisor.experiment.model.Problem;
+import org.lockvisor.experiment.model.SweepPoints;
+import org.lockvisor.experiment.model.VmSpec;
+import org.lockvisor.experiment.report.LockStatReport;
+import org.lockvisor.locking.spi.KernelLock;
+import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.locking.spi.LockFactory;
+import org.lockvisor.locking.spi.LockFactory.LockKind;
+import org.lockvisor.machine.Kernel;
+import org.lockvisor.machine.KernelConfig;
+import org.lockvisor.machine.Machine;
+import org.lockvisor.machine.Program;
+import org.lockvisor.machine.Scheduler;
+import org.lockvisor.machine.Task;
+import org.lockvisor.machine.TtwuQueueMode;
+import org.lockvisor.machine.Vm;
+import org.lockvisor.platform.Platforms;
+import org.lockvisor.scheduler.spi.SchedulerFactory;
+import org.lockvisor.workloads.spi.Workload;
+import org.lockvisor.workloads.spi.WorkloadContext;
+import org.lockvisor.workloads.spi.WorkloadFactory;
+import org.lockvisor.workloads.spi.WorkloadLocks;
+
+/**
+ * Builds the machine an {@link Experiment} describes from the plugins it names, and runs it:
+ * warm-up, reset of every statistic, measurement, collection. Each run owns its simulation (no
+ * shared mutable state between runs), so runs may execute in parallel.
+ *
+ * <p>Machine assembly: the host kernel and each guest kernel from the arch profile
+ * ({@link Platforms}), schedulers from their plugins, vCPU threads pinned as the model says,
+ * {@code vcpu_is_preempted} semantics from the profile's hypervisor with each VM's switch, devices
+ * attached then workloads started in model order, background VMs (one CPU-bound task per vCPU)
+ * and CPU-bound host threads pinned round-robin. Every lock created for devices and workloads is
+ * registered for the run's lock_stat.
+ */
+public final class ExperimentRunner {
+
+  /** Work quantum of a CPU-bound background thread (it loops forever). */
+  static final long HOG_QUANTUM_NS = 1_000_000;
+
+  private final ExperimentPlugins plugins;
+  private final ExperimentValidator validator;
+
+  public ExperimentRunner(ExperimentPlugins plugins) {
+    this.plugins = plugins;
+    this.validator = new ExperimentValidator(plugins);
+  }
+
+  public ExperimentPlugins plugins() {
+    return plugins;
+  }
+
+  /**
+   * Validates {@code e} and its variants, then assembles each machine without running it (which
+   * catches what only the plugins can see, e.g. a workload that needs a device the VM lacks).
+   *
+   * @throws InvalidExperimentException listing every problem
+   */
+  public void validate(String source, Experiment e) {
+    validator.check(source, e);
+    List<Problem> problems = new ArrayList<>();
+    List<Map<String, String>> points = SweepPoints.of(e);
+    for (int i = 0; i < points.size(); i++) {
+      Experiment point = e.sweep().isEmpty() ? e : ExperimentYaml.point(e, points.get(i), "");
+      String prefix = e.sweep().isEmpty() ? "" : ExperimentValidator.pointLabel(i, points.get(i)) + ".";
+      for (Problem p : assemblyProblems(point)) {
+        problems.add(new Problem(prefix + p.path(), p.message()));
+      }
+      for (String variant : point.variants().keySet()) {
+        for (Problem p : assemblyProblems(ExperimentYaml.variant(point, variant))) {
+          problems.add(new Problem(prefix + "variants." + variant + (p.path().isEmpty() ? "" : "." + p.path()),
+              p.message()));
+        }
+      }
+    }
+    if (!problems.isEmpty()) {
+      throw new InvalidExperimentException(source, problems);
+    }
+  }
+
+  /**
+   * The experiment a YAML tree describes, validated as {@link #validate} does, plus the checks of
+   * keys and types.
+   *
+   * @throws InvalidExperimentException listing every problem
+   */
+  public Experiment validateTree(String source, com.fasterxml.jackson.databind.JsonNode tree) {
+    Experiment e = validator.validateTree(source, tree);
+    validate(source, e);
+    return e;
+  }
+
+  private List<Problem> assemblyProblems(Experiment e) {
+    try {
+      assemble(e);
+      return List.of();
+    } catch (InvalidExperimentException ex) {
+      return ex.problems();
+    }
+  }
+
+  /** The base experiment followed by each variant, in name order. */
+  public List<ExperimentResult> runAll(String source, Experiment e) {
+    validate(source, e);
+    List<ExperimentResult> results = new ArrayList<>();
+    results.add(run(e, "base"));
+    for (String variant : e.variants().keySet()) {
+      results.add(run(ExperimentYaml.variant(e, variant), variant));
+    }
+    return results;
+  }
+
+  /** Runs {@code e} (assumed valid) and labels the result with {@code variant}. */
+  public ExperimentResult run(Experiment e, String variant) {
+    long wallStart = System.nanoTime();
+    Assembly a = assemble(e);
+    Simulation sim = a.machine.sim();
+    try {
+      sim.runUntil(e.warmupNs());
+      a.resetStats();
+      long[] cpuAtStart = a.threadCpu();
+      sim.runUntil(e.warmupNs() + e.durationNs());
+      return a.result(e, variant, cpuAtStart, System.nanoTime() - wallStart);
+    } catch (EventBudgetExceededException | IllegalStateException | IllegalArgumentException ex) {
+      throw new SimulationFailedException("experiment [" + e.name() + "] variant [" + variant + "] failed at t="
+          + sim.now() + "ns: " + ex.getMessage(), ex);
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Assembly.
+
+  /** A lock the run created, with the functions that take it (its lock_stat contention points). */
+  private record RegisteredLock(KernelLock lock, List<String> callSites) {}
+
+  /** The machine of one run and everything needed to reset and read it. */
+  private final class Assembly implements LockProvider, WorkloadLocks {
+    final Machine machine;
+    final ArchProfile profile;
+    final LockCosts lockCosts;
+    final Kernel host;
+    final LockChoices hostLocks;
+    final List<Vm> vms = new ArrayList<>();
+    final List<VmSpec> vmSpecs = new ArrayList<>();
+    final List<Device> devices = new ArrayList<>();
+    final List<String> deviceVms = new ArrayList<>();
+    final List<Workload> workloads = new ArrayList<>();
+    final List<String> workloadVms = new ArrayList<>();
+    final List<RegisteredLock> locks = new ArrayList<>();
+
+    Assembly(Machine machine, ArchProfile profile, Kernel host, LockChoices hostLocks) {
+      this.machine = machine;
+      this.profile = profile;
+      this.lockCosts = LockCosts.fromProfile(profile);
+      this.host = host;
+      this.hostLocks = hostLocks;
+    }
+
+    private LockChoices choices(Kernel kernel) {
+      if (!kernel.isGuest()) {
+        return hostLocks;
+      }
+      int i = vms.indexOf(kernel.vm());
+      return i < 0 ? LockChoices.defaults() : vmSpecs.get(i).locks();
+    }
+
+    @Override
+    public String algorithm(Kernel kernel, LockKind kind) {
+      LockChoices c = choices(kernel);
+      return switch (kind) {
+        case SPINLOCK -> c.spinlock();
+        case MUTEX -> c.mutex();
+        case RWSEM -> c.rwsem();
+        case OSQ -> "osq";
+      };
+    }
+
+    @Override
+    public KernelLock create(Kernel kernel, String name, LockKind kind) {
+      return create(kernel, name, algorithm(kernel, kind), kind, Map.of());
+    }
+
+    @Override
+    public KernelLock create(Kernel kernel, String name, String algorithm, LockKind kind, Map<String, String> options,
+        String... callSites) {
+      LockFactory f = plugins.locks().get(algorithm);
+      if (f == null) {
+        throw new IllegalArgumentException(org.lockvisor.core.plugin.DidYouMean.unknownMessage(
+            kind.name().toLowerCase(java.util.Locale.ROOT) + " algorithm", algorithm, plugins.locksOfKind(kind)));
+      }
+      if (f.lockKind() != kind) {
+        throw new IllegalArgumentException("lock [" + algorithm + "] is a "
+            + f.lockKind().name().toLowerCase(java.util.Locale.ROOT) + " algorithm; this needs a "
+            + kind.name().toLowerCase(java.util.Locale.ROOT) + " one: " + plugins.locksOfKind(kind));
+      }
+      boolean check = kernel.isGuest() && choices(kernel).vcpuIsPreempted();
+      KernelLock lock = f.create(name, kernel, lockCosts, check, options);
+      locks.add(new RegisteredLock(lock, List.of(callSites)));
+      return lock;
+    }
+
+    void resetStats() {
+      for (Workload w : workloads) {
+        w.resetStats();
+      }
+      for (Device d : devices) {
+        d.resetStats();
+      }
+      for (RegisteredLock l : locks) {
+        l.lock().stats().reset();
+      }
+      host.resetStats();
+      for (Vm vm : machine.vms()) {
+        vm.guest().resetStats();
+      }
+    }
+
+    long[] threadCpu() {
+      machine.syncAccounting();
+      List<Task> tasks = machine.tasks();
+      long[] cpu = new long[tasks.size()];
+      for (int i = 0; i < cpu.length; i++) {
+        cpu[i] = machine.account().threadTotal(tasks.get(i).id());
+      }
+      return cpu;
+    }
+
+    ExperimentResult result(Experiment e, String variant, long[] cpuAtStart, long wallNs) {
+      List<ExperimentResult.WorkloadResult> workloadResults = new ArrayList<>();
+      for (int i = 0; i < workloads.size(); i++) {
+        Workload w = workloads.get(i);
+        workloadResults.add(new ExperimentResult.WorkloadResult(workloadVms.get(i), w.name(), w.model(),
+            w.figures(), w.nativeReport().orElse(null)));
+      }
+      List<ExperimentResult.DeviceResult> deviceResults = new ArrayList<>();
+      for (int i = 0; i < devices.size(); i++) {
+        Device d = devices.get(i);
+        deviceResults.add(new ExperimentResult.DeviceResult(deviceVms.get(i), d.name(), d.model(), d.stats()));
+      }
+      List<LockStatReport.ClassStats> classes = new ArrayList<>();
+      for (RegisteredLock l : locks) {
+        classes.add(LockStatReport.ClassStats.of(l.lock().lockClass(), l.lock().stats(), l.callSites()));
+      }
+      long[] cpuNow = threadCpu();
+      List<ExperimentResult.ThreadCpu> threads = new ArrayList<>();
+      List<Task> tasks = machine.tasks();
+      for (int i = 0; i < tasks.size(); i++) {
+        Task t = tasks.get(i);
+        if (t.name().startsWith("swapper/")) {
+          continue; // idle
+        }
+        long before = i < cpuAtStart.length ? cpuAtStart[i] : 0;
+        threads.add(new ExperimentResult.ThreadCpu(t.kernel().isGuest() ? t.kernel().vm().name() : "host", t.name(),
+            cpuNow[i] - before));
+      }
+      Simulation sim = machine.sim();
+      return new ExperimentResult(e.name(), variant, e.arch(), e.seed(), e.warmupNs(), e.durationNs(), wallNs,
+          sim.eventsProcessed(), HexFormat.of().toHexDigits(sim.fingerprint()), workloadResults, deviceResults,
+          LockStatReport.of(classes), threads);
+    }
+  }
+
+  /** Builds the machine of {@code e}; a component that rejects its configuration is a problem at its path. */
+  private Assembly assemble(Experiment e) {
+    List<Problem> problems = new ArrayList<>();
+    ArchProfile profile = plugins.arches().get(e.arch()).create();
+    Machine machine = new Machine(new Simulation(e.seed()));
+    int cpus = e.host().cpus() > 0 ? e.host().cpus() : profile.topology().cpus();
+    KernelConfig hostConfig = Platforms.hostKernel(profile, TtwuQueueMode.CROSS_LLC, e.host().preemptible());
+    Kernel host = machine.createHost("host", cpus, hostConfig, scheduler(e.host().scheduler()));
+    Assembly a = new Assembly(machine, profile, host, e.host().locks());
+    CostSource costs = new ProfileCosts(profile);
+    var hypervisor = Platforms.hypervisor(profile);
+    var preemptedHook = Platforms.vcpuPreempted(profile);
+    for (int i = 0; i < e.vms().size(); i++) {
+      VmSpec spec = e.vms().get(i);
+      KernelConfig guestConfig = Platforms.guestKernel(profile, spec.vcpus(), TtwuQueueMode.CROSS_LLC,
+          spec.preemptible());
+      Vm vm = machine.createVm(spec.name(), spec.vcpus(), guestConfig, scheduler(spec.scheduler()), hypervisor,
+          pins(spec.pinning()));
+      vm.guest().setVcpuPreemptedHook(preemptedHook);
+      a.vms.add(vm);
+      a.vmSpecs.add(spec);
+    }
+    for (int i = 0; i < e.background().vms().size(); i++) {
+      BackgroundSpec.BackgroundVm spec = e.background().vms().get(i);
+      KernelConfig guestConfig = Platforms.guestKernel(profile, spec.vcpus(), TtwuQueueMode.CROSS_LLC, false);
+      Vm vm = machine.createVm(spec.name(), spec.vcpus(), guestConfig, scheduler(Choice.of("cfs")), hypervisor,
+          pins(spec.pinning()));
+      vm.guest().setVcpuPreemptedHook(preemptedHook);
+      Program hog = hog("background_vm_loop");
+      for (int c = 0; c < spec.vcpus(); c++) {
+        vm.guest().spawn("hog/" + c, hog, c);
+      }
+    }
+    Program hostHog = hog("host_hog_loop");
+    for (int t = 0; t < e.background().hostThreads(); t++) {
+      host.spawn("host_hog/" + t, hostHog, t % cpus);
+    }
+    // Devices first (workloads find them in the context), then workloads, in model order.
+    for (int i = 0; i < e.vms().size(); i++) {
+      VmSpec spec = e.vms().get(i);
+      Vm vm = a.vms.get(i);
+      List<Device> vmDevices = new ArrayList<>();
+      for (int d = 0; d < spec.devices().size(); d++) {
+        ComponentSpec c = spec.devices().get(d);
+        String path = "vms[" + i + "].devices[" + d + "]";
+        try {
+          DeviceFactory f = plugins.devices().get(c.type());
+          Device device = f.create(c.name(), ExperimentPlugins.normalizeOptions(f, c.options()));
+          device.attach(new DeviceContext(machine, vm, a, costs));
+          vmDevices.add(device);
+          a.devices.add(device);
+          a.deviceVms.add(vm.name());
+        } catch (IllegalArgumentException | IllegalStateException ex) {
+          problems.add(new Problem(path, oneLine(ex.getMessage())));
+        }
+      }
+      for (int w = 0; w < spec.workloads().size(); w++) {
+        ComponentSpec c = spec.workloads().get(w);
+        String path = "vms[" + i + "].workloads[" + w + "]";
+        try {
+          WorkloadFactory f = plugins.workloads().get(c.type());
+          Workload workload = f.create(c.name(), ExperimentPlugins.normalizeOptions(f, c.options()));
+          workload.start(new WorkloadContext(machine, vm, vmDevices, costs, a));
+          a.workloads.add(workload);
+          a.workloadVms.add(vm.name());
+        } catch (IllegalArgumentException | IllegalStateException ex) {
+          problems.add(new Problem(path, oneLine(ex.getMessage())));
+        }
+      }
+    }
+    if (!problems.isEmpty()) {
+      throw new InvalidExperimentException("", problems);
+    }
+    return a;
+  }
+
+  private Scheduler scheduler(Choice c) {
+    SchedulerFactory f = plugins.schedulers().get(c.name());
+    return f.create(ExperimentPlugins.normalizeOptions(f, c.options()));
+  }
+
+  private static int[] pins(List<Integer> pinning) {
+    return pinning.stream().mapToInt(Integer::intValue).toArray();
+  }
+
+  private static Program hog(String symbol) {
+    Program loop = Program.named(symbol).userWork(HOG_QUANTUM_NS, symbol).build();
+    return Program.named(symbol).loopWhile(t -> true, loop).build();
+  }
+
+  private static String oneLine(String message) {
+    return message == null ? "rejected its configuration" : message.strip().replaceAll("\\s*\\R\\s*", "; ");
+  }
+}

@@ -1,0 +1,108 @@
+package org.lockvisor.experiment.runner;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
+import java.util.Map;
+import org.lockvisor.experiment.report.LockStatReport;
+
+/**
+ * The machine-readable result ({@code result.json}): field names here are the contract scripts
+ * rely on. Wall-clock time is the only field that differs between two runs of one experiment
+ * and seed; {@link #withoutWallClock} removes it for comparisons.
+ */
+public final class ResultJson {
+
+  public static final ObjectMapper MAPPER = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+  private ResultJson() {}
+
+  /** {@code {experiment, source, runs: [..]}}. */
+  public static ObjectNode document(String source, List<ExperimentResult> results) {
+    ObjectNode root = MAPPER.createObjectNode();
+    root.put("experiment", results.isEmpty() ? "" : results.get(0).experiment());
+    root.put("source", source);
+    ArrayNode runs = root.putArray("runs");
+    results.forEach(r -> runs.add(run(r)));
+    return root;
+  }
+
+  /** One run: identification, timing, workloads, devices, locks and per-thread CPU. */
+  public static ObjectNode run(ExperimentResult r) {
+    ObjectNode o = MAPPER.createObjectNode();
+    o.put("variant", r.variant());
+    o.put("arch", r.arch());
+    o.put("seed", r.seed());
+    o.put("warmup_ns", r.warmupNs());
+    o.put("simulated_ns", r.simulatedNs());
+    o.put("wall_ns", r.wallNs());
+    o.put("events", r.events());
+    o.put("fingerprint", r.fingerprint());
+    ArrayNode workloads = o.putArray("workloads");
+    for (ExperimentResult.WorkloadResult w : r.workloads()) {
+      ObjectNode n = workloads.addObject().put("vm", w.vm()).put("name", w.name()).put("type", w.type());
+      figures(n.putObject("figures"), w.figures());
+      if (w.nativeReport() != null) {
+        n.set("native", MAPPER.valueToTree(w.nativeReport()));
+      }
+    }
+    ArrayNode devices = o.putArray("devices");
+    for (ExperimentResult.DeviceResult d : r.devices()) {
+      ObjectNode n = devices.addObject().put("vm", d.vm()).put("name", d.name()).put("type", d.type());
+      figures(n.putObject("stats"), d.stats());
+    }
+    ArrayNode locks = o.putArray("lock_stat");
+    for (LockStatReport.ClassStats c : r.lockStat().classes()) {
+      ObjectNode n = locks.addObject()
+          .put("class", c.className())
+          .put("con_bounces", c.conBounces())
+          .put("contentions", c.contentions())
+          .put("waittime_min_ns", c.waitMinNs())
+          .put("waittime_max_ns", c.waitMaxNs())
+          .put("waittime_total_ns", c.waitTotalNs())
+          .put("waittime_avg_ns", c.waitAvgNs())
+          .put("acq_bounces", c.acqBounces())
+          .put("acquisitions", c.acquisitions())
+          .put("holdtime_min_ns", c.holdMinNs())
+          .put("holdtime_max_ns", c.holdMaxNs())
+          .put("holdtime_total_ns", c.holdTotalNs())
+          .put("holdtime_avg_ns", c.holdAvgNs())
+          .put("holder_preempted_wait_ns", c.holderPreemptedWaitNs())
+          .put("handoffs_to_preempted_waiter", c.handoffsToPreemptedWaiter());
+      ArrayNode points = n.putArray("contention_points");
+      c.points().forEach(p -> points.addObject().put("symbol", p.symbol()).put("count", p.count()));
+    }
+    ArrayNode threads = o.putArray("threads");
+    r.threads().forEach(t -> threads.addObject().put("kernel", t.kernel()).put("name", t.name())
+        .put("cpu_ns", t.cpuNs()));
+    return o;
+  }
+
+  private static void figures(ObjectNode n, Map<String, Number> figures) {
+    figures.forEach((k, v) -> {
+      if (v instanceof Double || v instanceof Float) {
+        n.put(k, v.doubleValue());
+      } else {
+        n.put(k, v.longValue());
+      }
+    });
+  }
+
+  /** A copy of a {@link #document} without the wall-clock fields. */
+  public static ObjectNode withoutWallClock(ObjectNode document) {
+    ObjectNode copy = document.deepCopy();
+    copy.withArray("runs").forEach(run -> ((ObjectNode) run).remove("wall_ns"));
+    return copy;
+  }
+
+  public static String write(Object tree) {
+    try {
+      return MAPPER.writeValueAsString(tree);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot serialize JSON", e);
+    }
+  }
+}

@@ -1,0 +1,310 @@
+package org.lockvisor.experiment.runner;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.Consumer;
+import org.lockvisor.experiment.SimulationFailedException;
+import org.lockvisor.experiment.UserInputException;
+import org.lockvisor.experiment.io.AtomicFiles;
+import org.lockvisor.experiment.model.Experiment;
+import org.lockvisor.experiment.model.ExperimentYaml;
+import org.lockvisor.experiment.model.SweepPoints;
+
+/**
+ * Runs a sweep: every point (the cartesian product of the swept values) with R replications,
+ * each replication running the point's base and variants with one seed derived from (root seed,
+ * point, replication), so variants are paired. Runs execute on {@code jobs} threads (each run
+ * owns its simulation); a point's file {@code points/point-<i>.json} is written atomically when
+ * its replications are done; {@code resume} skips points whose file exists for the same sweep;
+ * a shard {@code i/N} runs the points whose index is {@code i} modulo {@code N}. {@link #merge}
+ * assembles point files (from one or several shard directories) into {@code sweep.json}: per
+ * point, variant and figure the mean and 95 % confidence interval, and per variant the paired
+ * difference to the base with its own interval.
+ */
+public final class SweepRunner {
+
+  private final ExperimentRunner runner;
+
+  public SweepRunner(ExperimentRunner runner) {
+    this.runner = runner;
+  }
+
+  /** Which points to run and how. */
+  public record Options(int jobs, int shard, int shards, boolean resume) {
+    public Options {
+      checkArgument(jobs >= 1, "jobs must be positive: %s", jobs);
+      checkArgument(shards >= 1 && shard >= 0 && shard < shards, "bad shard %s/%s", shard, shards);
+    }
+  }
+
+  /** What a sweep did. */
+  public record Outcome(int points, int ran, int skipped, boolean complete) {}
+
+  /** A stable identity of the sweep's configuration: resumed and merged files must share it. */
+  public static String sweepHash(Experiment e) {
+    try {
+      byte[] digest = MessageDigest.getInstance("SHA-256").digest(ExperimentYaml.write(e)
+          .getBytes(StandardCharsets.UTF_8));
+      return HexFormat.of().formatHex(digest, 0, 8);
+    } catch (NoSuchAlgorithmException ex) {
+      throw new IllegalStateException(ex);
+    }
+  }
+
+  static Path pointFile(Path out, int point) {
+    return out.resolve("points").resolve(String.format("point-%05d.json", point));
+  }
+
+  /**
+   * Runs the sweep of {@code e} (assumed valid) into {@code out}; {@code progress} receives one
+   * line per finished point. Writes {@code sweep.json} when every point is present in {@code out}.
+   */
+  public Outcome run(String source, Experiment e, Path out, Options options, Consumer<String> progress) {
+    String hash = sweepHash(e);
+    List<Map<String, String>> points = SweepPoints.of(e);
+    List<Integer> todo = new ArrayList<>();
+    int skipped = 0;
+    for (int i = 0; i < points.size(); i++) {
+      if (i % options.shards() != options.shard()) {
+        continue;
+      }
+      if (options.resume() && finished(pointFile(out, i), hash)) {
+        skipped++;
+        continue;
+      }
+      todo.add(i);
+    }
+    int replications = e.replications();
+    long start = System.nanoTime();
+    ExecutorService pool = Executors.newFixedThreadPool(options.jobs(), r -> {
+      Thread t = new Thread(r, "lockvisor-sweep");
+      t.setDaemon(true);
+      return t;
+    });
+    try {
+      // One task per (point, replication), submitted point by point so points finish in order.
+      Map<Integer, List<Future<List<ExperimentResult>>>> futures = new LinkedHashMap<>();
+      for (int i : todo) {
+        Experiment point = ExperimentYaml.point(e, points.get(i), "");
+        List<Future<List<ExperimentResult>>> reps = new ArrayList<>();
+        for (int r = 0; r < replications; r++) {
+          long seed = SweepPoints.seed(e.seed(), i, r);
+          Experiment seeded = point.toBuilder().seed(seed).build();
+          reps.add(pool.submit(() -> runOne(seeded)));
+        }
+        futures.put(i, reps);
+      }
+      int done = 0;
+      for (Map.Entry<Integer, List<Future<List<ExperimentResult>>>> entry : futures.entrySet()) {
+        List<List<ExperimentResult>> reps = new ArrayList<>();
+        for (Future<List<ExperimentResult>> f : entry.getValue()) {
+          reps.add(get(f));
+        }
+        int i = entry.getKey();
+        write(pointFile(out, i), ResultJson.write(pointDocument(source, e, hash, i, points.get(i), reps)));
+        done++;
+        double elapsed = (System.nanoTime() - start) / 1e9;
+        double eta = elapsed / done * (todo.size() - done);
+        progress.accept(String.format(java.util.Locale.ROOT,
+            "sweep: point %d/%d done (%d of %d to run in this shard, %d skipped), %.1f s elapsed, ETA %.1f s",
+            i + 1, points.size(), done, todo.size(), skipped, elapsed, eta));
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    boolean complete = true;
+    for (int i = 0; i < points.size(); i++) {
+      complete &= Files.exists(pointFile(out, i));
+    }
+    if (complete) {
+      write(out.resolve("sweep.json"), ResultJson.write(merge(List.of(out))));
+    }
+    return new Outcome(points.size(), todo.size(), skipped, complete);
+  }
+
+  private List<ExperimentResult> runOne(Experiment seeded) {
+    List<ExperimentResult> results = new ArrayList<>();
+    results.add(runner.run(seeded, "base"));
+    for (String variant : seeded.variants().keySet()) {
+      results.add(runner.run(ExperimentYaml.variant(seeded, variant), variant));
+    }
+    return results;
+  }
+
+  private static <T> T get(Future<T> f) {
+    try {
+      return f.get();
+    } catch (InterruptedException ex) {
+      Thread.currentThread().interrupt();
+      throw new SimulationFailedException("sweep interrupted", ex);
+    } catch (ExecutionException ex) {
+      if (ex.getCause() instanceof RuntimeException re) {
+        throw re;
+      }
+      throw new SimulationFailedException("sweep run failed: " + ex.getCause(), ex.getCause());
+    }
+  }
+
+  private static boolean finished(Path file, String hash) {
+    if (!Files.exists(file)) {
+      return false;
+    }
+    try {
+      JsonNode n = ResultJson.MAPPER.readTree(file.toFile());
+      return hash.equals(n.path("sweep_hash").asText());
+    } catch (IOException ex) {
+      return false; // unreadable: run it again
+    }
+  }
+
+  /** {@code {sweep_hash, point, overrides, replications: [{seed, runs}], summary}}. */
+  static ObjectNode pointDocument(String source, Experiment e, String hash, int index, Map<String, String> overrides,
+      List<List<ExperimentResult>> reps) {
+    ObjectNode o = ResultJson.MAPPER.createObjectNode();
+    o.put("experiment", e.name());
+    o.put("source", source);
+    o.put("sweep_hash", hash);
+    o.put("point", index);
+    ObjectNode ov = o.putObject("overrides");
+    overrides.forEach(ov::put);
+    ArrayNode replications = o.putArray("replications");
+    for (List<ExperimentResult> runs : reps) {
+      ObjectNode r = replications.addObject();
+      r.put("seed", runs.get(0).seed());
+      ArrayNode list = r.putArray("runs");
+      runs.forEach(run -> list.add(ResultJson.run(run)));
+    }
+    o.set("summary", summary(reps));
+    return o;
+  }
+
+  /**
+   * Per variant and workload figure: {@code {mean, ci95, n}}; per non-base variant, {@code paired}:
+   * the per-replication difference to the base, {@code {mean, ci95, n}}.
+   */
+  static ObjectNode summary(List<List<ExperimentResult>> reps) {
+    // variant -> "vm/workload.figure" -> values per replication
+    Map<String, Map<String, List<Double>>> values = new LinkedHashMap<>();
+    for (List<ExperimentResult> runs : reps) {
+      for (ExperimentResult r : runs) {
+        Map<String, List<Double>> byFigure = values.computeIfAbsent(r.variant(), k -> new TreeMap<>());
+        for (ExperimentResult.WorkloadResult w : r.workloads()) {
+          w.figures().forEach((figure, v) -> byFigure.computeIfAbsent(w.vm() + "/" + w.name() + "." + figure,
+              k -> new ArrayList<>()).add(v.doubleValue()));
+        }
+      }
+    }
+    ObjectNode summary = ResultJson.MAPPER.createObjectNode();
+    Map<String, List<Double>> base = values.getOrDefault("base", Map.of());
+    values.forEach((variant, byFigure) -> {
+      ObjectNode v = summary.putObject(variant);
+      byFigure.forEach((figure, list) -> estimate(v.putObject(figure), list));
+      if (!variant.equals("base")) {
+        ObjectNode paired = v.putObject("paired");
+        byFigure.forEach((figure, list) -> {
+          List<Double> b = base.get(figure);
+          if (b != null && b.size() == list.size()) {
+            List<Double> diff = new ArrayList<>();
+            for (int i = 0; i < list.size(); i++) {
+              diff.add(list.get(i) - b.get(i));
+            }
+            estimate(paired.putObject(figure), diff);
+          }
+        });
+      }
+    });
+    return summary;
+  }
+
+  private static void estimate(ObjectNode n, List<Double> list) {
+    double[] a = list.stream().mapToDouble(Double::doubleValue).toArray();
+    Statistics.Estimate est = Statistics.estimate(a);
+    n.put("mean", est.mean());
+    n.put("ci95", est.ci95());
+    n.put("n", est.n());
+  }
+
+  /**
+   * {@code sweep.json} from the point files under {@code dirs} (shards of one sweep): {@code
+   * {experiment, sweep_hash, points: [{point, overrides, summary}]}}, points in index order.
+   *
+   * @throws UserInputException when the directories hold different sweeps or conflicting points
+   */
+  public static ObjectNode merge(List<Path> dirs) {
+    TreeMap<Integer, JsonNode> points = new TreeMap<>();
+    String hash = null;
+    String experiment = "";
+    for (Path dir : dirs) {
+      Path pointsDir = dir.resolve("points");
+      if (!Files.isDirectory(pointsDir)) {
+        throw new UserInputException("cannot merge [" + dir + "]: no points/ directory (not a sweep output)");
+      }
+      List<Path> files;
+      try (var stream = Files.list(pointsDir)) {
+        files = stream.filter(p -> p.getFileName().toString().matches("point-\\d+\\.json")).sorted().toList();
+      } catch (IOException ex) {
+        throw new UncheckedIOException("cannot list [" + pointsDir + "]", ex);
+      }
+      for (Path file : files) {
+        JsonNode n;
+        try {
+          n = ResultJson.MAPPER.readTree(file.toFile());
+        } catch (IOException ex) {
+          throw new UserInputException("cannot merge [" + file + "]: not a point file (" + ex.getMessage() + ")");
+        }
+        String h = n.path("sweep_hash").asText();
+        if (hash == null) {
+          hash = h;
+          experiment = n.path("experiment").asText();
+        } else if (!hash.equals(h)) {
+          throw new UserInputException("cannot merge [" + file + "]: it belongs to sweep [" + h + "], not [" + hash
+              + "]");
+        }
+        int index = n.path("point").asInt();
+        JsonNode previous = points.putIfAbsent(index, n);
+        if (previous != null && !previous.path("summary").equals(n.path("summary"))) {
+          throw new UserInputException("cannot merge [" + file + "]: point " + index + " differs from another copy");
+        }
+      }
+    }
+    ObjectNode root = ResultJson.MAPPER.createObjectNode();
+    root.put("experiment", experiment);
+    root.put("sweep_hash", hash == null ? "" : hash);
+    ArrayNode list = root.putArray("points");
+    points.forEach((index, n) -> {
+      ObjectNode p = list.addObject();
+      p.put("point", index);
+      p.set("overrides", n.path("overrides"));
+      p.set("summary", n.path("summary"));
+    });
+    return root;
+  }
+
+  private static void write(Path target, String content) {
+    try {
+      AtomicFiles.writeString(target, content + System.lineSeparator());
+    } catch (IOException ex) {
+      throw new UncheckedIOException("cannot write [" + target + "]", ex);
+    }
+  }
+}

@@ -1,0 +1,77 @@
+package org.lockvisor.workloads.locktorture;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import org.lockvisor.locking.spi.LockFactory.LockKind;
+import org.lockvisor.locking.spi.LockMode;
+
+/**
+ * locktorture module parameters (the subset that shapes the load), named as in the kernel where
+ * the kernel has them.
+ *
+ * @param tortureType {@code spin_lock}, {@code spin_lock_irq}, {@code mutex_lock} or {@code rwsem_lock}
+ * @param lock the lock plugin; empty for the VM's kernel choice for that kind of lock
+ * @param nwriters writer kthreads; 0 for twice the VM's vCPUs (the module's default)
+ * @param nreaders reader kthreads (rwsem_lock only)
+ * @param holdNs time in the critical section (the module's write_delay / read_delay)
+ * @param holdJitterNs the hold time is uniform in [holdNs, holdNs + holdJitterNs]
+ * @param thinkNs kernel work between a release and the next acquisition
+ * @param thinkJitterNs the think time is uniform in [thinkNs, thinkNs + thinkJitterNs]
+ */
+public record LockTortureConfig(
+    String tortureType,
+    String lock,
+    int nwriters,
+    int nreaders,
+    long holdNs,
+    long holdJitterNs,
+    long thinkNs,
+    long thinkJitterNs) {
+
+  public LockTortureConfig {
+    checkArgument(kindOf(tortureType) != null, "torture-type [%s] is not one of %s", tortureType, TYPES);
+    lock = lock == null ? "" : lock;
+    checkArgument(nwriters >= 0, "nwriters must not be negative: %s", nwriters);
+    checkArgument(nreaders >= 0, "nreaders must not be negative: %s", nreaders);
+    checkArgument(nreaders == 0 || tortureType.equals("rwsem_lock"),
+        "nreaders [%s] needs torture-type rwsem_lock; [%s] has no readers", nreaders, tortureType);
+    checkArgument(holdNs >= 0 && holdJitterNs >= 0 && thinkNs >= 0 && thinkJitterNs >= 0,
+        "hold and think times must not be negative");
+  }
+
+  /** The torture types lockvisor models. */
+  public static final java.util.List<String> TYPES = java.util.List.of("spin_lock", "spin_lock_irq", "mutex_lock",
+      "rwsem_lock");
+
+  /** The kind of kernel lock a torture type exercises, or null for an unknown type. */
+  public static LockKind kindOf(String tortureType) {
+    if (tortureType == null) {
+      return null;
+    }
+    return switch (tortureType) {
+      case "spin_lock", "spin_lock_irq" -> LockKind.SPINLOCK;
+      case "mutex_lock" -> LockKind.MUTEX;
+      case "rwsem_lock" -> LockKind.RWSEM;
+      default -> null;
+    };
+  }
+
+  public LockKind kind() {
+    return kindOf(tortureType);
+  }
+
+  /** The mode writers take the lock in. */
+  public LockMode writeMode() {
+    return switch (tortureType) {
+      case "spin_lock" -> LockMode.PLAIN;
+      case "spin_lock_irq" -> LockMode.IRQ;
+      case "mutex_lock" -> LockMode.SLEEPING;
+      default -> LockMode.WRITE;
+    };
+  }
+
+  /** Writers for a VM with {@code vcpus} vCPUs. */
+  public int writers(int vcpus) {
+    return nwriters > 0 ? nwriters : 2 * vcpus;
+  }
+}
