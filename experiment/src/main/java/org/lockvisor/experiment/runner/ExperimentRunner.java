@@ -293,16 +293,15 @@ public final class ExperimentRunner {
     KernelConfig hostConfig = Platforms.hostKernel(profile, TtwuQueueMode.CROSS_LLC, e.host().preemptible());
     Kernel host = machine.createHost("host", cpus, hostConfig, scheduler(e.host().scheduler()));
     Assembly a = new Assembly(machine, profile, host, e.host().locks());
-    CostSource costs = new ProfileCosts(profile);
+    CostSource costs = CostSource.of(profile);
     var hypervisor = Platforms.hypervisor(profile);
-    var preemptedHook = Platforms.vcpuPreempted(profile);
     for (int i = 0; i < e.vms().size(); i++) {
       VmSpec spec = e.vms().get(i);
       KernelConfig guestConfig = Platforms.guestKernel(profile, spec.vcpus(), TtwuQueueMode.CROSS_LLC,
           spec.preemptible());
       Vm vm = machine.createVm(spec.name(), spec.vcpus(), guestConfig, scheduler(spec.scheduler()), hypervisor,
           pins(spec.pinning()));
-      vm.guest().setVcpuPreemptedHook(preemptedHook);
+      Platforms.configureGuest(vm, profile);
       a.vms.add(vm);
       a.vmSpecs.add(spec);
     }
@@ -311,7 +310,7 @@ public final class ExperimentRunner {
       KernelConfig guestConfig = Platforms.guestKernel(profile, spec.vcpus(), TtwuQueueMode.CROSS_LLC, false);
       Vm vm = machine.createVm(spec.name(), spec.vcpus(), guestConfig, scheduler(Choice.of("cfs")), hypervisor,
           pins(spec.pinning()));
-      vm.guest().setVcpuPreemptedHook(preemptedHook);
+      Platforms.configureGuest(vm, profile);
       Program hog = hog("background_vm_loop");
       for (int c = 0; c < spec.vcpus(); c++) {
         vm.guest().spawn("hog/" + c, hog, c);
