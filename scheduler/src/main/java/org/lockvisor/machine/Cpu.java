@@ -46,6 +46,8 @@ public final class Cpu implements EventHandler {
   private long switchDue;
   private long switchHandle = EventQueue.NO_EVENT;
   private int switchStack;
+  /** The task the switch in progress is charged to: the incoming one, or idle when leaving idle. */
+  private Task switchCharged;
 
   private final ArrayDeque<Program> pendingIrqs = new ArrayDeque<>(4);
   private long irqHandle = EventQueue.NO_EVENT;
@@ -280,7 +282,10 @@ public final class Cpu implements EventHandler {
     contextSwitches++;
     switching = true;
     switchRemaining = cost;
-    switchStack = machine.symbols().push(next.currentStack(), machine.symSchedule());
+    // Leaving idle, the C-state exit and schedule() run in the idle task's context: that time is
+    // idle time in the kernel's per-task accounting, not the woken task's.
+    switchCharged = prev == idle && idle != null ? idle : next;
+    switchStack = machine.symbols().push(switchCharged.currentStack(), machine.symSchedule());
     if (prev != null) {
       prev.notifyWatchers();
     }
@@ -303,7 +308,7 @@ public final class Cpu implements EventHandler {
   }
 
   private void armSwitch() {
-    charge(current, switchStack);
+    charge(switchCharged, switchStack);
     switchDue = machine.sim().now() + switchRemaining;
     switchHandle = machine.sim().schedule(switchRemaining, this, EV_SWITCH_DONE, 0);
   }

@@ -77,6 +77,7 @@ public final class VhostNet implements NetDevice, EventHandler {
   static final int ACK_WIRE_BYTES = 66;
   private static final int EV_LINK_DONE = 1;
   private static final int EV_ACK_ARRIVE = 2;
+  private static final int EV_DUP_ARRIVE = 3;
 
   private final String name;
   private final VhostNetConfig config;
@@ -136,12 +137,14 @@ public final class VhostNet implements NetDevice, EventHandler {
   private final ArrayDeque<RxBuf> rxToRefill = new ArrayDeque<>();
   private final ArrayDeque<Packet> linkQueue = new ArrayDeque<>(1024);
   private final ArrayDeque<Packet> ackQueue = new ArrayDeque<>(1024);
+  private final ArrayDeque<Packet> dupQueue = new ArrayDeque<>(256);
   private final ArrayDeque<Packet> tapQueue = new ArrayDeque<>(1024);
   private ArrayDeque<Packet>[] nicPending;
   private boolean[] napiScheduled;
   private Program[] nicIrq;
   private boolean linkBusy;
   private long linkTailFinish;
+  private int linkOffset;
 
   // per-call state of serialised paths (guest TX lock, worker, NAPI)
   private Packet txGuestPacket;
@@ -673,6 +676,10 @@ public final class VhostNet implements NetDevice, EventHandler {
           Packet p = txGuestPacket;
           txGuestPacket = null;
           xmits++;
+          Packet q;
+          while ((q = guestRequeue.peek()) != null && txVq.add(q, 1) >= 0) {
+            guestRequeue.poll(); // the qdisc's requeued packets go first
+          }
           if (!guestRequeue.isEmpty() || txVq.add(p, 1) < 0) {
             txRingFull++;
             guestRequeue.add(p);
@@ -729,9 +736,18 @@ public final class VhostNet implements NetDevice, EventHandler {
     if (p == null) {
       p = new Packet(); // the pool grows to the peak number in flight, then allocation stops
     }
-    p.refs = 2; // the guest's TX reclaim and the guest's receipt of its ACK
+    p.refs = 2; // the guest's TX reclaim and the end of its transmission (or its drop)
     p.acked = 0;
     p.lost = 0;
+    return p;
+  }
+
+  /** A packet from the peer for {@code flow}, freed when the guest has received it. */
+  private Packet allocAck(int flow) {
+    Packet p = alloc();
+    p.refs = 1;
+    p.flow = flow;
+    p.bytes = ACK_WIRE_BYTES;
     return p;
   }
 
@@ -745,10 +761,16 @@ public final class VhostNet implements NetDevice, EventHandler {
     long now = machine.sim().now();
     if (linkQueue.size() >= config.txQueueLen()) {
       qdiscDrops++;
-      p.lost = p.bytes;
-      p.acked = 0;
+      Packet dup = allocAck(p.flow);
+      dup.lost = p.bytes;
+      release(p);
       // the peer notices the hole when the packets queued ahead of it arrive (duplicate ACKs)
-      scheduleAck(p, Math.max(now, linkTailFinish) + config.ackDelayNs());
+      dup.readyAt = Math.max(now, linkTailFinish) + config.ackDelayNs();
+      boolean wasEmpty = dupQueue.isEmpty();
+      dupQueue.add(dup); // its own FIFO: duplicate ACK times grow with the queue's tail, not with data ACKs
+      if (wasEmpty) {
+        machine.sim().scheduleAt(dup.readyAt, this, EV_DUP_ARRIVE, 0);
+      }
       return;
     }
     linkQueue.add(p);
@@ -767,7 +789,12 @@ public final class VhostNet implements NetDevice, EventHandler {
   private void startTransmit() {
     Packet p = linkQueue.peek();
     linkBusy = true;
-    machine.sim().schedule(wireNs(p.bytes), this, EV_LINK_DONE, 0);
+    linkOffset = 0;
+    machine.sim().schedule(wireNs(Math.min(groChunk(), p.bytes)), this, EV_LINK_DONE, 0);
+  }
+
+  private int groChunk() {
+    return config.peerGroSegments() * config.mss();
   }
 
   private void scheduleAck(Packet p, long at) {
@@ -783,31 +810,53 @@ public final class VhostNet implements NetDevice, EventHandler {
   public void onEvent(int kind, long arg) {
     switch (kind) {
       case EV_LINK_DONE -> {
-        Packet p = linkQueue.poll();
-        deliveredBytes += p.bytes;
-        p.acked = p.bytes;
-        p.lost = 0;
-        scheduleAck(p, machine.sim().now() + config.ackDelayNs());
+        // One GRO chunk of the head packet reached the peer: its GRO merges at most
+        // peer-gro-segments back-to-back frames into one skb and ACKs each merged skb
+        // (tcp_ack_snd_check: more than one full frame unacknowledged).
+        Packet p = linkQueue.peek();
+        int bytes = Math.min(groChunk(), p.bytes - linkOffset);
+        linkOffset += bytes;
+        deliveredBytes += bytes;
+        Packet ack = allocAck(p.flow);
+        ack.acked = bytes;
+        scheduleAck(ack, machine.sim().now() + config.ackDelayNs());
+        if (linkOffset < p.bytes) {
+          machine.sim().schedule(wireNs(Math.min(groChunk(), p.bytes - linkOffset)), this, EV_LINK_DONE, 0);
+          return;
+        }
+        linkQueue.poll();
+        release(p);
         if (linkQueue.isEmpty()) {
           linkBusy = false;
         } else {
           startTransmit();
         }
       }
-      case EV_ACK_ARRIVE -> {
-        Packet p = ackQueue.poll();
-        int q = Math.floorMod(p.flow * 0x9E3779B1, nicPending.length);
-        nicPending[q].add(p);
-        if (!napiScheduled[q]) {
-          napiScheduled[q] = true;
-          host.cpu(q % host.cpuCount()).raiseInterrupt(nicIrq[q]);
+      case EV_DUP_ARRIVE -> {
+        nicReceive(dupQueue.poll());
+        Packet next = dupQueue.peek();
+        if (next != null) {
+          machine.sim().scheduleAt(Math.max(next.readyAt, machine.sim().now()), this, EV_DUP_ARRIVE, 0);
         }
+      }
+      case EV_ACK_ARRIVE -> {
+        nicReceive(ackQueue.poll());
         Packet next = ackQueue.peek();
         if (next != null) {
           machine.sim().scheduleAt(Math.max(next.readyAt, machine.sim().now()), this, EV_ACK_ARRIVE, 0);
         }
       }
       default -> throw new IllegalStateException("unknown vhost-net event " + kind);
+    }
+  }
+
+  /** A packet from the peer reaches the host NIC: RSS picks the queue, NAPI is scheduled on its CPU. */
+  private void nicReceive(Packet p) {
+    int q = Math.floorMod(p.flow * 0x9E3779B1, nicPending.length);
+    nicPending[q].add(p);
+    if (!napiScheduled[q]) {
+      napiScheduled[q] = true;
+      host.cpu(q % host.cpuCount()).raiseInterrupt(nicIrq[q]);
     }
   }
 

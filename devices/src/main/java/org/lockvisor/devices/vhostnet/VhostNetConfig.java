@@ -15,6 +15,8 @@ import static com.google.common.base.Preconditions.checkArgument;
  * @param txQueueLen the host NIC qdisc limit in packets ({@code txqueuelen}); a full queue drops
  * @param ackDelayNs from the last frame of a packet leaving the host NIC to its ACK reaching the
  *     host NIC (wire, switch, peer's receive path and its ACK), ns
+ * @param peerGroSegments frames the peer's GRO merges into one skb, and so covers with one ACK
+ *     ({@code MAX_SKB_FRAGS} = 17 with one page fragment per received frame)
  * @param weight bytes one {@code handle_tx}/{@code handle_rx} invocation may move before it
  *     requeues itself ({@code VHOST_NET_WEIGHT})
  * @param rxIrqCpu guest CPU receiving the virtio-net RX interrupt
@@ -31,6 +33,7 @@ public record VhostNetConfig(
     boolean tcpTimestamps,
     int txQueueLen,
     long ackDelayNs,
+    int peerGroSegments,
     long weight,
     int rxIrqCpu,
     int nicQueues,
@@ -74,6 +77,7 @@ public record VhostNetConfig(
     checkArgument(mtu >= 576 && mtu <= 65535, "mtu must be in [576, 65535]: %s", mtu);
     checkArgument(txQueueLen > 0, "txqueuelen must be positive: %s", txQueueLen);
     checkArgument(ackDelayNs >= 0, "ack-delay-ns must not be negative: %s", ackDelayNs);
+    checkArgument(peerGroSegments > 0, "peer-gro-segments must be positive: %s", peerGroSegments);
     checkArgument(weight > 0, "weight must be positive: %s", weight);
     checkArgument(rxIrqCpu >= 0, "rx-irq-cpu must be a cpu index: %s", rxIrqCpu);
     checkArgument(nicQueues >= 0, "nic-queues must not be negative: %s", nicQueues);
@@ -82,22 +86,22 @@ public record VhostNetConfig(
 
   /** Defaults: the patched work queue, 256-entry rings, EVENT_IDX, 10 GbE, MTU 1500 with timestamps. */
   public static VhostNetConfig defaults() {
-    return new VhostNetConfig(WorkQueue.WAKE_OUTSIDE_LOCK, 256, true, 10_000, 1500, true, 1000, 20_000, 0x80000, 0,
-        0, -1);
+    return new VhostNetConfig(WorkQueue.WAKE_OUTSIDE_LOCK, 256, true, 10_000, 1500, true, 1000, 20_000, 17, 0x80000,
+        0, 0, -1);
   }
 
   public VhostNetConfig withWorkQueue(WorkQueue w) {
-    return new VhostNetConfig(w, ringSize, eventIdx, lineRateMbps, mtu, tcpTimestamps, txQueueLen, ackDelayNs, weight,
+    return new VhostNetConfig(w, ringSize, eventIdx, lineRateMbps, mtu, tcpTimestamps, txQueueLen, ackDelayNs, peerGroSegments, weight,
         rxIrqCpu, nicQueues, workerCpu);
   }
 
   public VhostNetConfig withLineRateMbps(long mbps) {
-    return new VhostNetConfig(workQueue, ringSize, eventIdx, mbps, mtu, tcpTimestamps, txQueueLen, ackDelayNs, weight,
+    return new VhostNetConfig(workQueue, ringSize, eventIdx, mbps, mtu, tcpTimestamps, txQueueLen, ackDelayNs, peerGroSegments, weight,
         rxIrqCpu, nicQueues, workerCpu);
   }
 
   public VhostNetConfig withTxQueueLen(int n) {
-    return new VhostNetConfig(workQueue, ringSize, eventIdx, lineRateMbps, mtu, tcpTimestamps, n, ackDelayNs, weight,
+    return new VhostNetConfig(workQueue, ringSize, eventIdx, lineRateMbps, mtu, tcpTimestamps, n, ackDelayNs, peerGroSegments, weight,
         rxIrqCpu, nicQueues, workerCpu);
   }
 
