@@ -243,6 +243,11 @@ public final class VhostNet implements NetDevice, EventHandler {
     return workLock;
   }
 
+  /** {@code vhost_poll_queue(TX)}: the work-queue path of the TX kick work, as every waker runs it. */
+  public Program txWorkQueuePath() {
+    return txKickWork.queue;
+  }
+
   public Virtqueue txVirtqueue() {
     return txVq;
   }
