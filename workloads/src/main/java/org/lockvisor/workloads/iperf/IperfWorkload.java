@@ -236,6 +236,11 @@ public final class IperfWorkload implements Workload {
     this.since = machine.sim().now();
   }
 
+  /** Stream {@code i} (tests). */
+  Stream streamForTest(int i) {
+    return streams.get(i);
+  }
+
   /** The stream of the context: the softirq's packet in the receive path, else the task's own. */
   private Stream ctxStream(Task t) {
     return t.inInterrupt() ? softirqStream : (Stream) t.userData;
