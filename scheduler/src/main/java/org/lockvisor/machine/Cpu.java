@@ -46,8 +46,9 @@ public final class Cpu implements EventHandler {
   private long switchDue;
   private long switchHandle = EventQueue.NO_EVENT;
   private int switchStack;
-  /** The task the switch in progress is charged to: the incoming one, or idle when leaving idle. */
-  private Task switchCharged;
+  /** Leaving idle: the C-state exit still to run before the switch proper (charged to idle). */
+  private long switchIdleRemaining;
+  private int idleExitStack;
 
   private final ArrayDeque<Program> pendingIrqs = new ArrayDeque<>(4);
   private long irqHandle = EventQueue.NO_EVENT;
@@ -244,7 +245,11 @@ public final class Cpu implements EventHandler {
       if (switching) {
         machine.sim().cancel(switchHandle);
         switchHandle = EventQueue.NO_EVENT;
-        switchRemaining = Math.max(0, switchDue - machine.sim().now());
+        if (switchIdleRemaining > 0) {
+          switchIdleRemaining = Math.max(0, switchDue - machine.sim().now());
+        } else {
+          switchRemaining = Math.max(0, switchDue - machine.sim().now());
+        }
       } else if (current != null) {
         current.freeze();
       }
@@ -268,6 +273,15 @@ public final class Cpu implements EventHandler {
   // Context switch.
 
   void switchTo(Task next, long cost) {
+    switchTo(next, cost, 0);
+  }
+
+  /**
+   * Switches to {@code next}: {@code idleExitNs} of C-state exit first when leaving idle (idle
+   * time, charged to the idle task, as the kernel's per-task accounting sees it), then
+   * {@code cost} of context switch charged to {@code next}.
+   */
+  void switchTo(Task next, long cost, long idleExitNs) {
     Task prev = current;
     flushAccounting();
     if (prev != null) {
@@ -282,10 +296,11 @@ public final class Cpu implements EventHandler {
     contextSwitches++;
     switching = true;
     switchRemaining = cost;
-    // Leaving idle, the C-state exit and schedule() run in the idle task's context: that time is
-    // idle time in the kernel's per-task accounting, not the woken task's.
-    switchCharged = prev == idle && idle != null ? idle : next;
-    switchStack = machine.symbols().push(switchCharged.currentStack(), machine.symSchedule());
+    switchIdleRemaining = prev == idle && idle != null ? idleExitNs : 0;
+    switchStack = machine.symbols().push(next.currentStack(), machine.symSchedule());
+    if (switchIdleRemaining > 0 && idleExitStack == 0) {
+      idleExitStack = machine.symbols().push(idle.currentStack(), kernel.symIdle());
+    }
     if (prev != null) {
       prev.notifyWatchers();
     }
@@ -308,9 +323,10 @@ public final class Cpu implements EventHandler {
   }
 
   private void armSwitch() {
-    charge(switchCharged, switchStack);
-    switchDue = machine.sim().now() + switchRemaining;
-    switchHandle = machine.sim().schedule(switchRemaining, this, EV_SWITCH_DONE, 0);
+    long d = switchIdleRemaining > 0 ? switchIdleRemaining : switchRemaining;
+    charge(switchIdleRemaining > 0 ? idle : current, switchIdleRemaining > 0 ? idleExitStack : switchStack);
+    switchDue = machine.sim().now() + d;
+    switchHandle = machine.sim().schedule(d, this, EV_SWITCH_DONE, 0);
   }
 
   // ---------------------------------------------------------------------------------------
@@ -405,6 +421,11 @@ public final class Cpu implements EventHandler {
     switch (kind) {
       case EV_SWITCH_DONE -> {
         switchHandle = EventQueue.NO_EVENT;
+        if (switchIdleRemaining > 0) {
+          switchIdleRemaining = 0; // out of the C-state: the switch proper starts
+          armSwitch();
+          return;
+        }
         flushAccounting();
         switching = false;
         chargeStackId = -1;
