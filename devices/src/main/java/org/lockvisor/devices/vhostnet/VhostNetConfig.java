@@ -91,17 +91,20 @@ public record VhostNetConfig(
   }
 
   public VhostNetConfig withWorkQueue(WorkQueue w) {
-    return new VhostNetConfig(w, ringSize, eventIdx, lineRateMbps, mtu, tcpTimestamps, txQueueLen, ackDelayNs, peerGroSegments, weight,
+    return new VhostNetConfig(w, ringSize, eventIdx, lineRateMbps, mtu, tcpTimestamps, txQueueLen, ackDelayNs,
+        peerGroSegments, weight,
         rxIrqCpu, nicQueues, workerCpu);
   }
 
   public VhostNetConfig withLineRateMbps(long mbps) {
-    return new VhostNetConfig(workQueue, ringSize, eventIdx, mbps, mtu, tcpTimestamps, txQueueLen, ackDelayNs, peerGroSegments, weight,
+    return new VhostNetConfig(workQueue, ringSize, eventIdx, mbps, mtu, tcpTimestamps, txQueueLen, ackDelayNs,
+        peerGroSegments, weight,
         rxIrqCpu, nicQueues, workerCpu);
   }
 
   public VhostNetConfig withTxQueueLen(int n) {
-    return new VhostNetConfig(workQueue, ringSize, eventIdx, lineRateMbps, mtu, tcpTimestamps, n, ackDelayNs, peerGroSegments, weight,
+    return new VhostNetConfig(workQueue, ringSize, eventIdx, lineRateMbps, mtu, tcpTimestamps, n, ackDelayNs,
+        peerGroSegments, weight,
         rxIrqCpu, nicQueues, workerCpu);
   }
 

@@ -30,7 +30,8 @@ public final class VhostNetFactory implements DeviceFactory {
           "frames the peer's GRO merges and ACKs at once (MAX_SKB_FRAGS = 17)"),
       PluginOption.ofInt("weight", 0x80000, 1, 1L << 30, "bytes per handle_tx/handle_rx run (VHOST_NET_WEIGHT)"),
       PluginOption.ofInt("rx-irq-cpu", 0, 0, 4096, "guest CPU receiving the virtio-net interrupts"),
-      PluginOption.ofInt("nic-queues", 0, 0, 4096, "host NIC RSS receive queues, one interrupt each; 0: one per host CPU"),
+      PluginOption.ofInt("nic-queues", 0, 0, 4096,
+          "host NIC RSS receive queues, one interrupt each; 0: one per host CPU"),
       PluginOption.ofInt("worker-cpu", -1, -1, 1 << 20, "host CPU the vhost worker is pinned to; -1: it floats"));
 
   @Override

@@ -52,7 +52,7 @@ final class VhostScenario {
   VhostScenario(long seed, int vcpus, int streams, VhostNetConfig.WorkQueue variant) {
     ArchProfile profile = ArchProfiles.discover().get(PROFILE).create();
     this.machine = new Machine(new Simulation(seed));
-    int pcpus = profile.topology().sockets() * profile.topology().coresPerSocket() * profile.topology().threadsPerCore();
+    int pcpus = profile.topology().cpus();
     machine.createHost("host", pcpus, Platforms.hostKernel(profile, TtwuQueueMode.ANY_REMOTE, false),
         new CfsSchedulerFactory().create(Map.of()));
     Vm vm = machine.createVm("vm0", vcpus, Platforms.guestKernel(profile, vcpus, TtwuQueueMode.ANY_REMOTE, false),

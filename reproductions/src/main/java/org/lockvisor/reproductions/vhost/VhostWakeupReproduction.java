@@ -88,7 +88,8 @@ public final class VhostWakeupReproduction implements Reproduction {
       s = new VhostScenario(SEED, GUEST_VCPUS, threads, variant).run(warmupNs, measureNs);
     } catch (RuntimeException e) {
       throw new SimulationFailedException(
-          "vhost-wakeup: simulation of " + threads + " streams with " + variant.option() + " failed: " + e.getMessage(), e);
+          "vhost-wakeup: simulation of " + threads + " streams with " + variant.option() + " failed: "
+              + e.getMessage(), e);
     }
     Map<String, Number> d = s.device.stats();
     double secs = measureNs / 1e9;
@@ -116,8 +117,9 @@ public final class VhostWakeupReproduction implements Reproduction {
 
   private ReproductionResult judge(Point[][] p, ReproductionOptions options, long warmup, long measure) {
     List<String> report = new ArrayList<>();
-    report.add("Seed R1 (ac9fde2474d0), simulated on x86_64-kvm: 3.0 host and guest (ticket spinlocks, TTWU_QUEUE to any "
-        + "remote CPU), " + GUEST_VCPUS + "-vCPU guest, vhost-net + virtio-net with EVENT_IDX, iperf 2 client, 10 GbE, "
+    report.add("Seed R1 (ac9fde2474d0), simulated on x86_64-kvm: 3.0 host and guest (ticket spinlocks, "
+        + "TTWU_QUEUE to any remote CPU), " + GUEST_VCPUS + "-vCPU guest, vhost-net + virtio-net with EVENT_IDX, "
+        + "iperf 2 client, 10 GbE, "
         + "warm-up " + warmup / 1_000_000 + " ms, measured " + measure / 1_000_000 + " ms per point.");
     report.add("");
     TextTable main = new TextTable("threads", "tp base", "tp patched", "(pub)", "vhost% base", "(pub)",
@@ -181,7 +183,8 @@ public final class VhostWakeupReproduction implements Reproduction {
     double d1 = p[0][0].vhostCpuPercent() - p[0][1].vhostCpuPercent();
     double dn = p[last][0].vhostCpuPercent() - p[last][1].vhostCpuPercent();
     double rel = p[last][0].vhostCpuPercent() <= 0 ? 0 : dn / p[last][0].vhostCpuPercent();
-    ok &= check(checks, dn > d1, TextTable.f("absolute reduction grows from 1 to 256 threads (%.2f -> %.2f points)", d1, dn));
+    ok &= check(checks, dn > d1,
+        TextTable.f("absolute reduction grows from 1 to 256 threads (%.2f -> %.2f points)", d1, dn));
     ok &= check(checks, rel >= 0.10 && rel <= 0.25,
         TextTable.f("relative reduction at 256 threads in 10-25 %% (%.1f %%)", 100 * rel));
     metrics.put("reduction.t1_points", d1);

@@ -31,7 +31,8 @@ public final class IperfFactory implements WorkloadFactory {
 
   @Override
   public String summary() {
-    return "iperf 2 client: N TCP streams from guest tasks, TSO, window- and ACK-clocked, reporting Gbps and a host top view";
+    return "iperf 2 client: N TCP streams from guest tasks, TSO, window- and ACK-clocked, reporting Gbps and a host "
+        + "top view";
   }
 
   @Override
