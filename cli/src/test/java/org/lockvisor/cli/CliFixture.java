@@ -33,9 +33,12 @@ final class CliFixture {
     return new Run(exitCode, out.toString(), err.toString());
   }
 
-  /** The class path as shipped: no reproductions registered. */
+  /**
+   * The class path as shipped, but with the built-in reproductions hidden: the CLI's behaviour
+   * with none registered (the built-ins run in the reproductions module's own tests).
+   */
   static Run run(String... args) {
-    return run(CliFixture.class.getClassLoader(), args);
+    return run(new OnlyOwnReproductions(new URL[0], CliFixture.class.getClassLoader()), args);
   }
 
   /**
@@ -51,9 +54,31 @@ final class CliFixture {
         lines.append(reproduction.getName()).append('\n');
       }
       Files.writeString(services.resolve(Reproduction.class.getName()), lines);
-      return new URLClassLoader(new URL[] {directory.toUri().toURL()}, CliFixture.class.getClassLoader());
+      return new OnlyOwnReproductions(new URL[] {directory.toUri().toURL()}, CliFixture.class.getClassLoader());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Sees the parent's classes and every other service file, but registers only the reproductions
+   * of its own URLs, so tests control exactly which reproductions exist whatever the built-ins.
+   */
+  private static final class OnlyOwnReproductions extends URLClassLoader {
+    private static final String SERVICES = "META-INF/services/" + Reproduction.class.getName();
+
+    OnlyOwnReproductions(URL[] urls, ClassLoader parent) {
+      super(urls, parent);
+    }
+
+    @Override
+    public java.util.Enumeration<URL> getResources(String name) throws IOException {
+      return SERVICES.equals(name) ? findResources(name) : super.getResources(name);
+    }
+
+    @Override
+    public URL getResource(String name) {
+      return SERVICES.equals(name) ? findResource(name) : super.getResource(name);
     }
   }
 }
