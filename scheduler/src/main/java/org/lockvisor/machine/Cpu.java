@@ -47,6 +47,9 @@ public final class Cpu implements EventHandler {
   private long switchDue;
   private long switchHandle = EventQueue.NO_EVENT;
   private int switchStack;
+  /** Leaving idle: the C-state exit still to run before the switch proper (charged to idle). */
+  private long switchIdleRemaining;
+  private int idleExitStack;
 
   private final ArrayDeque<Program> pendingIrqs = new ArrayDeque<>(4);
   private long irqHandle = EventQueue.NO_EVENT;
@@ -253,7 +256,11 @@ public final class Cpu implements EventHandler {
       if (switching) {
         machine.sim().cancel(switchHandle);
         switchHandle = EventQueue.NO_EVENT;
-        switchRemaining = Math.max(0, switchDue - machine.sim().now());
+        if (switchIdleRemaining > 0) {
+          switchIdleRemaining = Math.max(0, switchDue - machine.sim().now());
+        } else {
+          switchRemaining = Math.max(0, switchDue - machine.sim().now());
+        }
       } else if (current != null) {
         current.freeze();
       }
@@ -277,6 +284,15 @@ public final class Cpu implements EventHandler {
   // Context switch.
 
   void switchTo(Task next, long cost) {
+    switchTo(next, cost, 0);
+  }
+
+  /**
+   * Switches to {@code next}: {@code idleExitNs} of C-state exit first when leaving idle (idle
+   * time, charged to the idle task, as the kernel's per-task accounting sees it), then
+   * {@code cost} of context switch charged to {@code next}.
+   */
+  void switchTo(Task next, long cost, long idleExitNs) {
     Task prev = current;
     flushAccounting();
     if (prev != null) {
@@ -298,7 +314,11 @@ public final class Cpu implements EventHandler {
     contextSwitches++;
     switching = true;
     switchRemaining = cost;
+    switchIdleRemaining = prev == idle && idle != null ? idleExitNs : 0;
     switchStack = machine.symbols().push(next.currentStack(), machine.symSchedule());
+    if (switchIdleRemaining > 0 && idleExitStack == 0) {
+      idleExitStack = machine.symbols().push(idle.currentStack(), kernel.symIdle());
+    }
     if (prev != null) {
       prev.notifyWatchers();
     }
@@ -321,9 +341,10 @@ public final class Cpu implements EventHandler {
   }
 
   private void armSwitch() {
-    charge(current, switchStack);
-    switchDue = machine.sim().now() + switchRemaining;
-    switchHandle = machine.sim().schedule(switchRemaining, this, EV_SWITCH_DONE, 0);
+    long d = switchIdleRemaining > 0 ? switchIdleRemaining : switchRemaining;
+    charge(switchIdleRemaining > 0 ? idle : current, switchIdleRemaining > 0 ? idleExitStack : switchStack);
+    switchDue = machine.sim().now() + d;
+    switchHandle = machine.sim().schedule(d, this, EV_SWITCH_DONE, 0);
   }
 
   // ---------------------------------------------------------------------------------------
@@ -418,6 +439,11 @@ public final class Cpu implements EventHandler {
     switch (kind) {
       case EV_SWITCH_DONE -> {
         switchHandle = EventQueue.NO_EVENT;
+        if (switchIdleRemaining > 0) {
+          switchIdleRemaining = 0; // out of the C-state: the switch proper starts
+          armSwitch();
+          return;
+        }
         flushAccounting();
         switching = false;
         chargeStackId = -1;

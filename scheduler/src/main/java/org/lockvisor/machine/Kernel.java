@@ -339,8 +339,7 @@ public final class Kernel {
       }
       return;
     }
-    long cost = config.contextSwitchNs() + (prev == cpu.idle ? config.idleExitNs() : 0);
-    cpu.switchTo(next, cost);
+    cpu.switchTo(next, config.contextSwitchNs(), prev == cpu.idle ? config.idleExitNs() : 0);
     scheduler.switchedIn(cpu, next);
   }
 

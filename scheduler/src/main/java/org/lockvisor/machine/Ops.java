@@ -403,12 +403,14 @@ public final class Ops {
           long pre = cfg.ttwuRunningNs();
           if (w.state == TaskState.RUNNING || w.state == TaskState.DEAD) {
             k.ttwuRunning++;
+            w.ttwuFoundRunning++;
             return NEXT;
           }
           long rest;
           if (w.onRq) {
             w.state = TaskState.RUNNING;
             k.ttwuOnRq++;
+            w.ttwuFoundOnRq++;
             rest = cfg.ttwuOnRqNs() - pre;
           } else {
             Cpu dest = k.selectWakeCpu(w, t.cpu);

@@ -34,6 +34,10 @@ public class Task implements EventHandler {
   boolean irqsDisabled;
   int irqDepth;
   long wakeups;
+  /** try_to_wake_up calls that found this task already running (fast exit). */
+  long ttwuFoundRunning;
+  /** try_to_wake_up calls that found this task sleeping-to-be but still on its runqueue. */
+  long ttwuFoundOnRq;
   long involuntarySwitches;
   long voluntarySwitches;
 
@@ -175,6 +179,16 @@ public class Task implements EventHandler {
 
   public long wakeups() {
     return wakeups;
+  }
+
+  /** try_to_wake_up calls with this task as target that took the fast exit (it was running). */
+  public long ttwuFoundRunning() {
+    return ttwuFoundRunning;
+  }
+
+  /** try_to_wake_up calls with this task as target that found it still on its runqueue. */
+  public long ttwuFoundOnRq() {
+    return ttwuFoundOnRq;
   }
 
   public long involuntarySwitches() {

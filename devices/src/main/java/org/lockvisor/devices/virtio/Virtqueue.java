@@ -254,6 +254,46 @@ public final class Virtqueue {
     return head;
   }
 
+  /**
+   * vhost's {@code vhost_get_vq_desc} (drivers/vhost/vhost.c, 3.x): the next avail head, or -1,
+   * <em>without</em> publishing avail_event. vhost writes avail_event only in
+   * {@link #enableNotify()}, so while the worker processes, the driver's kicks are suppressed
+   * once the stale event index has been crossed.
+   */
+  public int popQuiet() {
+    if (!hasAvail()) {
+      return -1;
+    }
+    int head = availRing[lastAvailIdx & (num - 1)];
+    lastAvailIdx = (lastAvailIdx + 1) & U16;
+    return head;
+  }
+
+  /**
+   * vhost's {@code vhost_enable_notify} (3.x): under EVENT_IDX publishes
+   * {@code avail_event = last_avail_idx}, else clears VRING_USED_F_NO_NOTIFY; then re-reads
+   * {@code avail->idx} and returns true if entries arrived meanwhile (the caller disables again
+   * and goes on processing).
+   */
+  public boolean enableNotify() {
+    if (eventIdx) {
+      availEvent = lastAvailIdx;
+    } else {
+      usedFlags &= ~VRING_USED_F_NO_NOTIFY;
+    }
+    return hasAvail();
+  }
+
+  /**
+   * vhost's {@code vhost_disable_notify} (3.x): sets VRING_USED_F_NO_NOTIFY without EVENT_IDX;
+   * under EVENT_IDX it writes nothing (the stale avail_event does the suppressing).
+   */
+  public void disableNotify() {
+    if (!eventIdx) {
+      usedFlags |= VRING_USED_F_NO_NOTIFY;
+    }
+  }
+
   /** The driver token of a head (what the device reads from the descriptors). */
   public Object token(int head) {
     return tokens[head];

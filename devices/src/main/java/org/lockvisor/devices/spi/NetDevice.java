@@ -1,0 +1,54 @@
+package org.lockvisor.devices.spi;
+
+import java.util.function.ToIntFunction;
+import org.lockvisor.machine.Program;
+import org.lockvisor.machine.Task;
+
+/**
+ * A guest network interface as a guest protocol stack sees it: a transmit path that takes one
+ * packet (a TSO/GSO super-packet of one flow) from the stack to the driver
+ * ({@code dev_queue_xmit -> ndo_start_xmit}), and a receive path that hands every packet arriving
+ * for the guest to the stack in the driver's NAPI context.
+ *
+ * <p>What travels is abstract: a flow number, a payload size, and for packets coming back from
+ * the peer the bytes they acknowledge and the bytes the peer reports lost (duplicate ACKs). The
+ * device owns the wire: line rate, per-frame overhead, the host's queue to it and the peer.
+ */
+public interface NetDevice extends Device {
+
+  /** Installs the guest stack that receives this device's packets; call before the run starts. */
+  void setProtocol(NetProtocol protocol);
+
+  /**
+   * The program a guest context runs to transmit one packet of {@code bytes(t)} payload bytes for
+   * flow {@code flow(t)}; both are read once, when the program starts. Build it once per caller.
+   */
+  Program xmitPath(ToIntFunction<Task> flow, ToIntFunction<Task> bytes);
+
+  /** TCP maximum segment size on this link (payload bytes per wire frame). */
+  int mss();
+
+  /** The largest TSO/GSO packet the device accepts ({@code gso_max_size}), payload bytes. */
+  int gsoMaxBytes();
+
+  /** Flow of the packet being received on {@code cpu}'s receive context (inside {@link NetProtocol#receivePath}). */
+  int rxFlow(Task t);
+
+  /** Bytes the packet being received on {@code t}'s CPU acknowledges. */
+  long rxAcked(Task t);
+
+  /** Bytes the packet being received on {@code t}'s CPU reports lost on the way to the peer. */
+  long rxLost(Task t);
+
+  /** Payload bits per second delivered to the peer since the last reset. */
+  double deliveredBitsPerSecond();
+
+  /** Receives packets for the guest. */
+  interface NetProtocol {
+    /**
+     * The program the driver's receive context runs for each packet; it reads the packet with
+     * {@link NetDevice#rxFlow}, {@link NetDevice#rxAcked} and {@link NetDevice#rxLost}.
+     */
+    Program receivePath();
+  }
+}

@@ -1,0 +1,1050 @@
+package org.lockvisor.devices.vhostnet;
+
+import static com.google.common.base.Preconditions.checkArgument;
+import static com.google.common.base.Preconditions.checkState;
+
+import com.google.common.collect.ImmutableMap;
+import java.util.ArrayDeque;
+import java.util.function.Function;
+import java.util.function.ToIntFunction;
+import org.lockvisor.core.account.SymbolTable;
+import org.lockvisor.core.sim.EventHandler;
+import org.lockvisor.devices.spi.DeviceContext;
+import org.lockvisor.devices.spi.NetDevice;
+import org.lockvisor.devices.virtio.Virtqueue;
+import org.lockvisor.locking.spi.KernelLock;
+import org.lockvisor.locking.spi.LockFactory.LockKind;
+import org.lockvisor.locking.spi.LockMode;
+import org.lockvisor.machine.Cpu;
+import org.lockvisor.machine.Kernel;
+import org.lockvisor.machine.Machine;
+import org.lockvisor.machine.Op;
+import org.lockvisor.machine.Ops;
+import org.lockvisor.machine.Program;
+import org.lockvisor.machine.Task;
+import org.lockvisor.machine.TaskState;
+import org.lockvisor.machine.Vm;
+
+/**
+ * virtio-net in a 3.0 guest over vhost-net in a 3.0 host ({@code drivers/net/virtio_net.c},
+ * {@code drivers/vhost/vhost.c}, {@code drivers/vhost/net.c}), with the host NIC's link to an
+ * external peer. Built to reproduce ac9fde2474d0 "vhost: wake up worker outside spin_lock" (seed
+ * R1, KERNEL-MODEL 7).
+ *
+ * <p>Guest TX ({@code dev_hard_start_xmit}, any guest context): {@code HARD_TX_LOCK} (a guest
+ * spinlock) · {@code free_old_xmit_skbs} · {@code xmit_skb} + {@code virtqueue_add_buf} ·
+ * {@code virtqueue_kick} = kick_prepare ({@code vring_need_event}) + notify, a PIO exit handled
+ * in the host kernel: {@code ioeventfd_write -> eventfd_signal} takes the eventfd's wait-queue
+ * lock with interrupts off and calls {@code vhost_poll_wakeup -> vhost_work_queue(TX)} under it.
+ *
+ * <p>{@code vhost_work_queue} ({@link VhostNetConfig.WorkQueue}): {@code spin_lock_irqsave(
+ * work_lock)}; if the work is not queued, add it and {@code wake_up_process(worker)} — before the
+ * unlock (3.0), after it (the patch), or without any lock (llist, 4.6). The wake is the machine's
+ * try_to_wake_up with its phases and cost classes; the lock is the host spinlock the experiment
+ * chose (ticket on a 3.0 host).
+ *
+ * <p>The vhost worker is a host kernel thread running the 3.0 loop: {@code set_current_state(
+ * TASK_INTERRUPTIBLE)}, {@code spin_lock_irq(work_lock)}, pop, unlock, then run the work or
+ * {@code schedule()}. A waker that holds {@code work_lock} through its try_to_wake_up makes a
+ * worker that is back at the top of its loop spin on {@code work_lock}: that spin is charged to
+ * the worker, which is what the patch removes.
+ *
+ * <p>{@code handle_tx}: pop descriptors ({@code vhost_get_vq_desc}, which leaves avail_event
+ * alone), {@code tun_sendmsg} (copy + the host stack down to the NIC), add used (TX interrupts
+ * stay suppressed unless the guest stopped its queue), until the ring is empty
+ * ({@code vhost_enable_notify} publishes avail_event and re-checks) or 512 KiB
+ * ({@code VHOST_NET_WEIGHT}) moved, then requeue. The NIC's qdisc holds {@code txqueuelen}
+ * packets and drops beyond; the link serialises frames at the line rate; the peer ACKs each
+ * packet (GRO coalesces a TSO burst) after {@code ack-delay-ns}, a dropped packet comes back as a
+ * duplicate ACK reporting the loss.
+ *
+ * <p>RX: an ACK arrives on the host NIC queue its flow hashes to; that queue's interrupt runs on
+ * its host CPU (charged to whatever task it interrupts, as 3.0 accounting does) and NAPI takes
+ * every pending packet through the bridge to the tap socket, whose {@code sk_data_ready} calls
+ * {@code vhost_poll_wakeup -> vhost_work_queue(RX)} under the socket wait-queue lock.
+ * {@code handle_rx} copies packets into posted guest buffers and signals (irqfd) when EVENT_IDX
+ * asks; the guest's interrupt runs NAPI, hands each packet to the protocol, refills buffers when
+ * half are used and kicks the RX queue if needed.
+ *
+ * <p>Simplifications: the guest's receive softirq runs in the RX interrupt handler (so the TX lock
+ * is taken with interrupts off, standing for {@code local_bh_disable}); TCP segmentation is done
+ * by the NIC (TSO), so a packet is one descriptor and one host-stack pass; no zero-copy TX; irqfd
+ * injection is priced on the worker, not a kworker.
+ */
+public final class VhostNet implements NetDevice, EventHandler {
+  static final String WORKER_LOCK_SYMBOL = LockMode.IRQ.lockSymbol();
+  static final String WAKER_LOCK_SYMBOL = LockMode.IRQSAVE.lockSymbol();
+  static final int ACK_WIRE_BYTES = 66;
+  private static final int EV_LINK_DONE = 1;
+  private static final int EV_ACK_ARRIVE = 2;
+  private static final int EV_DUP_ARRIVE = 3;
+
+  private final String name;
+  private final VhostNetConfig config;
+  private final VhostNetCosts costOverride;
+  private VhostNetCosts costs;
+  private Machine machine;
+  private Kernel guest;
+  private Kernel host;
+  private NetProtocol protocol;
+
+  private KernelLock txLock;
+  private KernelLock workLock;
+  private KernelLock txKickWqLock;
+  private KernelLock rxKickWqLock;
+  private KernelLock sockWqLock;
+  private Virtqueue txVq;
+  private Virtqueue rxVq;
+  private Task worker;
+
+  /** A packet of one flow: TSO payload on the way out, then the ACK (or duplicate ACK) coming back. */
+  static final class Packet {
+    int flow;
+    int bytes;
+    long acked;
+    long lost;
+    long readyAt;
+    int refs;
+  }
+
+  /** A posted guest RX buffer. */
+  static final class RxBuf {
+    Packet content;
+  }
+
+  /** A {@code struct vhost_work}: queued flag (on the list) and its function. */
+  static final class VhostWork {
+    final String name;
+    Program fn;
+    Program queue;
+    boolean queued;
+    long queuedCount;
+
+    VhostWork(String name) {
+      this.name = name;
+    }
+  }
+
+  private final VhostWork txKickWork = new VhostWork("handle_tx_kick");
+  private final VhostWork rxNetWork = new VhostWork("handle_rx_net");
+  private final VhostWork rxKickWork = new VhostWork("handle_rx_kick");
+  private final ArrayDeque<VhostWork> workList = new ArrayDeque<>(4);
+  private final ArrayDeque<VhostWork> workerBatch = new ArrayDeque<>(4);
+  private VhostWork current;
+
+  private final ArrayDeque<Packet> pool = new ArrayDeque<>(1024);
+  private final ArrayDeque<Packet> guestRequeue = new ArrayDeque<>();
+  private final ArrayDeque<RxBuf> rxToRefill = new ArrayDeque<>();
+  private final ArrayDeque<Packet> linkQueue = new ArrayDeque<>(1024);
+  private final ArrayDeque<Packet> ackQueue = new ArrayDeque<>(1024);
+  private final ArrayDeque<Packet> dupQueue = new ArrayDeque<>(256);
+  private final ArrayDeque<Packet> tapQueue = new ArrayDeque<>(1024);
+  private ArrayDeque<Packet>[] nicPending;
+  private boolean[] napiScheduled;
+  private Program[] nicIrq;
+  private boolean linkBusy;
+  private long linkTailFinish;
+  private int linkOffset;
+
+  // per-call state of serialised paths (guest TX lock, worker, NAPI)
+  private Packet txGuestPacket;
+  private int reclaimed;
+  private long txTotal;
+  private boolean txDone;
+  private int txHead;
+  private Packet txPacket;
+  private boolean txSignal;
+  private long rxTotal;
+  private boolean rxDone;
+  private int rxHead;
+  private boolean rxSignal;
+  private Packet rxPacket;
+  private int rxIrqCpu;
+
+  // programs
+  private Program txKickHandler;
+  private Program rxKickHandler;
+  private Program txNotify;
+  private Program rxNotify;
+  private Program rxInterrupt;
+  private Program txInterrupt;
+  private Program signalRx;
+  private Program signalTx;
+  private Program flushRequeue;
+
+  // statistics
+  private long xmits;
+  private long txRingFull;
+  private long txPackets;
+  private long deliveredBytes;
+  private long qdiscDrops;
+  private long acks;
+  private long rxPackets;
+  private long rxStarved;
+  private long txSignals;
+  private long rxSignals;
+  private long handleTxRuns;
+  private long handleRxRuns;
+  private long requeues;
+  private long wakesIssued;
+  private long wakesUnderWorkLock;
+  private long statsSince;
+  private long workerCpuBase;
+  private long workerSpinBase;
+  private long workerIrqBase;
+  private long workerWakeupsBase;
+  private long workerFoundRunningBase;
+  private long workerFoundOnRqBase;
+  private long workerSwitchesBase;
+  private byte[] stackClass = new byte[0];
+  private static final byte CLASS_OTHER = 1;
+  private static final byte CLASS_SPIN = 2;
+  private static final byte CLASS_IRQ = 3;
+  private static final byte CLASS_IRQ_SPIN = 4;
+
+  public VhostNet(String name, VhostNetConfig config) {
+    this(name, config, null);
+  }
+
+  /** A device with explicit costs (tests, what-ifs); null takes them from the context at attach. */
+  public VhostNet(String name, VhostNetConfig config, VhostNetCosts costs) {
+    checkArgument(name != null && !name.isEmpty(), "device needs a name");
+    checkArgument(config != null, "config must be set");
+    this.name = name;
+    this.config = config;
+    this.costOverride = costs;
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public String model() {
+    return VhostNetFactory.NAME;
+  }
+
+  public VhostNetConfig config() {
+    return config;
+  }
+
+  public VhostNetCosts costs() {
+    return costs;
+  }
+
+  /** The vhost worker thread ({@code vhost-<pid>}) on the host. */
+  public Task worker() {
+    return worker;
+  }
+
+  /** {@code vhost_dev.work_lock}, or null in the llist variant. */
+  public KernelLock workLock() {
+    return workLock;
+  }
+
+  /** {@code vhost_poll_queue(TX)}: the work-queue path of the TX kick work, as every waker runs it. */
+  public Program txWorkQueuePath() {
+    return txKickWork.queue;
+  }
+
+  public Virtqueue txVirtqueue() {
+    return txVq;
+  }
+
+  public Virtqueue rxVirtqueue() {
+    return rxVq;
+  }
+
+  @Override
+  public int mss() {
+    return config.mss();
+  }
+
+  @Override
+  public int gsoMaxBytes() {
+    return 65536 - 1 - 40 - 14; // GSO_MAX_SIZE minus headers, as tcp_xmit_size_goal in 3.0
+  }
+
+  @Override
+  public void setProtocol(NetProtocol protocol) {
+    checkArgument(protocol != null, "protocol must be set");
+    this.protocol = protocol;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Attach.
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public void attach(DeviceContext ctx) {
+    checkState(machine == null, "%s is attached already", name);
+    Vm vm = ctx.vm();
+    this.machine = ctx.machine();
+    this.guest = vm.guest();
+    this.host = machine.host();
+    this.costs = costOverride != null ? costOverride : VhostNetCosts.from(ctx.costs());
+    checkArgument(config.rxIrqCpu() < guest.cpuCount(), "rx-irq-cpu %s does not exist in a guest with %s cpus",
+        config.rxIrqCpu(), guest.cpuCount());
+    checkArgument(config.workerCpu() < host.cpuCount(), "worker-cpu %s does not exist on a host with %s cpus",
+        config.workerCpu(), host.cpuCount());
+    this.rxIrqCpu = config.rxIrqCpu();
+    this.txLock = ctx.locks().create(guest, name + ".txq._xmit_lock", LockKind.SPINLOCK);
+    checkArgument(txLock.supports(LockMode.IRQSAVE), "guest spinlock %s does not support IRQSAVE", txLock.algorithm());
+    if (config.workQueue() != VhostNetConfig.WorkQueue.LLIST) {
+      this.workLock = ctx.locks().create(host, "vhost-" + vm.name() + ".work_lock", LockKind.SPINLOCK);
+      checkArgument(workLock.supports(LockMode.IRQ) && workLock.supports(LockMode.IRQSAVE),
+          "host spinlock %s does not support IRQ and IRQSAVE", workLock.algorithm());
+    }
+    this.txKickWqLock = ctx.locks().create(host, name + ".tx_kick_eventfd.wqh.lock", LockKind.SPINLOCK);
+    this.rxKickWqLock = ctx.locks().create(host, name + ".rx_kick_eventfd.wqh.lock", LockKind.SPINLOCK);
+    this.sockWqLock = ctx.locks().create(host, name + ".tap_sock.wq.lock", LockKind.SPINLOCK);
+    this.txVq = new Virtqueue(name + ".txq", config.ringSize(), config.eventIdx());
+    this.rxVq = new Virtqueue(name + ".rxq", config.ringSize(), config.eventIdx());
+    txVq.disableCb(); // 3.0 virtio-net frees TX buffers in start_xmit; TX interrupts only when stopped
+    for (int i = 0; i < config.ringSize(); i++) {
+      rxVq.add(new RxBuf(), 1); // try_fill_recv at probe
+    }
+    rxVq.kickPrepare();
+    for (int i = 0; i < 512; i++) {
+      pool.add(new Packet());
+    }
+    int queues = config.nicQueues() == 0 ? host.cpuCount() : config.nicQueues();
+    this.nicPending = new ArrayDeque[queues];
+    this.napiScheduled = new boolean[queues];
+    this.nicIrq = new Program[queues];
+    buildHostPrograms(queues);
+    buildGuestPrograms();
+    this.worker = host.spawnSleeping("vhost-" + vm.name(), workerProgram(), config.workerCpu());
+    this.statsSince = machine.sim().now();
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Host: vhost_work_queue, worker, handle_tx/handle_rx, NIC receive.
+
+  private Program workQueueProgram(VhostWork w) {
+    Op wakeWorker = Ops.wake(t -> {
+      if (t.scratch2 != 1) {
+        return null;
+      }
+      t.scratch2 = 0;
+      return worker;
+    });
+    Op countWake = Ops.run(t -> {
+      if (t.scratch2 == 1) {
+        wakesIssued++;
+        if (workLock != null && workLock.owner() == t) {
+          wakesUnderWorkLock++;
+        }
+      }
+    });
+    Op enqueue = Ops.run(t -> {
+      t.scratch2 = 0;
+      if (!w.queued) {
+        w.queued = true;
+        w.queuedCount++;
+        t.scratch2 = 1;
+        if (config.workQueue() == VhostNetConfig.WorkQueue.LLIST) {
+          workerBatchPending.add(w);
+        } else {
+          workList.add(w);
+        }
+      }
+    });
+    return switch (config.workQueue()) {
+      case WAKE_INSIDE_LOCK -> Program.named("vhost_work_queue")
+          .op(workLock.lock(LockMode.IRQSAVE))
+          .op(enqueue)
+          .op(Ops.work(t -> t.scratch2 == 1 ? costs.listAddNs() : 0, "list_add_tail"))
+          .op(countWake)
+          .op(wakeWorker)
+          .op(workLock.unlock(LockMode.IRQSAVE))
+          .build();
+      case WAKE_OUTSIDE_LOCK -> Program.named("vhost_work_queue")
+          .op(workLock.lock(LockMode.IRQSAVE))
+          .op(enqueue)
+          .op(Ops.work(t -> t.scratch2 == 1 ? costs.listAddNs() : 0, "list_add_tail"))
+          .op(workLock.unlock(LockMode.IRQSAVE))
+          .op(countWake)
+          .op(wakeWorker)
+          .build();
+      case LLIST -> Program.named("vhost_work_queue")
+          .work(costs.llistAddNs(), "test_and_set_bit")
+          .op(enqueue)
+          .op(Ops.work(t -> t.scratch2 == 1 ? costs.llistAddNs() : 0, "llist_add"))
+          .op(countWake)
+          .op(wakeWorker)
+          .build();
+    };
+  }
+
+  /** The llist variant's list (lock-free: adds are instants, the worker takes all with one xchg). */
+  private final ArrayDeque<VhostWork> workerBatchPending = new ArrayDeque<>(4);
+
+  private Program pollWakeup(VhostWork w) {
+    return Program.named("vhost_poll_wakeup").call(w.queue).build();
+  }
+
+  private void buildHostPrograms(int queues) {
+    for (VhostWork w : new VhostWork[] {txKickWork, rxNetWork, rxKickWork}) {
+      w.queue = workQueueProgram(w);
+    }
+    Program handleTx = handleTxProgram();
+    Program handleRx = handleRxProgram();
+    txKickWork.fn = Program.named("handle_tx_kick").call(handleTx).build();
+    rxNetWork.fn = Program.named("handle_rx_net").call(handleRx).build();
+    rxKickWork.fn = Program.named("handle_rx_kick").call(handleRx).build();
+    this.txKickHandler = kickHandler(txKickWqLock, txKickWork);
+    this.rxKickHandler = kickHandler(rxKickWqLock, rxKickWork);
+    Program sockDataReady = Program.named("sock_def_readable")
+        .op(sockWqLock.lock(LockMode.IRQSAVE))
+        .call(pollWakeup(rxNetWork))
+        .op(sockWqLock.unlock(LockMode.IRQSAVE))
+        .build();
+    for (int q = 0; q < queues; q++) {
+      final int queue = q;
+      nicPending[q] = new ArrayDeque<>(256);
+      Program one = Program.named("netif_receive_skb")
+          .work(costs.nicRxPerPacketNs(), "tun_net_xmit")
+          .run(t -> tapQueue.add(nicPending[queue].poll()))
+          .call(sockDataReady)
+          .build();
+      nicIrq[q] = Program.interruptHandler("ixgbe_msix_clean_rings")
+          .work(costs.nicRxIrqNs(), "handle_irq_event")
+          .op(new LoopCall(t -> {
+            if (nicPending[queue].isEmpty()) {
+              napiScheduled[queue] = false;
+              return null;
+            }
+            return one;
+          }))
+          .build();
+    }
+  }
+
+  private Program kickHandler(KernelLock wqLock, VhostWork w) {
+    Program signal = Program.named("eventfd_signal")
+        .op(wqLock.lock(LockMode.IRQSAVE))
+        .call(pollWakeup(w))
+        .op(wqLock.unlock(LockMode.IRQSAVE))
+        .build();
+    return Program.named("handle_io")
+        .work(costs.ioeventfdExitNs(), "ioeventfd_write")
+        .call(signal)
+        .build();
+  }
+
+  private Program workerProgram() {
+    Program sleep = Program.named("schedule").op(Ops.schedule()).build();
+    Program body;
+    if (config.workQueue() == VhostNetConfig.WorkQueue.LLIST) {
+      body = Program.named("vhost_worker")
+          .op(Ops.setState(TaskState.INTERRUPTIBLE))
+          .work(costs.llistAddNs(), "llist_del_all")
+          .run(t -> {
+            VhostWork w;
+            while ((w = workerBatchPending.poll()) != null) {
+              workerBatch.add(w);
+            }
+          })
+          .op(Ops.call(t -> workerBatch.isEmpty() ? sleep : null))
+          .op(new LoopCall(t -> {
+            VhostWork w = workerBatch.poll();
+            if (w == null) {
+              return null;
+            }
+            w.queued = false; // clear_bit(VHOST_WORK_QUEUED)
+            t.setState(TaskState.RUNNING);
+            return w.fn;
+          }))
+          .op(Ops.condResched())
+          .build();
+    } else {
+      body = Program.named("vhost_worker")
+          .op(Ops.setState(TaskState.INTERRUPTIBLE))
+          .op(workLock.lock(LockMode.IRQ))
+          .run(t -> {
+            current = workList.poll();
+            if (current != null) {
+              current.queued = false; // list_del_init
+            }
+          })
+          .op(workLock.unlock(LockMode.IRQ))
+          .run(t -> {
+            if (current != null) {
+              t.setState(TaskState.RUNNING);
+            }
+          })
+          .op(Ops.call(t -> current != null ? current.fn : sleep))
+          .op(Ops.condResched())
+          .build();
+    }
+    return Program.named("kthread").loopWhile(t -> true, body).build();
+  }
+
+  private Program handleTxProgram() {
+    Program requeue = Program.named("vhost_poll_queue").call(txKickWork.queue).build();
+    Program one = Program.named("tun_sendmsg")
+        .op(Ops.work(t -> costs.txPerPacketNs() + costs.copyNs(txPacket.bytes), "tun_get_user"))
+        .run(t -> {
+          Packet p = txPacket;
+          txPacket = null;
+          txVq.pushUsed(txHead);
+          txTotal += p.bytes;
+          txPackets++;
+          txSignal = txVq.needInterrupt();
+          linkEnqueue(p);
+        })
+        .op(Ops.call(t -> txSignal ? signalTx : null))
+        .build();
+    return Program.named("handle_tx")
+        .work(costs.handleNs(), "mutex_lock")
+        .run(t -> {
+          handleTxRuns++;
+          txTotal = 0;
+          txDone = false;
+          txVq.disableNotify();
+        })
+        .op(new LoopCall(t -> {
+          for (;;) {
+            if (txDone) {
+              return null;
+            }
+            if (txTotal >= config.weight()) {
+              txDone = true;
+              requeues++;
+              return requeue;
+            }
+            if (!txVq.hasAvail()) {
+              if (txVq.enableNotify()) {
+                txVq.disableNotify();
+                continue;
+              }
+              txDone = true;
+              return null;
+            }
+            txHead = txVq.popQuiet();
+            txPacket = (Packet) txVq.token(txHead);
+            return one;
+          }
+        }))
+        .build();
+  }
+
+  private Program handleRxProgram() {
+    Program requeue = Program.named("vhost_poll_queue").call(rxNetWork.queue).build();
+    Program one = Program.named("tun_recvmsg")
+        .work(costs.rxPerPacketHostNs() + costs.copyNs(ACK_WIRE_BYTES + 12), "memcpy_toiovec")
+        .run(t -> {
+          RxBuf b = (RxBuf) rxVq.token(rxHead);
+          b.content = tapQueue.poll();
+          rxVq.pushUsed(rxHead);
+          rxTotal += ACK_WIRE_BYTES;
+          rxPackets++;
+          rxSignal = rxVq.needInterrupt();
+        })
+        .op(Ops.call(t -> rxSignal ? signalRx : null))
+        .build();
+    return Program.named("handle_rx")
+        .work(costs.handleNs(), "mutex_lock")
+        .run(t -> {
+          handleRxRuns++;
+          rxTotal = 0;
+          rxDone = false;
+          rxVq.disableNotify();
+        })
+        .op(new LoopCall(t -> {
+          for (;;) {
+            if (rxDone || tapQueue.isEmpty()) {
+              return null;
+            }
+            if (rxTotal >= config.weight()) {
+              rxDone = true;
+              requeues++;
+              return requeue;
+            }
+            if (!rxVq.hasAvail()) {
+              if (rxVq.enableNotify()) {
+                rxVq.disableNotify();
+                continue;
+              }
+              rxStarved++;
+              rxDone = true;
+              return null;
+            }
+            rxHead = rxVq.popQuiet();
+            return one;
+          }
+        }))
+        .build();
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Guest: start_xmit, TX/RX interrupts, NAPI.
+
+  private void buildGuestPrograms() {
+    this.txNotify = Program.named("virtqueue_notify").op(Ops.vmExit("IO_INSTRUCTION", txKickHandler)).build();
+    this.rxNotify = Program.named("virtqueue_notify").op(Ops.vmExit("IO_INSTRUCTION", rxKickHandler)).build();
+    this.flushRequeue = Program.named("qdisc_restart")
+        .run(t -> {
+          Packet p;
+          while ((p = guestRequeue.peek()) != null && txVq.add(p, 1) >= 0) {
+            guestRequeue.poll();
+          }
+          if (!guestRequeue.isEmpty()) {
+            txVq.enableCb(); // netif_stop_queue + virtqueue_enable_cb: wait for the TX interrupt
+          }
+        })
+        .work(costs.kickPrepareNs(), "virtqueue_kick_prepare")
+        .op(Ops.call(t -> txVq.kickPrepare() ? txNotify : null))
+        .build();
+    Program txDoneIrq = Program.named("skb_xmit_done")
+        .run(t -> txVq.disableCb())
+        .op(txLock.lock(LockMode.IRQSAVE))
+        .run(t -> reclaimed = reclaimTx())
+        .op(Ops.work(t -> reclaimed * costs.freeOldXmitNs(), "free_old_xmit_skbs"))
+        .call(flushRequeue)
+        .op(txLock.unlock(LockMode.IRQSAVE))
+        .build();
+    this.txInterrupt = Program.interruptHandler("vring_interrupt").work(costs.rxIrqEntryNs(), "handle_edge_irq")
+        .call(txDoneIrq).build();
+    this.signalTx = Program.named("vhost_signal")
+        .work(costs.signalNs(), "eventfd_signal")
+        .run(t -> {
+          txSignals++;
+          guest.cpu(rxIrqCpu).raiseInterrupt(txInterrupt);
+        })
+        .build();
+
+    Program receiveOne = Program.named("receive_buf")
+        .work(costs.rxPerPacketNs(), "netif_receive_skb")
+        .op(Ops.call(t -> protocol == null ? null : protocol.receivePath()))
+        .run(t -> {
+          Packet p = rxPacket;
+          rxPacket = null;
+          release(p);
+        })
+        .build();
+    Program refill = Program.named("try_fill_recv")
+        .op(Ops.work(t -> (long) rxToRefill.size() * costs.refillNs(), "add_recvbuf_small"))
+        .run(t -> {
+          RxBuf b;
+          while ((b = rxToRefill.poll()) != null) {
+            rxVq.add(b, 1);
+          }
+        })
+        .work(costs.kickPrepareNs(), "virtqueue_kick_prepare")
+        .op(Ops.call(t -> rxVq.kickPrepare() ? rxNotify : null))
+        .build();
+    Program poll = Program.named("virtnet_poll")
+        .op(new LoopCall(t -> {
+          for (;;) {
+            RxBuf b = (RxBuf) rxVq.getBuf();
+            if (b != null) {
+              rxPacket = b.content;
+              b.content = null;
+              rxToRefill.add(b);
+              acks++;
+              return receiveOne;
+            }
+            if (rxVq.enableCb()) {
+              return null; // napi_complete + virtqueue_enable_cb: nothing arrived meanwhile
+            }
+            rxVq.disableCb();
+          }
+        }))
+        .op(Ops.call(t -> rxToRefill.size() >= config.ringSize() / 2 ? refill : null))
+        .build();
+    this.rxInterrupt = Program.interruptHandler("vring_interrupt")
+        .work(costs.rxIrqEntryNs(), "handle_edge_irq")
+        .run(t -> rxVq.disableCb()) // skb_recv_done -> napi_schedule
+        .call(poll)
+        .build();
+    this.signalRx = Program.named("vhost_signal")
+        .work(costs.signalNs(), "eventfd_signal")
+        .run(t -> {
+          rxSignals++;
+          guest.cpu(rxIrqCpu).raiseInterrupt(rxInterrupt);
+        })
+        .build();
+  }
+
+  @Override
+  public Program xmitPath(ToIntFunction<Task> flow, ToIntFunction<Task> bytes) {
+    checkState(machine != null, "%s: attach the device before building transmit paths", name);
+    Program startXmit = Program.named("start_xmit")
+        .run(t -> reclaimed = reclaimTx())
+        .op(Ops.work(t -> reclaimed * costs.freeOldXmitNs(), "free_old_xmit_skbs"))
+        .work(costs.xmitSkbNs(), "xmit_skb")
+        .work(costs.addNs(), "virtqueue_add_buf")
+        .run(t -> {
+          Packet p = txGuestPacket;
+          txGuestPacket = null;
+          xmits++;
+          Packet q;
+          while ((q = guestRequeue.peek()) != null && txVq.add(q, 1) >= 0) {
+            guestRequeue.poll(); // the qdisc's requeued packets go first
+          }
+          if (!guestRequeue.isEmpty() || txVq.add(p, 1) < 0) {
+            txRingFull++;
+            guestRequeue.add(p);
+            txVq.enableCb();
+          }
+        })
+        .work(costs.kickPrepareNs(), "virtqueue_kick_prepare")
+        .op(Ops.call(t -> txVq.kickPrepare() ? txNotify : null))
+        .build();
+    return Program.named("dev_hard_start_xmit")
+        .op(txLock.lock(LockMode.IRQSAVE))
+        .run(t -> {
+          Packet p = alloc();
+          p.flow = flow.applyAsInt(t);
+          p.bytes = bytes.applyAsInt(t);
+          checkState(p.bytes > 0, "%s: transmit of %s bytes", name, p.bytes);
+          txGuestPacket = p;
+        })
+        .call(startXmit)
+        .op(txLock.unlock(LockMode.IRQSAVE))
+        .build();
+  }
+
+  private int reclaimTx() {
+    int n = 0;
+    Object token;
+    while ((token = txVq.getBuf()) != null) {
+      release((Packet) token);
+      n++;
+    }
+    return n;
+  }
+
+  @Override
+  public int rxFlow(Task t) {
+    return rxPacket.flow;
+  }
+
+  @Override
+  public long rxAcked(Task t) {
+    return rxPacket.acked;
+  }
+
+  @Override
+  public long rxLost(Task t) {
+    return rxPacket.lost;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Packets, the link and the peer.
+
+  private Packet alloc() {
+    Packet p = pool.poll();
+    if (p == null) {
+      p = new Packet(); // the pool grows to the peak number in flight, then allocation stops
+    }
+    p.refs = 2; // the guest's TX reclaim and the end of its transmission (or its drop)
+    p.acked = 0;
+    p.lost = 0;
+    return p;
+  }
+
+  /** A packet from the peer for {@code flow}, freed when the guest has received it. */
+  private Packet allocAck(int flow) {
+    Packet p = alloc();
+    p.refs = 1;
+    p.flow = flow;
+    p.bytes = ACK_WIRE_BYTES;
+    return p;
+  }
+
+  private void release(Packet p) {
+    if (--p.refs == 0) {
+      pool.add(p);
+    }
+  }
+
+  private void linkEnqueue(Packet p) {
+    long now = machine.sim().now();
+    if (linkQueue.size() >= config.txQueueLen()) {
+      qdiscDrops++;
+      Packet dup = allocAck(p.flow);
+      dup.lost = p.bytes;
+      release(p);
+      // the peer notices the hole when the packets queued ahead of it arrive (duplicate ACKs)
+      dup.readyAt = Math.max(now, linkTailFinish) + config.ackDelayNs();
+      boolean wasEmpty = dupQueue.isEmpty();
+      dupQueue.add(dup); // its own FIFO: duplicate ACK times grow with the queue's tail, not with data ACKs
+      if (wasEmpty) {
+        machine.sim().scheduleAt(dup.readyAt, this, EV_DUP_ARRIVE, 0);
+      }
+      return;
+    }
+    linkQueue.add(p);
+    linkTailFinish = Math.max(now, linkTailFinish) + wireNs(p.bytes);
+    if (!linkBusy) {
+      startTransmit();
+    }
+  }
+
+  private long wireNs(int bytes) {
+    long frames = (bytes + config.mss() - 1) / config.mss();
+    long wireBytes = bytes + frames * config.frameOverhead();
+    return Math.max(1, wireBytes * 8000 / config.lineRateMbps());
+  }
+
+  private void startTransmit() {
+    Packet p = linkQueue.peek();
+    linkBusy = true;
+    linkOffset = 0;
+    machine.sim().schedule(wireNs(Math.min(groChunk(), p.bytes)), this, EV_LINK_DONE, 0);
+  }
+
+  private int groChunk() {
+    return config.peerGroSegments() * config.mss();
+  }
+
+  private void scheduleAck(Packet p, long at) {
+    p.readyAt = at;
+    boolean wasEmpty = ackQueue.isEmpty();
+    ackQueue.add(p);
+    if (wasEmpty) {
+      machine.sim().scheduleAt(at, this, EV_ACK_ARRIVE, 0);
+    }
+  }
+
+  @Override
+  public void onEvent(int kind, long arg) {
+    switch (kind) {
+      case EV_LINK_DONE -> {
+        // One GRO chunk of the head packet reached the peer: its GRO merges at most
+        // peer-gro-segments back-to-back frames into one skb and ACKs each merged skb
+        // (tcp_ack_snd_check: more than one full frame unacknowledged).
+        Packet p = linkQueue.peek();
+        int bytes = Math.min(groChunk(), p.bytes - linkOffset);
+        linkOffset += bytes;
+        deliveredBytes += bytes;
+        Packet ack = allocAck(p.flow);
+        ack.acked = bytes;
+        scheduleAck(ack, machine.sim().now() + config.ackDelayNs());
+        if (linkOffset < p.bytes) {
+          machine.sim().schedule(wireNs(Math.min(groChunk(), p.bytes - linkOffset)), this, EV_LINK_DONE, 0);
+          return;
+        }
+        linkQueue.poll();
+        release(p);
+        if (linkQueue.isEmpty()) {
+          linkBusy = false;
+        } else {
+          startTransmit();
+        }
+      }
+      case EV_DUP_ARRIVE -> {
+        nicReceive(dupQueue.poll());
+        Packet next = dupQueue.peek();
+        if (next != null) {
+          machine.sim().scheduleAt(Math.max(next.readyAt, machine.sim().now()), this, EV_DUP_ARRIVE, 0);
+        }
+      }
+      case EV_ACK_ARRIVE -> {
+        nicReceive(ackQueue.poll());
+        Packet next = ackQueue.peek();
+        if (next != null) {
+          machine.sim().scheduleAt(Math.max(next.readyAt, machine.sim().now()), this, EV_ACK_ARRIVE, 0);
+        }
+      }
+      default -> throw new IllegalStateException("unknown vhost-net event " + kind);
+    }
+  }
+
+  /** A packet from the peer reaches the host NIC: RSS picks the queue, NAPI is scheduled on its CPU. */
+  private void nicReceive(Packet p) {
+    int q = Math.floorMod(p.flow * 0x9E3779B1, nicPending.length);
+    nicPending[q].add(p);
+    if (!napiScheduled[q]) {
+      napiScheduled[q] = true;
+      host.cpu(q % host.cpuCount()).raiseInterrupt(nicIrq[q]);
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Statistics.
+
+  @Override
+  public double deliveredBitsPerSecond() {
+    long elapsed = machine.sim().now() - statsSince;
+    return elapsed <= 0 ? 0 : deliveredBytes * 8e9 / elapsed;
+  }
+
+  /** CPU time of the worker thread since the last reset (the host {@code top} view), ns. */
+  public long workerCpuNs() {
+    machine.syncAccounting();
+    return machine.account().threadTotal(worker.id()) - workerCpuBase;
+  }
+
+  /**
+   * Worker CPU time spent acquiring {@code work_lock} (its own {@code spin_lock_irq} and any
+   * {@code vhost_work_queue} it runs, in interrupts too), ns since the last reset.
+   */
+  public long workerWorkLockNs() {
+    return classified()[0] - workerSpinBase;
+  }
+
+  /** Worker CPU time in host interrupts that hit it (3.0 accounting charges them to it), ns. */
+  public long workerIrqNs() {
+    return classified()[1] - workerIrqBase;
+  }
+
+  private long[] classified() {
+    long[] sum = new long[2];
+    if (machine == null) {
+      return sum;
+    }
+    machine.syncAccounting();
+    SymbolTable symbols = machine.symbols();
+    int workerSym = symbols.symbol("vhost_worker", Machine.DOMAIN_KERNEL);
+    int queueSym = symbols.symbol("vhost_work_queue", Machine.DOMAIN_KERNEL);
+    int lockIrq = symbols.symbol(WORKER_LOCK_SYMBOL, Machine.DOMAIN_KERNEL);
+    int lockIrqsave = symbols.symbol(WAKER_LOCK_SYMBOL, Machine.DOMAIN_KERNEL);
+    int irqSym = symbols.symbol("ixgbe_msix_clean_rings", Machine.DOMAIN_KERNEL);
+    int id = worker.id();
+    machine.account().forEach((cpu, thread, stack, ns) -> {
+      if (thread != id || stack < 0) {
+        return;
+      }
+      if (stack >= stackClass.length) {
+        stackClass = java.util.Arrays.copyOf(stackClass, Math.max(stack + 1, stackClass.length * 2));
+      }
+      byte c = stackClass[stack];
+      if (c == 0) {
+        int[] frames = symbols.frames(stack);
+        boolean spin = false;
+        boolean irq = false;
+        int n = frames.length;
+        if (n >= 2) {
+          int leaf = frames[n - 1];
+          int parent = frames[n - 2];
+          spin = (leaf == lockIrq || leaf == lockIrqsave) && (parent == workerSym || parent == queueSym);
+        }
+        for (int f : frames) {
+          irq |= f == irqSym;
+        }
+        c = irq ? (spin ? CLASS_IRQ_SPIN : CLASS_IRQ) : (spin ? CLASS_SPIN : CLASS_OTHER);
+        stackClass[stack] = c;
+      }
+      if (c == CLASS_SPIN || c == CLASS_IRQ_SPIN) {
+        sum[0] += ns;
+      }
+      if (c == CLASS_IRQ || c == CLASS_IRQ_SPIN) {
+        sum[1] += ns;
+      }
+    });
+    return sum;
+  }
+
+  /** Elapsed simulated time since the last reset, ns. */
+  public long elapsedNs() {
+    return machine.sim().now() - statsSince;
+  }
+
+  @Override
+  public ImmutableMap<String, Number> stats() {
+    ImmutableMap.Builder<String, Number> m = ImmutableMap.builder();
+    long elapsed = machine == null ? 0 : elapsedNs();
+    m.put("elapsed_ns", elapsed);
+    m.put("throughput_gbps", machine == null ? 0 : deliveredBitsPerSecond() / 1e9);
+    m.put("xmits", xmits);
+    m.put("tx_ring_full", txRingFull);
+    m.put("tx_packets", txPackets);
+    m.put("delivered_bytes", deliveredBytes);
+    m.put("qdisc_drops", qdiscDrops);
+    m.put("rx_packets", rxPackets);
+    m.put("acks_to_guest", acks);
+    m.put("rx_starved", rxStarved);
+    m.put("tx_signals", txSignals);
+    m.put("rx_signals", rxSignals);
+    m.put("handle_tx_runs", handleTxRuns);
+    m.put("handle_rx_runs", handleRxRuns);
+    m.put("weight_requeues", requeues);
+    if (txVq != null) {
+      m.put("txq.kicks", txVq.kicks());
+      m.put("txq.kicks_suppressed", txVq.kicksSuppressed());
+      m.put("rxq.kicks", rxVq.kicks());
+      m.put("rxq.interrupts", rxVq.interrupts());
+      m.put("rxq.interrupts_suppressed", rxVq.interruptsSuppressed());
+    }
+    m.put("worker_wakes_issued", wakesIssued);
+    m.put("worker_wakes_under_work_lock", wakesUnderWorkLock);
+    if (worker != null) {
+      m.put("worker_cpu_ns", workerCpuNs());
+      m.put("worker_cpu_percent", elapsed <= 0 ? 0.0 : 100.0 * workerCpuNs() / elapsed);
+      m.put("worker_work_lock_ns", workerWorkLockNs());
+      m.put("worker_irq_ns", workerIrqNs());
+      m.put("worker.ttwu_running", worker.ttwuFoundRunning() - workerFoundRunningBase);
+      m.put("worker.ttwu_on_rq", worker.ttwuFoundOnRq() - workerFoundOnRqBase);
+      m.put("worker.ttwu_full", worker.wakeups() - workerWakeupsBase);
+      m.put("worker.voluntary_switches", worker.voluntarySwitches() - workerSwitchesBase);
+    }
+    if (workLock != null) {
+      m.put("work_lock.acquisitions", workLock.stats().acquisitions());
+      m.put("work_lock.contentions", workLock.stats().contentions());
+      m.put("work_lock.wait_total_ns", workLock.stats().waitTotalNs());
+      m.put("work_lock.hold_total_ns", workLock.stats().holdTotalNs());
+    }
+    if (sockWqLock != null) {
+      m.put("tap_sock_wq_lock.contentions", sockWqLock.stats().contentions());
+      m.put("tx_lock.contentions", txLock.stats().contentions());
+    }
+    return m.build();
+  }
+
+  @Override
+  public void resetStats() {
+    xmits = txRingFull = txPackets = deliveredBytes = qdiscDrops = acks = rxPackets = rxStarved = 0;
+    txSignals = rxSignals = handleTxRuns = handleRxRuns = requeues = wakesIssued = wakesUnderWorkLock = 0;
+    if (machine == null) {
+      return;
+    }
+    txVq.resetStats();
+    rxVq.resetStats();
+    if (workLock != null) {
+      workLock.stats().reset();
+    }
+    sockWqLock.stats().reset();
+    txKickWqLock.stats().reset();
+    rxKickWqLock.stats().reset();
+    txLock.stats().reset();
+    statsSince = machine.sim().now();
+    workerCpuBase = 0;
+    workerCpuBase = workerCpuNs();
+    long[] c = classified();
+    workerSpinBase = c[0];
+    workerIrqBase = c[1];
+    workerWakeupsBase = worker.wakeups();
+    workerFoundRunningBase = worker.ttwuFoundRunning();
+    workerFoundOnRqBase = worker.ttwuFoundOnRq();
+    workerSwitchesBase = worker.voluntarySwitches();
+  }
+
+  @Override
+  public String toString() {
+    return name + "(" + config.workQueue().option() + ")";
+  }
+
+  /** Calls the program {@code chooser} picks until it picks null (a kernel loop over named bodies). */
+  static final class LoopCall extends Op {
+    private final Function<Task, Program> chooser;
+
+    LoopCall(Function<Task, Program> chooser) {
+      this.chooser = chooser;
+    }
+
+    @Override
+    public int execute(Task t, int phase) {
+      Program p = chooser.apply(t);
+      if (p == null) {
+        return NEXT;
+      }
+      t.call(p);
+      return AGAIN;
+    }
+  }
+}

@@ -1,0 +1,120 @@
+package org.lockvisor.devices.vhostnet;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+/**
+ * Options of one vhost-net instance (what an experiment chooses; costs come from the arch profile,
+ * see {@link VhostNetCosts}).
+ *
+ * @param workQueue how {@code vhost_work_queue} queues work and wakes the worker
+ * @param ringSize descriptors of the TX and of the RX virtqueue (QEMU virtio-net: 256)
+ * @param eventIdx VIRTIO_RING_F_EVENT_IDX negotiated
+ * @param lineRateMbps line rate of the host NIC's link to the peer, in Mbit/s
+ * @param mtu link MTU (IP packet bytes per frame)
+ * @param tcpTimestamps the TCP timestamp option (12 bytes of every frame's TCP header)
+ * @param txQueueLen the host NIC qdisc limit in packets ({@code txqueuelen}); a full queue drops
+ * @param ackDelayNs from the last frame of a packet leaving the host NIC to its ACK reaching the
+ *     host NIC (wire, switch, peer's receive path and its ACK), ns
+ * @param peerGroSegments frames the peer's GRO merges into one skb, and so covers with one ACK
+ *     ({@code MAX_SKB_FRAGS} = 17 with one page fragment per received frame)
+ * @param weight bytes one {@code handle_tx}/{@code handle_rx} invocation may move before it
+ *     requeues itself ({@code VHOST_NET_WEIGHT})
+ * @param rxIrqCpu guest CPU receiving the virtio-net RX interrupt
+ * @param nicQueues host NIC receive queues (RSS), each with its interrupt on one host CPU; 0: one per
+ *     host CPU
+ * @param workerCpu host CPU the vhost worker is pinned to; -1: it floats
+ */
+public record VhostNetConfig(
+    WorkQueue workQueue,
+    int ringSize,
+    boolean eventIdx,
+    long lineRateMbps,
+    int mtu,
+    boolean tcpTimestamps,
+    int txQueueLen,
+    long ackDelayNs,
+    int peerGroSegments,
+    long weight,
+    int rxIrqCpu,
+    int nicQueues,
+    int workerCpu) {
+
+  /** The variants of {@code vhost_work_queue} in drivers/vhost/vhost.c. */
+  public enum WorkQueue {
+    /** Linux 3.0–3.10: {@code wake_up_process(worker)} while holding {@code work_lock}. */
+    WAKE_INSIDE_LOCK("wake-inside-lock"),
+    /** ac9fde2474d0 (3.11): unlock, then {@code wake_up_process(worker)}. */
+    WAKE_OUTSIDE_LOCK("wake-outside-lock"),
+    /** 04b96e5528ca (4.6): lockless list, {@code test_and_set_bit} + {@code llist_add}. */
+    LLIST("llist");
+
+    private final String option;
+
+    WorkQueue(String option) {
+      this.option = option;
+    }
+
+    public String option() {
+      return option;
+    }
+
+    public static WorkQueue of(String option) {
+      for (WorkQueue w : values()) {
+        if (w.option.equals(option)) {
+          return w;
+        }
+      }
+      throw new IllegalArgumentException(
+          "unknown work-queue [" + option + "]; known: [wake-inside-lock, wake-outside-lock, llist]");
+    }
+  }
+
+  public VhostNetConfig {
+    checkArgument(workQueue != null, "workQueue must be set");
+    checkArgument(ringSize >= 2 && ringSize <= 32768 && Integer.bitCount(ringSize) == 1,
+        "ring-size must be a power of two in [2, 32768]: %s", ringSize);
+    checkArgument(lineRateMbps > 0, "line-rate-mbps must be positive: %s", lineRateMbps);
+    checkArgument(mtu >= 576 && mtu <= 65535, "mtu must be in [576, 65535]: %s", mtu);
+    checkArgument(txQueueLen > 0, "txqueuelen must be positive: %s", txQueueLen);
+    checkArgument(ackDelayNs >= 0, "ack-delay-ns must not be negative: %s", ackDelayNs);
+    checkArgument(peerGroSegments > 0, "peer-gro-segments must be positive: %s", peerGroSegments);
+    checkArgument(weight > 0, "weight must be positive: %s", weight);
+    checkArgument(rxIrqCpu >= 0, "rx-irq-cpu must be a cpu index: %s", rxIrqCpu);
+    checkArgument(nicQueues >= 0, "nic-queues must not be negative: %s", nicQueues);
+    checkArgument(workerCpu >= -1, "worker-cpu must be a cpu index or -1: %s", workerCpu);
+  }
+
+  /** Defaults: the patched work queue, 256-entry rings, EVENT_IDX, 10 GbE, MTU 1500 with timestamps. */
+  public static VhostNetConfig defaults() {
+    return new VhostNetConfig(WorkQueue.WAKE_OUTSIDE_LOCK, 256, true, 10_000, 1500, true, 1000, 20_000, 17, 0x80000,
+        0, 0, -1);
+  }
+
+  public VhostNetConfig withWorkQueue(WorkQueue w) {
+    return new VhostNetConfig(w, ringSize, eventIdx, lineRateMbps, mtu, tcpTimestamps, txQueueLen, ackDelayNs,
+        peerGroSegments, weight,
+        rxIrqCpu, nicQueues, workerCpu);
+  }
+
+  public VhostNetConfig withLineRateMbps(long mbps) {
+    return new VhostNetConfig(workQueue, ringSize, eventIdx, mbps, mtu, tcpTimestamps, txQueueLen, ackDelayNs,
+        peerGroSegments, weight,
+        rxIrqCpu, nicQueues, workerCpu);
+  }
+
+  public VhostNetConfig withTxQueueLen(int n) {
+    return new VhostNetConfig(workQueue, ringSize, eventIdx, lineRateMbps, mtu, tcpTimestamps, n, ackDelayNs,
+        peerGroSegments, weight,
+        rxIrqCpu, nicQueues, workerCpu);
+  }
+
+  /** TCP payload bytes per frame: MTU minus IPv4 (20) and TCP (20, +12 with timestamps) headers. */
+  public int mss() {
+    return mtu - 40 - (tcpTimestamps ? 12 : 0);
+  }
+
+  /** Wire bytes per frame beyond the TCP payload: headers, Ethernet header+FCS (18), preamble+IFG (20). */
+  public int frameOverhead() {
+    return mtu - mss() + 18 + 20;
+  }
+}

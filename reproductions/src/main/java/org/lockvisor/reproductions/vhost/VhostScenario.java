@@ -1,0 +1,91 @@
+package org.lockvisor.reproductions.vhost;
+
+import static org.lockvisor.arch.spi.CostKey.ATOMIC_RMW;
+import static org.lockvisor.arch.spi.CostKey.CACHELINE_XFER_SOCKET;
+import static org.lockvisor.arch.spi.CostKey.EXIT_IO_KERNEL;
+import static org.lockvisor.arch.spi.CostKey.IRQ_ENTRY;
+import static org.lockvisor.arch.spi.CostKey.MEMCPY_PER_BYTE;
+import static org.lockvisor.arch.spi.CostKey.SYSCALL;
+import static org.lockvisor.arch.spi.CostKey.VIRTQUEUE_ADD;
+import static org.lockvisor.arch.spi.CostKey.VIRTQUEUE_KICK_PREPARE;
+import static org.lockvisor.arch.spi.CostKey.VMEXIT_ROUNDTRIP;
+
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import org.lockvisor.arch.builtin.ArchProfiles;
+import org.lockvisor.arch.spi.ArchProfile;
+import org.lockvisor.core.sim.Simulation;
+import org.lockvisor.devices.spi.CostSource;
+import org.lockvisor.devices.spi.DeviceContext;
+import org.lockvisor.devices.spi.LockProvider;
+import org.lockvisor.devices.vhostnet.VhostNet;
+import org.lockvisor.devices.vhostnet.VhostNetConfig;
+import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.locking.spi.LockFactory;
+import org.lockvisor.machine.Kernel;
+import org.lockvisor.machine.Machine;
+import org.lockvisor.machine.TtwuQueueMode;
+import org.lockvisor.machine.Vm;
+import org.lockvisor.platform.Platforms;
+import org.lockvisor.scheduler.builtin.CfsSchedulerFactory;
+import org.lockvisor.workloads.iperf.IperfConfig;
+import org.lockvisor.workloads.iperf.IperfWorkload;
+import org.lockvisor.workloads.spi.WorkloadContext;
+
+/**
+ * One iperf-over-vhost-net run of the R1 scenario (KERNEL-MODEL 13.2) on the x86_64-kvm profile:
+ * a two-socket host (the profile's topology) running 3.0 kernels — ticket spinlocks, TTWU_QUEUE
+ * for any remote CPU, a non-preemptible kernel — with CFS on host and guest, one VM whose vCPU
+ * threads float, a vhost-net device and an iperf client. Every cost comes from the profile or
+ * from the plugins' documented estimates; nothing here is specific to this reproduction but the
+ * choice of kernels, which is the seed's.
+ */
+final class VhostScenario {
+  static final String PROFILE = "x86_64-kvm";
+  static final String SPINLOCK = "ticket"; // x86 host and guest kernels 3.0: ticket spinlocks
+
+  final Machine machine;
+  final VhostNet device;
+  final IperfWorkload iperf;
+
+  VhostScenario(long seed, int vcpus, int streams, VhostNetConfig.WorkQueue variant) {
+    ArchProfile profile = ArchProfiles.discover().get(PROFILE).create();
+    this.machine = new Machine(new Simulation(seed));
+    int pcpus = profile.topology().cpus();
+    machine.createHost("host", pcpus, Platforms.hostKernel(profile, TtwuQueueMode.ANY_REMOTE, false),
+        new CfsSchedulerFactory().create(Map.of()));
+    Vm vm = machine.createVm("vm0", vcpus, Platforms.guestKernel(profile, vcpus, TtwuQueueMode.ANY_REMOTE, false),
+        new CfsSchedulerFactory().create(Map.of()), Platforms.hypervisor(profile));
+    LockFactory spin = ServiceLoader.load(LockFactory.class).stream().map(ServiceLoader.Provider::get)
+        .filter(f -> f.name().equals(SPINLOCK)).findFirst()
+        .orElseThrow(() -> new IllegalStateException("lock plugin [" + SPINLOCK + "] not found"));
+    LockCosts lockCosts = LockCosts.fromProfile(profile);
+    LockProvider locks = (Kernel kernel, String name, LockFactory.LockKind kind) -> {
+      if (kind != LockFactory.LockKind.SPINLOCK) {
+        throw new IllegalArgumentException("the vhost-wakeup scenario has no " + kind + " locks");
+      }
+      return spin.create(name, kernel, lockCosts, false, Map.of());
+    };
+    CostSource costs = costs(profile);
+    this.device = new VhostNet("eth0", VhostNetConfig.defaults().withWorkQueue(variant));
+    device.attach(new DeviceContext(machine, vm, locks, costs));
+    this.iperf = new IperfWorkload("iperf", IperfConfig.defaults(streams));
+    iperf.start(new WorkloadContext(machine, vm, List.of(device), costs));
+  }
+
+  /** Warm-up, reset, measurement window. */
+  VhostScenario run(long warmupNs, long measureNs) {
+    machine.sim().runUntil(warmupNs);
+    device.resetStats();
+    iperf.resetStats();
+    machine.sim().runUntil(warmupNs + measureNs);
+    return this;
+  }
+
+  /** The profile's costs; the plugins read the keys they price from it. */
+  static CostSource costs(ArchProfile p) {
+    return CostSource.of(p);
+  }
+
+}

@@ -1,0 +1,95 @@
+package org.lockvisor.reproductions.vhost;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.lockvisor.experiment.ReproductionOptions;
+import org.lockvisor.experiment.ReproductionResult;
+
+/**
+ * The quick vhost-wakeup reproduction: directions and bands of issue 5 that the mechanism must
+ * show, the JSON rows in the issue's shape, and the plot files. Runs once for the class.
+ */
+class VhostWakeupReproductionTest {
+  @TempDir
+  static Path out;
+  static ReproductionResult result;
+  static long wallMs;
+
+  @BeforeAll
+  static void runQuick() {
+    long t0 = System.nanoTime();
+    result = new VhostWakeupReproduction().run(new ReproductionOptions(true, Optional.of(out)));
+    wallMs = (System.nanoTime() - t0) / 1_000_000;
+    result.report().forEach(System.out::println);
+    System.out.println(result.headline() + " (" + wallMs + " ms)");
+  }
+
+  @Test
+  void quick_finishesWithinTwentySeconds() {
+    assertThat(wallMs).isLessThan(20_000);
+  }
+
+  @Test
+  void throughput_flatAtLineRateInBothVariants() {
+    for (int t : VhostWakeupReproduction.THREADS) {
+      double b = result.metrics().get("t" + t + ".baseline.gbps");
+      double a = result.metrics().get("t" + t + ".patched.gbps");
+      assertThat(b).as("baseline Gbps at %s threads", t).isBetween(9.0, 9.8);
+      assertThat(a).as("patched Gbps at %s threads", t).isBetween(9.0, 9.8);
+      assertThat(Math.abs(a - b)).as("throughput difference at %s threads", t).isLessThanOrEqualTo(0.03 * b);
+    }
+  }
+
+  @Test
+  void patch_neverCostsTheWorkerMoreLockTime() {
+    for (int t : VhostWakeupReproduction.THREADS) {
+      assertThat(result.metrics().get("t" + t + ".patched.work_lock_percent"))
+          .as("worker work_lock time at %s threads", t)
+          .isLessThanOrEqualTo(result.metrics().get("t" + t + ".baseline.work_lock_percent") * 1.05 + 0.01);
+      assertThat(result.metrics().get("t" + t + ".patched.work_lock_contentions_per_s"))
+          .as("work_lock contentions at %s threads", t)
+          .isLessThan(result.metrics().get("t" + t + ".baseline.work_lock_contentions_per_s"));
+    }
+  }
+
+  @Test
+  void vhostCpu_fewThreads_withinBandOfPublished() {
+    double one = result.metrics().get("t1.baseline.vhost_cpu_percent");
+    double eight = result.metrics().get("t8.baseline.vhost_cpu_percent");
+    assertThat(VhostWakeupReproduction.within(one, 28.82, 35)).as("1 thread: %s", one).isTrue();
+    assertThat(VhostWakeupReproduction.within(eight, 32.92, 35)).as("8 threads: %s", eight).isTrue();
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void json_rowsHaveTheIssueShape() {
+    List<Object> rows = (List<Object>) result.data().get("rows");
+    assertThat(rows).hasSize(4);
+    Map<String, Object> first = (Map<String, Object>) rows.get(0);
+    assertThat(first).containsOnlyKeys("threads", "baseline", "patched", "published");
+    assertThat(first.get("threads")).isEqualTo(1);
+    assertThat((Map<String, Object>) first.get("baseline")).containsOnlyKeys("throughputGbps", "vhostCpuPercent");
+    Map<String, Object> published = (Map<String, Object>) first.get("published");
+    assertThat((Map<String, Object>) published.get("patched")).containsEntry("vhostCpuPercent", 27.49);
+  }
+
+  @Test
+  void plot_writtenAsPngAndSvg() {
+    assertThat(Files.exists(out.resolve("vhost-wakeup.png"))).isTrue();
+    assertThat(Files.exists(out.resolve("vhost-wakeup.svg"))).isTrue();
+  }
+
+  @Test
+  void report_explainsWhereTheCpuWent() {
+    String text = String.join("\n", result.report());
+    assertThat(text).contains("work_lock%").contains("contended/s").contains("ttwu on_rq/s").contains("Acceptance");
+  }
+}

@@ -1,0 +1,40 @@
+package org.lockvisor.workloads.iperf;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+/**
+ * Options of one iperf client run (costs come from the arch profile instead, see {@link IperfCosts}).
+ *
+ * @param streams parallel TCP streams ({@code -P}), one guest task each
+ * @param writeBytes bytes per {@code write()} ({@code -l}; iperf 2: 128 KiB)
+ * @param sndbufBytes socket send buffer limit on bytes queued + unacknowledged ({@code tcp_wmem} max)
+ * @param rwndBytes peer's advertised receive window ({@code tcp_rmem} max on the peer)
+ * @param initCwndSegments initial congestion window in segments (TCP_INIT_CWND, 10 since 2.6.39)
+ * @param tsoWinDivisor {@code tcp_tso_win_divisor}: a window-limited TSO packet smaller than
+ *     cwnd/divisor is deferred until more ACKs arrive
+ * @param netdev instance name of the guest network device; empty: the VM's only one
+ */
+public record IperfConfig(
+    int streams,
+    int writeBytes,
+    long sndbufBytes,
+    long rwndBytes,
+    int initCwndSegments,
+    int tsoWinDivisor,
+    String netdev) {
+
+  public IperfConfig {
+    checkArgument(streams > 0, "streams must be positive: %s", streams);
+    checkArgument(writeBytes > 0, "write-size must be positive: %s", writeBytes);
+    checkArgument(sndbufBytes >= writeBytes, "sndbuf %s must hold at least one write of %s", sndbufBytes, writeBytes);
+    checkArgument(rwndBytes > 0, "rwnd must be positive: %s", rwndBytes);
+    checkArgument(initCwndSegments > 0, "init-cwnd must be positive: %s", initCwndSegments);
+    checkArgument(tsoWinDivisor >= 0, "tso-win-divisor must not be negative: %s", tsoWinDivisor);
+    checkArgument(netdev != null, "netdev must not be null (empty: the only one)");
+  }
+
+  /** iperf 2 defaults with {@code streams} streams and Linux 3.0 socket defaults. */
+  public static IperfConfig defaults(int streams) {
+    return new IperfConfig(streams, 128 * 1024, 4 << 20, 4 << 20, 10, 3, "");
+  }
+}

@@ -1,0 +1,65 @@
+package org.lockvisor.workloads.iperf;
+
+import com.google.auto.service.AutoService;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.lockvisor.core.plugin.PluginOption;
+import org.lockvisor.devices.spi.OptionValues;
+import org.lockvisor.workloads.spi.Workload;
+import org.lockvisor.workloads.spi.WorkloadFactory;
+
+/** Plugin entry for {@link IperfWorkload}. */
+@AutoService(WorkloadFactory.class)
+public final class IperfFactory implements WorkloadFactory {
+  static final String NAME = "iperf";
+
+  private static final List<PluginOption> OPTIONS = List.of(
+      PluginOption.ofInt("streams", 1, 1, 65536, "parallel TCP streams (-P), one guest task each"),
+      PluginOption.ofInt("write-size", 128 * 1024, 1, 1 << 30, "bytes per write (-l; iperf 2: 128 KiB)"),
+      PluginOption.ofInt("sndbuf", 4 << 20, 1, 1L << 34, "send buffer limit, bytes (tcp_wmem max)"),
+      PluginOption.ofInt("rwnd", 4 << 20, 1, 1L << 34, "peer receive window, bytes (tcp_rmem max)"),
+      PluginOption.ofInt("init-cwnd", 10, 1, 1000, "initial congestion window, segments"),
+      PluginOption.ofInt("tso-win-divisor", 3, 0, 1000, "tcp_tso_win_divisor (0: never defer)"),
+      new PluginOption("netdev", PluginOption.Type.STRING, "",
+          "network device instance name; empty: the VM's only network device", List.of(), 0, 0));
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public String summary() {
+    return "iperf 2 client: N TCP streams from guest tasks, TSO, window- and ACK-clocked, reporting Gbps and a host "
+        + "top view";
+  }
+
+  @Override
+  public Set<String> capabilities() {
+    return Set.of("net", "native-report");
+  }
+
+  @Override
+  public List<PluginOption> options() {
+    return OPTIONS;
+  }
+
+  @Override
+  public Workload create(String instanceName, Map<String, String> options) {
+    return new IperfWorkload(instanceName, config(options));
+  }
+
+  /** The validated configuration for {@code options}. */
+  public static IperfConfig config(Map<String, String> options) {
+    OptionValues o = OptionValues.parse(NAME, OPTIONS, options);
+    return new IperfConfig(
+        (int) o.integer("streams"),
+        (int) o.integer("write-size"),
+        o.integer("sndbuf"),
+        o.integer("rwnd"),
+        (int) o.integer("init-cwnd"),
+        (int) o.integer("tso-win-divisor"),
+        o.string("netdev"));
+  }
+}

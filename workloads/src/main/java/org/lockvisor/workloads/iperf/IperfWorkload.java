@@ -1,0 +1,457 @@
+package org.lockvisor.workloads.iperf;
+
+import static com.google.common.base.Preconditions.checkState;
+
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.lockvisor.devices.spi.NetDevice;
+import org.lockvisor.machine.Machine;
+import org.lockvisor.machine.Op;
+import org.lockvisor.machine.Ops;
+import org.lockvisor.machine.Program;
+import org.lockvisor.machine.SpinCondition;
+import org.lockvisor.machine.Task;
+import org.lockvisor.machine.TaskState;
+import org.lockvisor.workloads.spi.Workload;
+import org.lockvisor.workloads.spi.WorkloadContext;
+
+/**
+ * An iperf 2 client in the guest: {@code streams} TCP connections to a peer behind the VM's
+ * network device, each written by its own guest task in a loop of {@code write(writeBytes)}.
+ *
+ * <p>The guest TCP sender, after Linux 3.0 {@code net/ipv4/tcp.c} and {@code tcp_output.c}:
+ * <ul>
+ *   <li>{@code tcp_sendmsg}: {@code lock_sock}; wait while the send buffer is full
+ *       ({@code sk_stream_wait_memory}, which releases the socket); copy the write into the write
+ *       queue; {@code tcp_push}; {@code release_sock} (runs the ACKs that arrived meanwhile).
+ *   <li>{@code tcp_write_xmit}: send TSO packets of up to {@code size_goal} (64 KiB worth of
+ *       MSS-sized segments) while the window {@code min(cwnd, rwnd)} allows; a sub-MSS tail waits
+ *       for Nagle, and a window-limited packet smaller than {@code cwnd / tcp_tso_win_divisor}
+ *       is deferred ({@code tcp_tso_should_defer}) until more ACKs come.
+ *   <li>ACKs arrive in the driver's receive context: with the socket owned by the writer they go
+ *       to its backlog, else {@code tcp_ack} frees the window (slow start, then Reno congestion
+ *       avoidance; a reported loss halves cwnd once per window and the lost bytes are resent),
+ *       {@code tcp_write_xmit} sends more, and {@code sk_stream_write_space} wakes the writer.
+ * </ul>
+ * Simplifications: Reno instead of 3.0's default CUBIC; retransmission is immediate on the
+ * duplicate ACK (no RTO, no SACK); {@code sk_lock.slock} is a wait for the receive context, not a
+ * lock plugin. Reports goodput (acknowledged bytes) in Gbps and a host {@code top} view.
+ */
+public final class IperfWorkload implements Workload {
+  private final String name;
+  private final IperfConfig config;
+  private final IperfCosts costOverride;
+  private IperfCosts costs;
+  private Machine machine;
+  private NetDevice dev;
+  private final List<Stream> streams = new ArrayList<>();
+  private Stream softirqStream;
+  private long since;
+  private long[] hostCpuBase = new long[0];
+  private int mss;
+  private long sizeGoal;
+
+  public IperfWorkload(String name, IperfConfig config) {
+    this(name, config, null);
+  }
+
+  /** With explicit costs (tests, what-ifs); null takes them from the context at start. */
+  public IperfWorkload(String name, IperfConfig config, IperfCosts costs) {
+    this.name = name;
+    this.config = config;
+    this.costOverride = costs;
+  }
+
+  /** One TCP connection's sender state and its writer task. */
+  final class Stream {
+    final int id;
+    Task task;
+    long backlog; // written, not yet sent
+    long inflight; // sent, not yet acknowledged or reported lost
+    long cwnd;
+    long ssthresh = Long.MAX_VALUE;
+    long sndNxt;
+    long resolved; // acknowledged + reported lost, cumulative
+    long recover;
+    long seg;
+    boolean owned;
+    boolean softirqActive;
+    boolean waitingMemory;
+    Task sockWaiter;
+    long pendingAcked;
+    long pendingLost;
+    long ackedBytes;
+    long lostBytes;
+    long segments;
+    long segmentBytes;
+    long reductions;
+    Program lockSock;
+    Program releaseSock;
+
+    Stream(int id) {
+      this.id = id;
+      this.cwnd = (long) config.initCwndSegments() * mss;
+    }
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public String model() {
+    return IperfFactory.NAME;
+  }
+
+  public IperfConfig config() {
+    return config;
+  }
+
+  @Override
+  public void start(WorkloadContext ctx) {
+    checkState(machine == null, "%s is started already", name);
+    this.machine = ctx.machine();
+    this.costs = costOverride != null ? costOverride : IperfCosts.from(ctx.costs());
+    this.dev = ctx.device(config.netdev(), NetDevice.class);
+    this.mss = dev.mss();
+    this.sizeGoal = Math.max(mss, (long) (dev.gsoMaxBytes() / mss) * mss);
+    Program xmit = dev.xmitPath(t -> ctxStream(t).id, t -> (int) ctxStream(t).seg);
+    Program sendOne = Program.named("tcp_transmit_skb")
+        .run(t -> {
+          Stream s = ctxStream(t);
+          s.inflight += s.seg;
+          s.backlog -= s.seg;
+          s.sndNxt += s.seg;
+          s.segments++;
+          s.segmentBytes += s.seg;
+        })
+        .work(costs.segmentNs(), "ip_queue_xmit")
+        .call(xmit)
+        .build();
+    Program writeXmit = Program.named("tcp_write_xmit")
+        .op(new LoopCall(t -> {
+          Stream s = ctxStream(t);
+          s.seg = nextSegment(s);
+          return s.seg > 0 ? sendOne : null;
+        }))
+        .build();
+    Program ack = Program.named("tcp_rcv_established")
+        .work(costs.ackNs(), "tcp_ack")
+        .run(t -> {
+          Stream s = ctxStream(t);
+          long acked = s.pendingAcked;
+          long lost = s.pendingLost;
+          s.pendingAcked = 0;
+          s.pendingLost = 0;
+          onAck(s, acked, lost);
+        })
+        .call(writeXmit)
+        .op(Ops.wake(t -> {
+          Stream s = ctxStream(t);
+          return s.waitingMemory && hasSpace(s) ? s.task : null; // sk_stream_write_space
+        }))
+        .build();
+    Program rcvOwned = Program.named("sk_add_backlog").work(costs.backlogNs(), "sk_add_backlog").build();
+    Program receive = Program.named("tcp_v4_rcv")
+        .op(Ops.call(t -> {
+          Stream s = streams.get(dev.rxFlow(t));
+          softirqStream = s;
+          s.pendingAcked += dev.rxAcked(t);
+          s.pendingLost += dev.rxLost(t);
+          if (s.owned) {
+            return rcvOwned;
+          }
+          s.softirqActive = true;
+          return ack;
+        }))
+        .run(t -> {
+          Stream s = softirqStream;
+          if (s.softirqActive) {
+            s.softirqActive = false;
+            if (s.sockWaiter != null) {
+              s.sockWaiter.poke(0);
+            }
+          }
+          softirqStream = null;
+        })
+        .build();
+    dev.setProtocol(() -> receive);
+
+    Program processBacklog = Program.named("tcp_v4_do_rcv")
+        .work(costs.ackNs(), "tcp_ack")
+        .run(t -> {
+          Stream s = ctxStream(t);
+          long acked = s.pendingAcked;
+          long lost = s.pendingLost;
+          s.pendingAcked = 0;
+          s.pendingLost = 0;
+          onAck(s, acked, lost);
+        })
+        .call(writeXmit)
+        .build();
+    for (int i = 0; i < config.streams(); i++) {
+      Stream s = new Stream(i);
+      s.lockSock = Program.named("lock_sock").op(new LockSock(s)).build();
+      s.releaseSock = Program.named("release_sock")
+          .op(new LoopCall(t -> s.pendingAcked + s.pendingLost > 0 ? processBacklog
+              : releaseNow(s)))
+          .build();
+      streams.add(s);
+    }
+    Program waitMemory = Program.named("sk_stream_wait_memory")
+        .run(t -> ctxStream(t).waitingMemory = true)
+        .call(Program.named("release_sock_wrap").op(Ops.call(t -> ctxStream(t).releaseSock)).build())
+        .op(Ops.sleepUntil(null, t -> hasSpace(ctxStream(t))))
+        .run(t -> ctxStream(t).waitingMemory = false)
+        .op(Ops.call(t -> ctxStream(t).lockSock))
+        .build();
+    Program sendmsg = Program.named("tcp_sendmsg")
+        .op(Ops.call(t -> ctxStream(t).lockSock))
+        .op(Ops.loopWhile(t -> !hasSpace(ctxStream(t)), waitMemory))
+        .op(Ops.work(t -> costs.sendmsgNs() + costs.copyNs(config.writeBytes()), "copy_from_user"))
+        .run(t -> ctxStream(t).backlog += config.writeBytes())
+        .call(writeXmit)
+        .op(Ops.call(t -> ctxStream(t).releaseSock))
+        .build();
+    Program write = Program.named("sys_write")
+        .work(costs.syscallNs(), "system_call")
+        .call(sendmsg)
+        .build();
+    Program iteration = Program.named("iperf_client")
+        .op(Ops.userWork(costs.userPerWriteNs(), "iperf_client_loop"))
+        .call(write)
+        .build();
+    Program main = Program.named("iperf").loopWhile(t -> true, iteration).build();
+    for (Stream s : streams) {
+      s.task = ctx.vm().guest().spawn(name + "/stream" + s.id, main);
+      s.task.userData = s;
+    }
+    this.since = machine.sim().now();
+  }
+
+  /** Stream {@code i} (tests). */
+  Stream streamForTest(int i) {
+    return streams.get(i);
+  }
+
+  /** The stream of the context: the softirq's packet in the receive path, else the task's own. */
+  private Stream ctxStream(Task t) {
+    return t.inInterrupt() ? softirqStream : (Stream) t.userData;
+  }
+
+  private boolean hasSpace(Stream s) {
+    return s.backlog + s.inflight + config.writeBytes() <= config.sndbufBytes();
+  }
+
+  /** release_sock's last step, atomic with the softirq's owned check: returns null to end the loop. */
+  private Program releaseNow(Stream s) {
+    s.owned = false;
+    return null;
+  }
+
+  /** tcp_write_xmit's choice of the next TSO packet (0: send nothing now). */
+  long nextSegment(Stream s) {
+    long wnd = Math.min(s.cwnd, config.rwndBytes());
+    long avail = wnd - s.inflight;
+    if (s.backlog <= 0 || avail <= 0) {
+      return 0;
+    }
+    long seg = Math.min(sizeGoal, Math.min(s.backlog, avail));
+    if (seg < s.backlog) {
+      seg = seg / mss * mss; // whole segments unless it is the write queue's tail
+    }
+    if (seg <= 0) {
+      return 0;
+    }
+    if (seg < mss && s.inflight > 0) {
+      return 0; // Nagle: a sub-MSS tail waits for the outstanding data
+    }
+    boolean windowLimited = seg < sizeGoal && seg < s.backlog;
+    if (windowLimited && s.inflight > 0 && config.tsoWinDivisor() > 0 && avail < wnd / config.tsoWinDivisor()) {
+      return 0; // tcp_tso_should_defer: wait for more ACKs to send a bigger packet
+    }
+    return seg;
+  }
+
+  /** tcp_ack: window, congestion control, loss recovery. */
+  void onAck(Stream s, long acked, long lost) {
+    s.inflight -= acked + lost;
+    s.ackedBytes += acked;
+    if (lost > 0) {
+      s.lostBytes += lost;
+      s.backlog += lost; // retransmitted as new data
+      if (s.resolved >= s.recover) {
+        s.ssthresh = Math.max(s.cwnd / 2, 2L * mss);
+        s.cwnd = s.ssthresh;
+        s.recover = s.sndNxt;
+        s.reductions++;
+      }
+    }
+    s.resolved += acked + lost;
+    if (acked > 0 && s.resolved >= s.recover) {
+      if (s.cwnd < s.ssthresh) {
+        s.cwnd += acked;
+      } else {
+        s.cwnd += Math.max(1, (long) mss * acked / s.cwnd);
+      }
+      s.cwnd = Math.min(s.cwnd, config.rwndBytes());
+    }
+  }
+
+  /** lock_sock: waits while the receive context processes this socket, then owns it. */
+  private static final class LockSock extends Op {
+    private final Stream s;
+    private final SpinCondition free;
+    private int sym = -1;
+    private Machine owner;
+
+    LockSock(Stream s) {
+      this.s = s;
+      this.free = t -> !s.softirqActive;
+    }
+
+    @Override
+    public int execute(Task t, int phase) {
+      if (phase == 0 && s.softirqActive) {
+        if (owner != t.machine()) {
+          sym = t.machine().symbols().symbol("_raw_spin_lock_bh", Machine.DOMAIN_KERNEL);
+          owner = t.machine();
+        }
+        s.sockWaiter = t;
+        t.startSpin(sym, free, 0, null);
+        return AGAIN;
+      }
+      s.sockWaiter = null;
+      s.owned = true;
+      return NEXT;
+    }
+  }
+
+  /** Calls the program the chooser picks until it picks null. */
+  private static final class LoopCall extends Op {
+    private final java.util.function.Function<Task, Program> chooser;
+
+    LoopCall(java.util.function.Function<Task, Program> chooser) {
+      this.chooser = chooser;
+    }
+
+    @Override
+    public int execute(Task t, int phase) {
+      Program p = chooser.apply(t);
+      if (p == null) {
+        return NEXT;
+      }
+      t.call(p);
+      return AGAIN;
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Figures.
+
+  @Override
+  public void resetStats() {
+    for (Stream s : streams) {
+      s.ackedBytes = s.lostBytes = s.segments = s.segmentBytes = s.reductions = 0;
+    }
+    if (machine != null) {
+      since = machine.sim().now();
+      machine.syncAccounting();
+      List<Task> tasks = machine.tasks();
+      hostCpuBase = new long[tasks.size()];
+      for (Task t : tasks) {
+        hostCpuBase[t.id()] = machine.account().threadTotal(t.id());
+      }
+    }
+  }
+
+  private double elapsedSeconds() {
+    return Math.max(1, machine.sim().now() - since) / 1e9;
+  }
+
+  /** Goodput over the measurement window, Gbit/s. */
+  public double throughputGbps() {
+    long bytes = streams.stream().mapToLong(s -> s.ackedBytes).sum();
+    return bytes * 8 / elapsedSeconds() / 1e9;
+  }
+
+  /** Host threads by CPU share over the window, highest first: the host {@code top} view. */
+  public ImmutableList<Map.Entry<String, Double>> hostTop() {
+    machine.syncAccounting();
+    double window = Math.max(1, machine.sim().now() - since);
+    List<Map.Entry<String, Double>> rows = new ArrayList<>();
+    for (Task t : machine.host().tasks()) {
+      long base = t.id() < hostCpuBase.length ? hostCpuBase[t.id()] : 0;
+      double pct = 100.0 * (machine.account().threadTotal(t.id()) - base) / window;
+      if (pct > 0) {
+        rows.add(Map.entry(t.name(), pct));
+      }
+    }
+    rows.sort(Comparator.comparing((Map.Entry<String, Double> e) -> -e.getValue()).thenComparing(Map.Entry::getKey));
+    return ImmutableList.copyOf(rows);
+  }
+
+  @Override
+  public ImmutableMap<String, Number> figures() {
+    long segments = streams.stream().mapToLong(s -> s.segments).sum();
+    long segBytes = streams.stream().mapToLong(s -> s.segmentBytes).sum();
+    ImmutableMap.Builder<String, Number> m = ImmutableMap.builder();
+    m.put("throughput_gbps", throughputGbps());
+    m.put("segments", segments);
+    m.put("mean_segment_bytes", segments == 0 ? 0.0 : (double) segBytes / segments);
+    m.put("lost_bytes", streams.stream().mapToLong(s -> s.lostBytes).sum());
+    m.put("cwnd_reductions", streams.stream().mapToLong(s -> s.reductions).sum());
+    m.put("mean_cwnd_bytes", streams.stream().mapToLong(s -> s.cwnd).average().orElse(0));
+    for (Map.Entry<String, Double> e : hostTop()) {
+      if (e.getKey().startsWith("vhost-")) {
+        m.put("top." + e.getKey() + "_percent", e.getValue());
+      }
+    }
+    m.put("runtime_ns", machine.sim().now() - since);
+    return m.build();
+  }
+
+  /** iperf 2 shape: per-stream and summed intervals, plus the host top view. */
+  @Override
+  public Optional<Map<String, Object>> nativeReport() {
+    if (machine == null) {
+      return Optional.empty();
+    }
+    double secs = elapsedSeconds();
+    List<Object> intervals = new ArrayList<>();
+    for (Stream s : streams) {
+      Map<String, Object> row = new LinkedHashMap<>();
+      row.put("stream", s.id);
+      row.put("bytes", s.ackedBytes);
+      row.put("bits_per_second", s.ackedBytes * 8 / secs);
+      intervals.add(row);
+    }
+    List<Object> top = new ArrayList<>();
+    for (Map.Entry<String, Double> e : hostTop()) {
+      top.add(ImmutableMap.of("thread", e.getKey(), "cpu_percent", e.getValue()));
+    }
+    Map<String, Object> report = new LinkedHashMap<>();
+    report.put("tool", "lockvisor-iperf2-model");
+    report.put("seconds", secs);
+    report.put("streams", intervals);
+    report.put("sum_bits_per_second", throughputGbps() * 1e9);
+    report.put("host_top", top);
+    return Optional.of(report);
+  }
+
+  @Override
+  public String toString() {
+    return name + "(-P " + config.streams() + ")";
+  }
+
+  static boolean sleeping(Task t) {
+    return t.state() != TaskState.RUNNING;
+  }
+}

@@ -1,0 +1,126 @@
+package org.lockvisor.workloads.iperf;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.lockvisor.devices.testing.TestMachines.MS;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.lockvisor.devices.spi.CostSource;
+import org.lockvisor.devices.spi.DeviceContext;
+import org.lockvisor.devices.testing.TestLocks;
+import org.lockvisor.devices.testing.TestMachines;
+import org.lockvisor.devices.vhostnet.VhostNet;
+import org.lockvisor.devices.vhostnet.VhostNetConfig;
+import org.lockvisor.devices.vhostnet.VhostNetCosts;
+import org.lockvisor.machine.Machine;
+import org.lockvisor.machine.Vm;
+import org.lockvisor.workloads.spi.WorkloadContext;
+
+/**
+ * iperf over vhost-net: the link is the bottleneck when the window allows (flat at line rate
+ * for 1 or many streams), the window is when it does not (throughput ≈ window / RTT, ACK-clocked),
+ * and the sender's TSO sizing and loss response follow tcp_output.c / tcp_input.c.
+ */
+class IperfWorkloadTest {
+
+  private static final class Run {
+    final Machine m;
+    final VhostNet dev;
+    final IperfWorkload iperf;
+
+    Run(VhostNetConfig net, IperfConfig cfg) {
+      m = TestMachines.machine(7, 8);
+      Vm vm = TestMachines.vm(m, 2);
+      dev = new VhostNet("eth0", net, VhostNetCosts.ESTIMATES);
+      dev.attach(new DeviceContext(m, vm, new TestLocks(60), org.lockvisor.devices.testing.TestMachines.X86_COSTS));
+      iperf = new IperfWorkload("iperf", cfg, IperfCosts.ESTIMATES);
+      iperf.start(new WorkloadContext(m, vm, List.of(dev), org.lockvisor.devices.testing.TestMachines.X86_COSTS));
+      m.sim().setEventBudget(100_000_000);
+    }
+
+    Run run(long warmMs, long measureMs) {
+      m.sim().runUntil(warmMs * MS);
+      dev.resetStats();
+      iperf.resetStats();
+      m.sim().runUntil((warmMs + measureMs) * MS);
+      return this;
+    }
+  }
+
+  @Test
+  void oneStream_fillsTenGigabitLink() {
+    Run r = new Run(VhostNetConfig.defaults(), IperfConfig.defaults(1)).run(30, 40);
+    assertThat(r.iperf.throughputGbps()).isBetween(9.0, 1448.0 / 1538 * 10 + 0.01);
+    assertThat(r.iperf.figures().get("mean_segment_bytes").doubleValue()).isGreaterThan(30_000);
+  }
+
+  @Test
+  void manyStreams_shareTheLinkAtTheSameRate() {
+    Run r = new Run(VhostNetConfig.defaults(), IperfConfig.defaults(32)).run(60, 40);
+    assertThat(r.iperf.throughputGbps()).isBetween(9.0, 1448.0 / 1538 * 10 + 0.01);
+  }
+
+  @Test
+  void smallWindow_longRtt_isWindowLimitedByAcks() {
+    // 64 KiB of window over a 1 ms round trip: at most ~0.52 Gbit/s whatever the link
+    VhostNetConfig slow = new VhostNetConfig(VhostNetConfig.WorkQueue.WAKE_OUTSIDE_LOCK, 256, true, 10_000, 1500, true,
+        1000, 1_000_000, 17, 0x80000, 0, 0, -1);
+    IperfConfig cfg = new IperfConfig(1, 128 * 1024, 4 << 20, 64 * 1024, 10, 3, "");
+    Run r = new Run(slow, cfg).run(30, 50);
+    assertThat(r.iperf.throughputGbps()).isBetween(0.2, 64 * 1024 * 8 / 1e6);
+  }
+
+  @Test
+  void hostTop_showsTheVhostWorker() {
+    Run r = new Run(VhostNetConfig.defaults(), IperfConfig.defaults(1)).run(20, 20);
+    Map<String, Number> f = r.iperf.figures();
+    assertThat(f).containsKey("top.vhost-vm0_percent");
+    assertThat(f.get("top.vhost-vm0_percent").doubleValue()).isBetween(1.0, 100.0);
+  }
+
+  @Test
+  void nextSegment_defersSmallWindowLimitedPackets_andNagleHoldsSubMssTails() {
+    Run r = new Run(VhostNetConfig.defaults(), IperfConfig.defaults(1));
+    IperfWorkload w = r.iperf;
+    IperfWorkload.Stream s = w.streamForTest(0);
+    s.backlog = 1 << 20;
+    s.cwnd = 300_000;
+    s.inflight = 0;
+    assertThat(w.nextSegment(s)).isEqualTo(45 * 1448); // a full TSO packet
+    s.inflight = 300_000 - 20 * 1448; // 29 KB free, less than cwnd / 3
+    assertThat(w.nextSegment(s)).isZero();
+    s.inflight = 300_000 - 80 * 1448; // more than cwnd / 3 free
+    assertThat(w.nextSegment(s)).isEqualTo(45 * 1448);
+    s.backlog = 500; // a sub-MSS tail with data in flight: Nagle
+    assertThat(w.nextSegment(s)).isZero();
+    s.inflight = 0;
+    assertThat(w.nextSegment(s)).isEqualTo(500);
+  }
+
+  @Test
+  void onAck_lossHalvesCwndOncePerWindow_andResendsTheBytes() {
+    Run r = new Run(VhostNetConfig.defaults(), IperfConfig.defaults(1));
+    IperfWorkload w = r.iperf;
+    IperfWorkload.Stream s = w.streamForTest(0);
+    s.cwnd = 400_000;
+    s.ssthresh = 100_000;
+    s.sndNxt = 400_000;
+    s.inflight = 400_000;
+    s.backlog = 0;
+    w.onAck(s, 0, 60_000);
+    assertThat(s.cwnd).isEqualTo(200_000);
+    assertThat(s.backlog).isEqualTo(60_000);
+    w.onAck(s, 0, 60_000); // same window: no second reduction
+    assertThat(s.cwnd).isEqualTo(200_000);
+    assertThat(s.inflight).isEqualTo(280_000);
+  }
+
+  @Test
+  void factory_isStrict() {
+    assertThatThrownBy(() -> IperfFactory.config(Map.of("stream", "4")))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("did you mean [streams]");
+    assertThat(IperfFactory.config(Map.of("streams", "64")).streams()).isEqualTo(64);
+  }
+}
