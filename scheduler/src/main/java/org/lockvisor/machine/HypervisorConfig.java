@@ -8,10 +8,19 @@ import static com.google.common.base.Preconditions.checkArgument;
  * @param exitRoundtripNs hardware VM exit + entry (added to every exit)
  * @param exitHltNs handling of a HLT/WFI exit before polling or sleeping
  * @param haltPollNs KVM halt_poll_ns: how long a halted vCPU thread polls before sleeping
+ * @param partitionFirmware a partition hypervisor (PowerVM PHYP) rather than KVM: the host-side
+ *     paths are hypervisor calls, charged to hypervisor-domain symbols ({@code H_CEDE} for the
+ *     idle halt, {@code H_IPI} for an IPI, {@code hcall} for the entry/exit round trip), which a
+ *     guest-sampled profile shows as {@code [H]}
  */
-public record HypervisorConfig(long exitRoundtripNs, long exitHltNs, long haltPollNs) {
+public record HypervisorConfig(long exitRoundtripNs, long exitHltNs, long haltPollNs, boolean partitionFirmware) {
   public HypervisorConfig {
     checkArgument(exitRoundtripNs >= 0 && exitHltNs >= 0 && haltPollNs >= 0, "hypervisor costs must not be negative");
+  }
+
+  /** A KVM-style hypervisor (host kernel paths with KVM's symbols). */
+  public HypervisorConfig(long exitRoundtripNs, long exitHltNs, long haltPollNs) {
+    this(exitRoundtripNs, exitHltNs, haltPollNs, false);
   }
 
   public static HypervisorConfig zeroCost() {

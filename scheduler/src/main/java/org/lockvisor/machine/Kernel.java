@@ -240,7 +240,11 @@ public final class Kernel {
   /** Sending a reschedule IPI: a plain APIC write on the host, a VM exit in a guest without PV IPIs. */
   Program ipiSendProgram() {
     if (ipiSendProgram == null) {
-      if (vm != null && config.ipiExits()) {
+      if (vm != null && config.ipiExits() && vm.partitionFirmware()) {
+        // PowerVM: the IPI is the H_IPI hcall (XICS emulation in PHYP)
+        Program handler = Program.named("H_IPI").op(Vm.hypervisorWork(machine, config.ipiSendNs(), "H_IPI")).build();
+        ipiSendProgram = Program.named("smp_muxed_ipi_message_pass").op(Ops.vmExit("H_IPI", handler)).build();
+      } else if (vm != null && config.ipiExits()) {
         Program handler = Program.named("handle_wrmsr").work(config.ipiSendNs(), "kvm_apic_send_ipi").build();
         ipiSendProgram = Program.named("native_smp_send_reschedule").op(Ops.vmExit("MSR_WRITE", handler)).build();
       } else {

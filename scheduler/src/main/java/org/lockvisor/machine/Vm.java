@@ -15,11 +15,24 @@ public final class Vm {
   private final Program exitOverhead;
   private final Program haltHandler;
   private final long haltPollNs;
+  private final boolean partitionFirmware;
 
   Vm(Machine machine, String name, KernelConfig guestConfig, Scheduler guestScheduler, HypervisorConfig hv) {
     this.name = name;
     this.guest = new Kernel(machine, name, guestConfig, guestScheduler, this);
     this.haltPollNs = hv.haltPollNs();
+    this.partitionFirmware = hv.partitionFirmware();
+    if (partitionFirmware) {
+      // PHYP: the guest's hcalls (H_CEDE for idle) run in the hypervisor, not in a host kernel
+      this.exitOverhead = hv.exitRoundtripNs() > 0
+          ? Program.named("hcall").op(hypervisorWork(machine, hv.exitRoundtripNs(), "hcall")).build()
+          : null;
+      this.haltHandler = Program.named("H_CEDE")
+          .op(hypervisorWork(machine, hv.exitHltNs(), "H_CEDE"))
+          .op(new HaltOp(machine.symbols().symbol("H_CEDE", Machine.DOMAIN_HYPERVISOR)))
+          .build();
+      return;
+    }
     this.exitOverhead = hv.exitRoundtripNs() > 0
         ? Program.named("vcpu_enter_guest").work(hv.exitRoundtripNs(), "vmx_vcpu_run").build()
         : null;
@@ -28,6 +41,31 @@ public final class Vm {
         .work(hv.exitHltNs(), "handle_halt")
         .op(new HaltOp(pollSym))
         .build();
+  }
+
+  /** Whether the hypervisor is partition firmware (PowerVM) rather than KVM. */
+  public boolean partitionFirmware() {
+    return partitionFirmware;
+  }
+
+  /** {@code ns} of hypervisor work charged to the hypervisor-domain symbol {@code symbol}. */
+  static Op hypervisorWork(Machine machine, long ns, String symbol) {
+    int sym = machine.symbols().symbol(symbol, Machine.DOMAIN_HYPERVISOR);
+    return new Op() {
+      @Override
+      public int execute(Task t, int phase) {
+        if (phase == 0 && ns > 0) {
+          t.startWork(ns, sym, false);
+          return AGAIN;
+        }
+        return NEXT;
+      }
+
+      @Override
+      public String toString() {
+        return "hypervisor(" + symbol + ")";
+      }
+    };
   }
 
   public String name() {

@@ -29,6 +29,14 @@ public final class Platforms {
   /** The host kernel on {@code profile}'s hardware. */
   public static KernelConfig hostKernel(ArchProfile profile, TtwuQueueMode ttwuQueue, boolean preemptibleKernel) {
     var topo = profile.topology();
+    var hv = profile.hypervisor();
+    if (hv.hostTickNs() == 0) {
+      // A partition hypervisor (PowerVM) has no Linux tick: its dispatcher works on the dispatch
+      // window, which stands in for the tick period; no tick handler runs on its processors.
+      return new KernelConfig(hv.dispatchWindowNs(), preemptibleKernel, ttwuQueue,
+          topo.coresPerSocket() * topo.threadsPerCore(), profile.ns(CONTEXT_SWITCH), profile.ns(WAKEE_IDLE_EXIT),
+          profile.ns(TTWU_RUNNING), profile.ns(TTWU_ON_RQ), profile.ns(TTWU_FULL), profile.ns(IPI_SEND), false, 0);
+    }
     return new KernelConfig(
         profile.hypervisor().hostTickNs(),
         preemptibleKernel,
@@ -65,9 +73,14 @@ public final class Platforms {
         profile.ns(SCHED_TICK));
   }
 
-  /** Hypervisor costs of exits and halts. */
+  /**
+   * Hypervisor costs of exits and halts; a hypervisor without a host tick (PowerVM) is partition
+   * firmware: no halt polling, hcall symbols in the hypervisor domain.
+   */
   public static HypervisorConfig hypervisor(ArchProfile profile) {
-    return new HypervisorConfig(profile.ns(VMEXIT_ROUNDTRIP), profile.ns(EXIT_HLT), profile.ns(HALT_POLL));
+    boolean partition = profile.hypervisor().hostHz() == 0;
+    return new HypervisorConfig(profile.ns(VMEXIT_ROUNDTRIP), profile.ns(EXIT_HLT),
+        partition ? 0 : profile.ns(HALT_POLL), partition);
   }
 
   /** What the guest's vcpu_is_preempted() sees on this hypervisor. */

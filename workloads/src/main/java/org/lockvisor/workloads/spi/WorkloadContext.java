@@ -6,15 +6,32 @@ import com.google.common.collect.ImmutableList;
 import java.util.List;
 import org.lockvisor.devices.spi.CostSource;
 import org.lockvisor.devices.spi.Device;
+import org.lockvisor.devices.spi.LockProvider;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.Vm;
 
 /**
  * What a workload gets when it starts: the machine, its VM, the VM's attached devices in
- * configuration order, and the cost table (guest kernel path costs from the arch profile).
+ * configuration order, the cost table (guest kernel path costs from the arch profile), and the
+ * kernel locks the experiment chose for the workload's own kernel paths (pipes, fork, exit).
+ *
+ * @param locks creates the guest kernel's locks with the chosen algorithms; workloads that take
+ *     no kernel lock of their own may get {@link #NO_LOCKS}
  */
-public record WorkloadContext(Machine machine, Vm vm, List<Device> devices, CostSource costs) {
+public record WorkloadContext(Machine machine, Vm vm, List<Device> devices, CostSource costs, LockProvider locks) {
+
+  /** For workloads whose kernel paths take no lock of their own. */
+  public static final LockProvider NO_LOCKS = (kernel, name, kind) -> {
+    throw new IllegalStateException("this workload context provides no locks (asked for [" + name + "], " + kind + ")");
+  };
+
+  /** A context without a lock provider. */
+  public WorkloadContext(Machine machine, Vm vm, List<Device> devices, CostSource costs) {
+    this(machine, vm, devices, costs, NO_LOCKS);
+  }
+
   public WorkloadContext {
+    checkArgument(locks != null, "locks must be set (use NO_LOCKS)");
     checkArgument(machine != null, "machine must be set");
     checkArgument(vm != null, "vm must be set");
     checkArgument(costs != null, "costs must be set");

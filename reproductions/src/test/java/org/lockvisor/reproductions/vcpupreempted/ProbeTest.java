@@ -1,0 +1,22 @@
+package org.lockvisor.reproductions.vcpupreempted;
+
+import org.junit.jupiter.api.Test;
+import org.lockvisor.workloads.schedmessaging.SchedMessagingConfig;
+
+class ProbeTest {
+  @Test
+  void probe() {
+    int groups = Integer.getInteger("probe.groups", 20);
+    int pcpus = Integer.getInteger("probe.pcpus", 8);
+    String profile = System.getProperty("probe.profile", "ppc64-powervm");
+    for (boolean check : new boolean[] {false, true}) {
+      long t0 = System.nanoTime();
+      var o = SchedMessagingRun.run(new SchedMessagingRun.Platform(profile, pcpus, 2 * pcpus), check,
+          SchedMessagingConfig.perfDefaults().withGroups(groups), 1, 60_000_000_000L);
+      long wall = System.nanoTime() - t0;
+      System.out.printf("check=%s wall=%.1fs sim=%.3fs events=%d total=%.3fs %s %s%n", check, wall / 1e9,
+          o.simulatedNs() / 1e9, o.events(), o.workload().totalTimeNs() / 1e9, o.workload().figures(), o.lockStats());
+      o.report().format(25).forEach(System.out::println);
+    }
+  }
+}

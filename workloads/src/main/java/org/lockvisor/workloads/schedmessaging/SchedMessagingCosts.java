@@ -1,0 +1,92 @@
+package org.lockvisor.workloads.schedmessaging;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import org.lockvisor.devices.spi.CostSource;
+
+/**
+ * Guest CPU costs of the benchmark's kernel and user paths, in ns. Locks and the scheduler price
+ * themselves; these are the work between them. All are estimates [E] for a ~2016 server core,
+ * shared by every architecture unless the composition root supplies a profile value under the key
+ * {@code sched-messaging.<field>} (the system call round trip and the per-byte copy come from the
+ * arch profile's SYSCALL and MEMCPY_PER_BYTE).
+ *
+ * @param userNs user-space work per message (the sender/receiver loop and the libc wrapper)
+ * @param syscallNs system call entry and exit
+ * @param pipeWriteNs pipe_write outside the copy (vfs_write, rw_verify_area, buffer merge,
+ *     file_update_time)
+ * @param pipeReadNs pipe_read outside the copy (vfs_read, buffer release, touch_atime)
+ * @param copyFixedNs fixed part of a user copy
+ * @param copyPerBytePicos per-byte cost of a user copy, in picoseconds
+ * @param wakeCallNs {@code __wake_up_sync_key} with its wait-queue lock when nobody waits
+ * @param copyProcessNs copy_process outside the address space (task struct, files, signals)
+ * @param vmaLinkNs dup_mmap per VMA under the file's i_mmap rwsem (interval tree insert)
+ * @param cowFaultNs one copy-on-write fault of a child after fork, including the page copy
+ * @param cowFaults copy-on-write faults of a child before it is ready (stack, data, libc state)
+ * @param exitTeardownNs exit_mmap outside the i_mmap rwsem (unmap, free pages and page tables)
+ * @param vmaUnlinkNs unlink_file_vma per VMA under the file's i_mmap rwsem
+ * @param exitNotifyNs exit_notify under tasklist_lock
+ * @param releaseTaskNs release_task of a reaped child under tasklist_lock
+ * @param waitConsiderNs wait_consider_task per child scanned by wait4 (one task_struct miss)
+ */
+public record SchedMessagingCosts(
+    long userNs,
+    long syscallNs,
+    long pipeWriteNs,
+    long pipeReadNs,
+    long copyFixedNs,
+    long copyPerBytePicos,
+    long wakeCallNs,
+    long copyProcessNs,
+    long vmaLinkNs,
+    long cowFaultNs,
+    int cowFaults,
+    long exitTeardownNs,
+    long vmaUnlinkNs,
+    long exitNotifyNs,
+    long releaseTaskNs,
+    long waitConsiderNs) {
+
+  /**
+   * Estimates: user loop 100; syscall 100 (KERNEL-MODEL §10: 50-150); pipe paths 300 each; copy
+   * 30 + 0.1 ns/B (~10 GB/s); empty wakeup 100; copy_process 20 µs; VMA link/unlink 150; a COW
+   * fault 1.5 µs (fault path + 4 KiB copy), 4 per child; exit teardown 20 µs; exit_notify 500;
+   * release_task 1 µs; wait_consider_task 30 (a cache miss per child).
+   */
+  public static final SchedMessagingCosts ESTIMATES =
+      new SchedMessagingCosts(100, 100, 300, 300, 30, 100, 100, 20_000, 150, 1_500, 4, 20_000, 150, 500, 1_000, 30);
+
+  public SchedMessagingCosts {
+    checkArgument(userNs >= 0 && syscallNs >= 0 && pipeWriteNs >= 0 && pipeReadNs >= 0 && copyFixedNs >= 0
+        && copyPerBytePicos >= 0 && wakeCallNs >= 0 && copyProcessNs >= 0 && vmaLinkNs >= 0 && cowFaultNs >= 0
+        && cowFaults >= 0 && exitTeardownNs >= 0 && vmaUnlinkNs >= 0 && exitNotifyNs >= 0 && releaseTaskNs >= 0
+        && waitConsiderNs >= 0, "sched-messaging costs must not be negative: %s", this);
+  }
+
+  /** Costs from {@code s} under {@code sched-messaging.<field>}, defaulting to {@link #ESTIMATES}. */
+  public static SchedMessagingCosts from(CostSource s) {
+    SchedMessagingCosts e = ESTIMATES;
+    return new SchedMessagingCosts(
+        s.cost("sched-messaging.user-ns", e.userNs),
+        s.cost("sched-messaging.syscall-ns", e.syscallNs),
+        s.cost("sched-messaging.pipe-write-ns", e.pipeWriteNs),
+        s.cost("sched-messaging.pipe-read-ns", e.pipeReadNs),
+        s.cost("sched-messaging.copy-fixed-ns", e.copyFixedNs),
+        s.cost("sched-messaging.copy-per-byte-ps", e.copyPerBytePicos),
+        s.cost("sched-messaging.wake-call-ns", e.wakeCallNs),
+        s.cost("sched-messaging.copy-process-ns", e.copyProcessNs),
+        s.cost("sched-messaging.vma-link-ns", e.vmaLinkNs),
+        s.cost("sched-messaging.cow-fault-ns", e.cowFaultNs),
+        (int) s.cost("sched-messaging.cow-faults", e.cowFaults),
+        s.cost("sched-messaging.exit-teardown-ns", e.exitTeardownNs),
+        s.cost("sched-messaging.vma-unlink-ns", e.vmaUnlinkNs),
+        s.cost("sched-messaging.exit-notify-ns", e.exitNotifyNs),
+        s.cost("sched-messaging.release-task-ns", e.releaseTaskNs),
+        s.cost("sched-messaging.wait-consider-ns", e.waitConsiderNs));
+  }
+
+  /** A user copy of {@code bytes}. */
+  public long copyNs(int bytes) {
+    return copyFixedNs + (copyPerBytePicos * bytes + 999) / 1000;
+  }
+}
