@@ -88,10 +88,12 @@ final class SchedMessagingRun {
       return lock;
     };
     long syscall = profile.ns(CostKey.SYSCALL);
+    long lineTransfer = profile.ns(CostKey.CACHELINE_XFER_SOCKET);
     long perBytePs = Math.round(profile.costs().value(CostKey.MEMCPY_PER_BYTE) * 1000);
     CostSource costs = (key, estimate) -> switch (key) {
       case "sched-messaging.syscall-ns" -> syscall;
       case "sched-messaging.copy-per-byte-ps" -> perBytePs;
+      case "sched-messaging.vma-tree-level-ns" -> lineTransfer;
       default -> estimate;
     };
     SchedMessagingConfig cfg = powervm

@@ -14,6 +14,8 @@ import static com.google.common.base.Preconditions.checkArgument;
  * @param mappedFiles file-backed mappings each process shares with the others (the perf binary
  *     and its shared libraries); fork and exit take each file's i_mmap rwsem for write
  * @param vmasPerFile VMAs per mapped file (text, read-only data, data, ...)
+ * @param anonVmas anonymous VMAs per process (heap, stack, the written data of each mapped
+ *     file); fork and exit take the root anon_vma's rwsem for write for each
  * @param pipeBuffers pipe buffers (pages) per pipe ({@code PIPE_DEF_BUFFERS})
  * @param pageSize bytes per pipe buffer page
  * @param copySymbol the architecture's user-copy routine (the perf symbol of the message copy)
@@ -27,6 +29,7 @@ public record SchedMessagingConfig(
     boolean threads,
     int mappedFiles,
     int vmasPerFile,
+    int anonVmas,
     int pipeBuffers,
     int pageSize,
     String copySymbol,
@@ -37,7 +40,7 @@ public record SchedMessagingConfig(
     checkArgument(fds > 0, "fds must be positive: %s", fds);
     checkArgument(loops > 0, "loops must be positive: %s", loops);
     checkArgument(dataSize > 0, "datasize must be positive: %s", dataSize);
-    checkArgument(mappedFiles >= 0 && vmasPerFile >= 0, "mapped files and VMAs must not be negative");
+    checkArgument(mappedFiles >= 0 && vmasPerFile >= 0 && anonVmas >= 0, "mapped files and VMAs must not be negative");
     checkArgument(pipeBuffers > 0 && pageSize >= dataSize, "a pipe must hold at least one message");
     checkArgument(copySymbol != null && !copySymbol.isBlank(), "copy symbol must be set");
     checkArgument(copyPageSymbol != null && !copyPageSymbol.isBlank(), "copy-page symbol must be set");
@@ -45,26 +48,26 @@ public record SchedMessagingConfig(
 
   /** perf bench's defaults (10 groups, 20 fds, 100 loops, 100 B, processes with pipes). */
   public static SchedMessagingConfig perfDefaults() {
-    return new SchedMessagingConfig(10, 20, 100, 100, false, 10, 4, 16, 4096, "__copy_tofrom_user", "copy_page");
+    return new SchedMessagingConfig(10, 20, 100, 100, false, 10, 4, 12, 16, 4096, "__copy_tofrom_user", "copy_page");
   }
 
   public SchedMessagingConfig withGroups(int g) {
-    return new SchedMessagingConfig(g, fds, loops, dataSize, threads, mappedFiles, vmasPerFile, pipeBuffers, pageSize,
+    return new SchedMessagingConfig(g, fds, loops, dataSize, threads, mappedFiles, vmasPerFile, anonVmas, pipeBuffers, pageSize,
         copySymbol, copyPageSymbol);
   }
 
   public SchedMessagingConfig withLoops(int l) {
-    return new SchedMessagingConfig(groups, fds, l, dataSize, threads, mappedFiles, vmasPerFile, pipeBuffers, pageSize,
+    return new SchedMessagingConfig(groups, fds, l, dataSize, threads, mappedFiles, vmasPerFile, anonVmas, pipeBuffers, pageSize,
         copySymbol, copyPageSymbol);
   }
 
   public SchedMessagingConfig withThreads(boolean t) {
-    return new SchedMessagingConfig(groups, fds, loops, dataSize, t, mappedFiles, vmasPerFile, pipeBuffers, pageSize,
+    return new SchedMessagingConfig(groups, fds, loops, dataSize, t, mappedFiles, vmasPerFile, anonVmas, pipeBuffers, pageSize,
         copySymbol, copyPageSymbol);
   }
 
   public SchedMessagingConfig withSymbols(String copy, String copyPage) {
-    return new SchedMessagingConfig(groups, fds, loops, dataSize, threads, mappedFiles, vmasPerFile, pipeBuffers,
+    return new SchedMessagingConfig(groups, fds, loops, dataSize, threads, mappedFiles, vmasPerFile, anonVmas, pipeBuffers,
         pageSize, copy, copyPage);
   }
 

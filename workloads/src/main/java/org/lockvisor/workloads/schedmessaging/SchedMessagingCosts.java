@@ -13,18 +13,19 @@ import org.lockvisor.devices.spi.CostSource;
  *
  * @param userNs user-space work per message (the sender/receiver loop and the libc wrapper)
  * @param syscallNs system call entry and exit
- * @param pipeWriteNs pipe_write outside the copy (vfs_write, rw_verify_area, buffer merge,
- *     file_update_time)
- * @param pipeReadNs pipe_read outside the copy (vfs_read, buffer release, touch_atime)
+ * @param vfsNs vfs_write/vfs_read before the pipe mutex (fdget, rw_verify_area, fsnotify)
+ * @param pipeWriteNs pipe_write under the pipe mutex outside the copy (buffer merge or a new
+ *     buffer, bookkeeping)
+ * @param pipeReadNs pipe_read under the pipe mutex outside the copy (buffer release)
  * @param copyFixedNs fixed part of a user copy
  * @param copyPerBytePicos per-byte cost of a user copy, in picoseconds
  * @param wakeCallNs {@code __wake_up_sync_key} with its wait-queue lock when nobody waits
  * @param copyProcessNs copy_process outside the address space (task struct, files, signals)
- * @param vmaLinkNs dup_mmap per VMA under the file's i_mmap rwsem (interval tree insert)
+ * @param vmaTreeNs fixed part of an i_mmap interval-tree insert or removal under the rwsem
+ * @param vmaTreeLevelNs per tree level (a cache miss on a node shared by every process)
  * @param cowFaultNs one copy-on-write fault of a child after fork, including the page copy
  * @param cowFaults copy-on-write faults of a child before it is ready (stack, data, libc state)
  * @param exitTeardownNs exit_mmap outside the i_mmap rwsem (unmap, free pages and page tables)
- * @param vmaUnlinkNs unlink_file_vma per VMA under the file's i_mmap rwsem
  * @param exitNotifyNs exit_notify under tasklist_lock
  * @param releaseTaskNs release_task of a reaped child under tasklist_lock
  * @param waitConsiderNs wait_consider_task per child scanned by wait4 (one task_struct miss)
@@ -32,34 +33,36 @@ import org.lockvisor.devices.spi.CostSource;
 public record SchedMessagingCosts(
     long userNs,
     long syscallNs,
+    long vfsNs,
     long pipeWriteNs,
     long pipeReadNs,
     long copyFixedNs,
     long copyPerBytePicos,
     long wakeCallNs,
     long copyProcessNs,
-    long vmaLinkNs,
+    long vmaTreeNs,
+    long vmaTreeLevelNs,
     long cowFaultNs,
     int cowFaults,
     long exitTeardownNs,
-    long vmaUnlinkNs,
     long exitNotifyNs,
     long releaseTaskNs,
     long waitConsiderNs) {
 
   /**
-   * Estimates: user loop 100; syscall 100 (KERNEL-MODEL §10: 50-150); pipe paths 300 each; copy
-   * 30 + 0.1 ns/B (~10 GB/s); empty wakeup 100; copy_process 20 µs; VMA link/unlink 150; a COW
-   * fault 1.5 µs (fault path + 4 KiB copy), 4 per child; exit teardown 20 µs; exit_notify 500;
-   * release_task 1 µs; wait_consider_task 30 (a cache miss per child).
+   * Estimates: user loop 100; syscall 100 (KERNEL-MODEL §10: 50-150); vfs entry 150; pipe work
+   * under the mutex 250 each way; copy 30 + 0.1 ns/B (~10 GB/s); empty wakeup 100; copy_process
+   * 20 µs; interval tree 100 + 60 per level (a same-socket cache-line transfer, KERNEL-MODEL
+   * §10: 40-100); a COW fault 1.5 µs (fault path + 4 KiB copy), 4 per child; exit teardown 20 µs;
+   * exit_notify 500; release_task 1 µs; wait_consider_task 30 (a cache miss per child).
    */
   public static final SchedMessagingCosts ESTIMATES =
-      new SchedMessagingCosts(100, 100, 300, 300, 30, 100, 100, 20_000, 150, 1_500, 4, 20_000, 150, 500, 1_000, 30);
+      new SchedMessagingCosts(100, 100, 150, 250, 250, 30, 100, 100, 20_000, 100, 60, 1_500, 4, 20_000, 500, 1_000, 30);
 
   public SchedMessagingCosts {
-    checkArgument(userNs >= 0 && syscallNs >= 0 && pipeWriteNs >= 0 && pipeReadNs >= 0 && copyFixedNs >= 0
-        && copyPerBytePicos >= 0 && wakeCallNs >= 0 && copyProcessNs >= 0 && vmaLinkNs >= 0 && cowFaultNs >= 0
-        && cowFaults >= 0 && exitTeardownNs >= 0 && vmaUnlinkNs >= 0 && exitNotifyNs >= 0 && releaseTaskNs >= 0
+    checkArgument(userNs >= 0 && syscallNs >= 0 && vfsNs >= 0 && pipeWriteNs >= 0 && pipeReadNs >= 0 && copyFixedNs >= 0
+        && copyPerBytePicos >= 0 && wakeCallNs >= 0 && copyProcessNs >= 0 && vmaTreeNs >= 0 && vmaTreeLevelNs >= 0 && cowFaultNs >= 0
+        && cowFaults >= 0 && exitTeardownNs >= 0 && exitNotifyNs >= 0 && releaseTaskNs >= 0
         && waitConsiderNs >= 0, "sched-messaging costs must not be negative: %s", this);
   }
 
@@ -69,17 +72,18 @@ public record SchedMessagingCosts(
     return new SchedMessagingCosts(
         s.cost("sched-messaging.user-ns", e.userNs),
         s.cost("sched-messaging.syscall-ns", e.syscallNs),
+        s.cost("sched-messaging.vfs-ns", e.vfsNs),
         s.cost("sched-messaging.pipe-write-ns", e.pipeWriteNs),
         s.cost("sched-messaging.pipe-read-ns", e.pipeReadNs),
         s.cost("sched-messaging.copy-fixed-ns", e.copyFixedNs),
         s.cost("sched-messaging.copy-per-byte-ps", e.copyPerBytePicos),
         s.cost("sched-messaging.wake-call-ns", e.wakeCallNs),
         s.cost("sched-messaging.copy-process-ns", e.copyProcessNs),
-        s.cost("sched-messaging.vma-link-ns", e.vmaLinkNs),
+        s.cost("sched-messaging.vma-tree-ns", e.vmaTreeNs),
+        s.cost("sched-messaging.vma-tree-level-ns", e.vmaTreeLevelNs),
         s.cost("sched-messaging.cow-fault-ns", e.cowFaultNs),
         (int) s.cost("sched-messaging.cow-faults", e.cowFaults),
         s.cost("sched-messaging.exit-teardown-ns", e.exitTeardownNs),
-        s.cost("sched-messaging.vma-unlink-ns", e.vmaUnlinkNs),
         s.cost("sched-messaging.exit-notify-ns", e.exitNotifyNs),
         s.cost("sched-messaging.release-task-ns", e.releaseTaskNs),
         s.cost("sched-messaging.wait-consider-ns", e.waitConsiderNs));

@@ -44,8 +44,12 @@ import org.lockvisor.workloads.spi.WorkloadContext;
  *       {@code i_mmap} tree under the file's {@code i_mmap_rwsem} taken for write; the child is
  *       attached under {@code write_lock_irq(&tasklist_lock)}. The child's first steps fault
  *       copy-on-write pages.
- *   <li>exit ({@code exit_mmap}, {@code unlink_file_vma}): each file VMA is unlinked under the
- *       file's i_mmap rwsem for write, the rest of the address space is torn down, then {@code
+ *   <li>fork also links each anonymous VMA of the child into the parent's anon_vma tree
+ *       ({@code anon_vma_fork}) under the root anon_vma's rwsem for write: every child of the
+ *       benchmark shares that one rwsem.
+ *   <li>exit ({@code exit_mmap}, {@code unlink_anon_vmas}, {@code unlink_file_vma}): each file
+ *       VMA is unlinked under the file's i_mmap rwsem for write, each anonymous VMA under the
+ *       root anon_vma's rwsem, the rest of the address space is torn down, then {@code
  *       exit_notify} under {@code tasklist_lock} and {@code __wake_up_parent}. Threads ({@code
  *       -t}) share the address space: thread creation maps a stack under {@code mmap_sem} for
  *       write and exit unmaps nothing.
@@ -73,6 +77,7 @@ public final class SchedMessagingWorkload implements Workload {
   private Kernel guest;
   private Pipe[] pipes;
   private KernelLock[] mmLocks;
+  private int[] treeSize;
   private KernelLock tasklistLock;
   private Member[] members;
   private Task parent;
@@ -172,11 +177,14 @@ public final class SchedMessagingWorkload implements Workload {
     if (config.threads()) {
       mmLocks = new KernelLock[] {context.locks().create(guest, "mm.mmap_sem", LockKind.RWSEM)};
     } else {
-      mmLocks = new KernelLock[config.mappedFiles()];
-      for (int f = 0; f < mmLocks.length; f++) {
+      mmLocks = new KernelLock[config.mappedFiles() + 1];
+      for (int f = 0; f < config.mappedFiles(); f++) {
         mmLocks[f] = context.locks().create(guest, "file" + f + ".i_mmap_rwsem", LockKind.RWSEM);
       }
+      // every child's anon_vma chains hang off the parent's root anon_vma (anon_vma_fork)
+      mmLocks[config.mappedFiles()] = context.locks().create(guest, "anon_vma.rwsem", LockKind.RWSEM);
     }
+    treeSize = new int[mmLocks.length];
     tasklistLock = context.locks().create(guest, "tasklist_lock", LockKind.SPINLOCK);
     members = new Member[config.tasks()];
     for (int g = 0; g < groups; g++) {
@@ -199,7 +207,7 @@ public final class SchedMessagingWorkload implements Workload {
     final Program parent;
 
     Programs() {
-      int mmOps = config.threads() ? 1 : mmLocks.length * config.vmasPerFile();
+      int mmOps = config.threads() ? 1 : config.mappedFiles() * config.vmasPerFile() + config.anonVmas();
       long copy = costs.copyNs(config.dataSize());
 
       // pipe_write
@@ -216,9 +224,10 @@ public final class SchedMessagingWorkload implements Workload {
           .op(new PipeMutex(true))
           .build();
       Program write = Program.named("SyS_write")
-          .work(costs.pipeWriteNs(), "pipe_write")
+          .work(costs.vfsNs(), "vfs_write")
           .op(new PipeMutex(true))
           .loopWhile(t -> member(t).pipe.messages >= config.pipeCapacityMessages(), writerWait)
+          .work(costs.pipeWriteNs(), "pipe_write")
           .work(copy, config.copySymbol())
           .run(t -> {
             member(t).pipe.messages++;
@@ -228,7 +237,7 @@ public final class SchedMessagingWorkload implements Workload {
           .work(costs.wakeCallNs(), "__wake_up_sync_key")
           .op(Ops.wake(t -> takeReader(member(t).pipe)))
           .build();
-      Program sendOne = Program.named("sender")
+      Program sendOne = Program.named("send_message")
           .userWork(costs.userNs(), "sender")
           .run(t -> {
             Member m = member(t);
@@ -255,9 +264,10 @@ public final class SchedMessagingWorkload implements Workload {
           .op(Ops.wake(t -> member(t).pipe.writerSleepers.pollFirst()))
           .build();
       Program read = Program.named("SyS_read")
-          .work(costs.pipeReadNs(), "pipe_read")
+          .work(costs.vfsNs(), "vfs_read")
           .op(new PipeMutex(true))
           .loopWhile(t -> member(t).pipe.messages == 0, readerWait)
+          .work(costs.pipeReadNs(), "pipe_read")
           .work(copy, config.copySymbol())
           .run(t -> {
             member(t).pipe.messages--;
@@ -266,7 +276,7 @@ public final class SchedMessagingWorkload implements Workload {
           .op(new PipeMutex(false))
           .loopWhile(t -> !member(t).pipe.writerSleepers.isEmpty(), wakeWriter)
           .build();
-      Program receiveOne = Program.named("receiver")
+      Program receiveOne = Program.named("receive_message")
           .userWork(costs.userNs(), "receiver")
           .work(costs.syscallNs(), "system_call")
           .call(read)
@@ -277,10 +287,10 @@ public final class SchedMessagingWorkload implements Workload {
       Program unlinkVma = Program.named("unlink_file_vma")
           .run(t -> {
             Member m = member(t);
-            m.mmLock = mmLocks[m.vma % mmLocks.length];
+            m.mmLock = mmLocks[lockIndex(m.vma)];
           })
           .op(new MmLock(true))
-          .work(costs.vmaUnlinkNs(), "vma_interval_tree_remove")
+          .op(new TreeWork(false, "vma_interval_tree_remove"))
           .op(new MmLock(false))
           .run(t -> member(t).vma++)
           .build();
@@ -316,9 +326,9 @@ public final class SchedMessagingWorkload implements Workload {
 
       // the parent: fork everyone, wait until ready, start, reap in creation order
       Program linkVma = Program.named("dup_mmap")
-          .run(t -> parentState.mmLock = mmLocks[parentState.vma % mmLocks.length])
+          .run(t -> parentState.mmLock = mmLocks[lockIndex(parentState.vma)])
           .op(new MmLock(true))
-          .work(costs.vmaLinkNs(), "vma_interval_tree_insert_after")
+          .op(new TreeWork(true, "vma_interval_tree_insert_after"))
           .op(new MmLock(false))
           .run(t -> parentState.vma++)
           .build();
@@ -375,6 +385,18 @@ public final class SchedMessagingWorkload implements Workload {
     }
   }
 
+  /**
+   * The lock of the {@code k}-th address-space operation of a fork or exit: the file VMAs first
+   * (their files' i_mmap rwsems in turn), then the anonymous VMAs (the root anon_vma's rwsem).
+   */
+  private int lockIndex(int k) {
+    if (config.threads()) {
+      return 0;
+    }
+    int fileOps = config.mappedFiles() * config.vmasPerFile();
+    return k < fileOps ? k % config.mappedFiles() : config.mappedFiles();
+  }
+
   private static Member member(Task t) {
     return (Member) t.userData;
   }
@@ -422,6 +444,39 @@ public final class SchedMessagingWorkload implements Workload {
     @Override
     public String toString() {
       return lock ? "i_mmap_lock_write" : "i_mmap_unlock_write";
+    }
+  }
+
+  /**
+   * An insert into or removal from the file's i_mmap interval tree (an rbtree of every VMA that
+   * maps the file, across all processes): a fixed part plus one cache-missing level per doubling
+   * of the tree, so the hold time of the i_mmap rwsem grows with the number of processes that
+   * map the file.
+   */
+  private final class TreeWork extends Op {
+    private final boolean insert;
+    private final String symbolName;
+    private int symbol = -1;
+
+    TreeWork(boolean insert, String symbolName) {
+      this.insert = insert;
+      this.symbolName = symbolName;
+    }
+
+    @Override
+    public int execute(Task t, int phase) {
+      if (phase == 0) {
+        if (symbol < 0) {
+          symbol = machine.symbols().symbol(symbolName, Machine.DOMAIN_KERNEL);
+        }
+        int file = lockIndex(t == parent ? parentState.vma : member(t).vma);
+        int n = treeSize[file];
+        treeSize[file] = insert ? n + 1 : Math.max(0, n - 1);
+        int levels = 32 - Integer.numberOfLeadingZeros(Math.max(1, n));
+        t.startWork(costs.vmaTreeNs() + levels * costs.vmaTreeLevelNs(), symbol, false);
+        return AGAIN;
+      }
+      return NEXT;
     }
   }
 
