@@ -48,6 +48,17 @@ public final class Vm {
     return partitionFirmware;
   }
 
+  /**
+   * A guest code path that makes the hypervisor call {@code name}: a VM exit whose host side is
+   * {@code ns} of hypervisor work charged to the hypervisor-domain symbol {@code name} (plus the
+   * exit round trip).
+   */
+  public Program hypervisorCall(String name, long ns) {
+    Machine machine = guest.machine();
+    Program hostSide = Program.named(name).op(hypervisorWork(machine, ns, name)).build();
+    return Program.named("plpar_hcall_norets").op(Ops.vmExit(name, hostSide)).build();
+  }
+
   /** {@code ns} of hypervisor work charged to the hypervisor-domain symbol {@code symbol}. */
   static Op hypervisorWork(Machine machine, long ns, String symbol) {
     int sym = machine.symbols().symbol(symbol, Machine.DOMAIN_HYPERVISOR);

@@ -5,6 +5,7 @@ import static org.lockvisor.arch.spi.CostKey.EXIT_HLT;
 import static org.lockvisor.arch.spi.CostKey.HALT_POLL;
 import static org.lockvisor.arch.spi.CostKey.IPI_SEND;
 import static org.lockvisor.arch.spi.CostKey.IPI_SEND_GUEST;
+import static org.lockvisor.arch.spi.CostKey.IRQ_ENTRY;
 import static org.lockvisor.arch.spi.CostKey.SCHED_TICK;
 import static org.lockvisor.arch.spi.CostKey.TTWU_FULL;
 import static org.lockvisor.arch.spi.CostKey.TTWU_ON_RQ;
@@ -15,8 +16,10 @@ import static org.lockvisor.arch.spi.CostKey.WAKEE_IDLE_EXIT;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.machine.HypervisorConfig;
 import org.lockvisor.machine.KernelConfig;
+import org.lockvisor.machine.Program;
 import org.lockvisor.machine.TtwuQueueMode;
 import org.lockvisor.machine.VcpuPreemptedHook;
+import org.lockvisor.machine.Vm;
 
 /**
  * Turns an {@link ArchProfile} into what the machine needs: kernel configurations for the host
@@ -81,6 +84,24 @@ public final class Platforms {
     boolean partition = profile.hypervisor().hostHz() == 0;
     return new HypervisorConfig(profile.ns(VMEXIT_ROUNDTRIP), profile.ns(EXIT_HLT),
         partition ? 0 : profile.ns(HALT_POLL), partition);
+  }
+
+  /**
+   * Configures how {@code vm}'s guest sends and takes reschedule IPIs on this platform: a wakeup
+   * that preempts a task on another running vCPU sends an IPI (resched_curr); on a partition
+   * hypervisor (PowerVM, XICS emulated by PHYP) the target accepts it with the H_XIRR and H_EOI
+   * hcalls, each priced at half of {@code IRQ_ENTRY} ("external interrupt entry, XICS accept and
+   * EOI") plus the hcall round trip.
+   */
+  public static void configureIpis(ArchProfile profile, Vm vm) {
+    vm.guest().setReschedIpiOnPreempt(true);
+    if (vm.partitionFirmware()) {
+      long half = profile.ns(IRQ_ENTRY) / 2;
+      vm.guest().setIpiAccept(Program.named("xics_get_irq")
+          .call(vm.hypervisorCall("H_XIRR", half))
+          .call(vm.hypervisorCall("H_EOI", half))
+          .build());
+    }
   }
 
   /** What the guest's vcpu_is_preempted() sees on this hypervisor. */

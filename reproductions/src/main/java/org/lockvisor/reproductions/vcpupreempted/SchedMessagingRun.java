@@ -69,6 +69,7 @@ final class SchedMessagingRun {
         Platforms.guestKernel(profile, platform.vcpus(), TtwuQueueMode.CROSS_LLC, false),
         CfsScheduler.withDefaults(), Platforms.hypervisor(profile));
     vm.guest().setVcpuPreemptedHook(Platforms.vcpuPreempted(profile));
+    Platforms.configureIpis(profile, vm);
 
     LockCosts lockCosts = LockCosts.fromProfile(profile);
     String spinlock = powervm ? "ppc-splpar" : "pv-qspinlock";
