@@ -114,7 +114,11 @@ final class SchedMessagingRun {
     long spinAcq = 0;
     long contentions = 0;
     long confers = 0;
+    long rwsemHold = 0;
     for (var l : created) {
+      if (l.algorithm().equals("rwsem-xadd")) {
+        rwsemHold += l.stats().holdTotalNs();
+      }
       LockStats s = l.stats();
       sleeps += s.sleeps();
       bailouts += s.spinBailouts();
@@ -123,7 +127,7 @@ final class SchedMessagingRun {
       confers += s.confers();
     }
     ImmutableMap<String, Long> stats = ImmutableMap.of("contentions", contentions, "sleeps", sleeps,
-        "spin_bailouts", bailouts, "spin_acquisitions", spinAcq, "confers", confers);
+        "spin_bailouts", bailouts, "spin_acquisitions", spinAcq, "confers", confers, "rwsem_hold_ns", rwsemHold);
     return new Outcome(report, bench, sim.now(), sim.eventsProcessed(), stats);
   }
 }

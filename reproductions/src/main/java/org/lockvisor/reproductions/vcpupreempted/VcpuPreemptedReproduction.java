@@ -76,7 +76,7 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     var patched = finished(SchedMessagingRun.run(ppc, true, bench.withGroups(scale.powervmGroups()), 1, scale.limitNs()));
     var kvmBase = finished(SchedMessagingRun.run(kvm, false, bench.withGroups(scale.kvmGroups()), 1, scale.limitNs()));
     var kvmPatched = finished(SchedMessagingRun.run(kvm, true, bench.withGroups(scale.kvmGroups()), 1, scale.limitNs()));
-    return judge(scale, base, patched, kvmBase, kvmPatched, options.outputDirectory().orElse(null));
+    return judge(scale, bench, base, patched, kvmBase, kvmPatched, options.outputDirectory().orElse(null));
   }
 
   private static SchedMessagingRun.Outcome finished(SchedMessagingRun.Outcome o) {
@@ -114,7 +114,7 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     return c;
   }
 
-  private ReproductionResult judge(Scale scale, SchedMessagingRun.Outcome base, SchedMessagingRun.Outcome patched,
+  private ReproductionResult judge(Scale scale, SchedMessagingConfig bench, SchedMessagingRun.Outcome base, SchedMessagingRun.Outcome patched,
       SchedMessagingRun.Outcome kvmBase, SchedMessagingRun.Outcome kvmPatched, Path out) {
     PerfReport b = base.report();
     PerfReport p = patched.report();
@@ -142,6 +142,10 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     rt.row("patched (check on)", TextTable.f("%.3f", patched.workload().totalTimeNs() / 1e9),
         patched.lockStats().get("sleeps"), patched.lockStats().get("spin_bailouts"), patched.events());
     report.addAll(rt.lines());
+    report.add(String.format(Locale.ROOT,
+        "fork/exit rwsems (i_mmap of %d files, root anon_vma): held %.1f ms in total in the patched run, fork and "
+            + "exit together (hold per acquisition grows with log n, the count with n)",
+        bench.mappedFiles(), patched.lockStats().get("rwsem_hold_ns") / 1e6));
     report.add("");
     report.add(String.format(Locale.ROOT,
         "x86_64-kvm, -g %d, %d vCPUs on %d CPUs (2x overcommit): spin symbols %.2f%% -> %.2f%%, total time %.3f -> %.3f s",
