@@ -14,6 +14,7 @@ import org.lockvisor.experiment.Reproduction;
 import org.lockvisor.experiment.ReproductionOptions;
 import org.lockvisor.experiment.ReproductionResult;
 import org.lockvisor.experiment.SimulationFailedException;
+import org.lockvisor.experiment.UserInputException;
 import org.lockvisor.experiment.io.AtomicFiles;
 import org.lockvisor.experiment.report.PerfReport;
 import org.lockvisor.reproductions.support.TextTable;
@@ -66,9 +67,29 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     return "R3 vcpu_is_preempted: sched messaging on an overcommitted PowerVM LPAR, spin symbols before/after (and KVM)";
   }
 
+  /**
+   * System property that overrides the PowerVM run's {@code -g} (e.g. 400 for the seed's 16,000
+   * tasks; several minutes per variant).
+   */
+  public static final String GROUPS_PROPERTY = "lockvisor.vcpu-preempted.groups";
+
   @Override
   public ReproductionResult run(ReproductionOptions options) {
     Scale scale = options.quick() ? QUICK : FULL;
+    String groups = System.getProperty(GROUPS_PROPERTY);
+    if (groups != null) {
+      int g;
+      try {
+        g = Integer.parseInt(groups.trim());
+      } catch (NumberFormatException e) {
+        g = -1;
+      }
+      if (g < 1 || g > 100_000) {
+        throw new UserInputException(GROUPS_PROPERTY + " must be a number of groups in [1, 100000]: [" + groups + "]");
+      }
+      scale = new Scale(scale.powervmCpus(), g, scale.kvmCpus(), scale.kvmGroups(),
+          Math.max(scale.limitNs(), 600_000_000_000L));
+    }
     SchedMessagingConfig bench = SchedMessagingConfig.perfDefaults();
     var ppc = new SchedMessagingRun.Platform("ppc64-powervm", scale.powervmCpus(), 2 * scale.powervmCpus());
     var kvm = new SchedMessagingRun.Platform("x86_64-kvm", scale.kvmCpus(), 2 * scale.kvmCpus());
@@ -136,11 +157,15 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     report.add("(tasklist_lock is modelled as an exclusive spinlock: its write side shows as _raw_spin_lock_irq, "
         + "perf's _raw_write_lock_irq)");
     report.add("");
-    TextTable rt = new TextTable("variant", "Total time [sec]", "lock sleeps", "spin bail-outs", "simulated events");
-    rt.row("baseline (check off)", TextTable.f("%.3f", base.workload().totalTimeNs() / 1e9),
-        base.lockStats().get("sleeps"), base.lockStats().get("spin_bailouts"), base.events());
-    rt.row("patched (check on)", TextTable.f("%.3f", patched.workload().totalTimeNs() / 1e9),
-        patched.lockStats().get("sleeps"), patched.lockStats().get("spin_bailouts"), patched.events());
+    TextTable rt = new TextTable("variant", "Total time [sec]", "exits from-to [sec]", "lock sleeps", "spin bail-outs",
+        "simulated events");
+    for (var v : List.of(base, patched)) {
+      var f = v.workload().figures();
+      rt.row(v == base ? "baseline (check off)" : "patched (check on)",
+          TextTable.f("%.3f", v.workload().totalTimeNs() / 1e9),
+          TextTable.f("%.3f-%.3f", f.get("first_exit_s").doubleValue(), f.get("last_exit_s").doubleValue()),
+          v.lockStats().get("sleeps"), v.lockStats().get("spin_bailouts"), v.events());
+    }
     report.addAll(rt.lines());
     report.add(String.format(Locale.ROOT,
         "fork/exit rwsems (i_mmap of %d files, root anon_vma): held %.1f ms in total in the patched run, fork and "
@@ -175,16 +200,15 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     metrics.put("checks_total", (double) checks.size());
 
     Map<String, Object> data = new LinkedHashMap<>();
-    data.put("profiles", Map.of("baseline", profile(b), "patched", profile(p)));
-    data.put("published", Map.of("baseline", published(PUBLISHED_BEFORE), "patched", published(PUBLISHED_AFTER)));
+    data.put("profiles", pair(profile(b), profile(p)));
+    data.put("published", pair(published(PUBLISHED_BEFORE), published(PUBLISHED_AFTER)));
     Map<String, Object> runtime = new LinkedHashMap<>();
     runtime.put("baseline", base.workload().totalTimeNs() / 1e9);
     runtime.put("patched", patched.workload().totalTimeNs() / 1e9);
     data.put("runtimeSeconds", runtime);
     Map<String, Object> kvm = new LinkedHashMap<>();
-    kvm.put("profiles", Map.of("baseline", profile(kvmBase.report()), "patched", profile(kvmPatched.report())));
-    kvm.put("runtimeSeconds", Map.of("baseline", kvmBase.workload().totalTimeNs() / 1e9,
-        "patched", kvmPatched.workload().totalTimeNs() / 1e9));
+    kvm.put("profiles", pair(profile(kvmBase.report()), profile(kvmPatched.report())));
+    kvm.put("runtimeSeconds", pair(kvmBase.workload().totalTimeNs() / 1e9, kvmPatched.workload().totalTimeNs() / 1e9));
     kvm.put("sameDirection", checks.get("x86_64-kvm spin symbols collapse with the check"));
     data.put("x86_64-kvm", kvm);
     Map<String, Object> checkData = new LinkedHashMap<>(checks);
@@ -203,6 +227,14 @@ public final class VcpuPreemptedReproduction implements Reproduction {
         reproduced ? "reproduced" : "not reproduced", spin(b), spin(p), b.percent("mutex_unlock"),
         p.percent("mutex_unlock"), b.hypervisorPercent(), p.hypervisorPercent(), passed, checks.size());
     return ReproductionResult.of(NAME, reproduced, headline, report, metrics, data);
+  }
+
+  /** {@code {"baseline": b, "patched": p}} in that order. */
+  private static Map<String, Object> pair(Object baseline, Object patched) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("baseline", baseline);
+    m.put("patched", patched);
+    return m;
   }
 
   /** The profile as the JSON rows: the top symbols plus the [H] total. */

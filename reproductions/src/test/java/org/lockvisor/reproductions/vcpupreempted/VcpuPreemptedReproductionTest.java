@@ -1,6 +1,7 @@
 package org.lockvisor.reproductions.vcpupreempted;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,6 +13,8 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
 import org.lockvisor.experiment.ReproductionOptions;
 import org.lockvisor.experiment.ReproductionResult;
+import org.lockvisor.experiment.UserInputException;
+import org.lockvisor.workloads.schedmessaging.SchedMessagingConfig;
 
 /**
  * R3 end to end: the vcpu_is_preempted check must make the optimistic-spin symbols collapse in
@@ -58,6 +61,32 @@ class VcpuPreemptedReproductionTest {
       assertThat(text).contains("# Overhead  Command").contains("[k] ");
     }
     assertThat(Files.readString(out.resolve("patched").resolve("perf-report.txt"))).contains("[H] ");
+  }
+
+  @Test
+  void noOvercommit_spinnersRarelySpinAndTheCheckChangesLittle() {
+    // as many processors in the pool as VPs: no VP waits for a processor, so nobody spins on a
+    // preempted owner and the check has nothing to act on
+    var lpar = new SchedMessagingRun.Platform("ppc64-powervm", 8, 8);
+    var bench = SchedMessagingConfig.perfDefaults().withGroups(4);
+    var off = SchedMessagingRun.run(lpar, false, bench, 1, 30_000_000_000L);
+    var on = SchedMessagingRun.run(lpar, true, bench, 1, 30_000_000_000L);
+    assertThat(off.workload().finished()).isTrue();
+    assertThat(VcpuPreemptedReproduction.spin(off.report())).isLessThan(5);
+    assertThat((double) on.workload().totalTimeNs()).isCloseTo(off.workload().totalTimeNs(),
+        org.assertj.core.api.Assertions.withinPercentage(10));
+  }
+
+  @Test
+  void groupsProperty_notANumber_userInputErrorBeforeAnySimulation() {
+    System.setProperty(VcpuPreemptedReproduction.GROUPS_PROPERTY, "many");
+    try {
+      assertThatThrownBy(() -> new VcpuPreemptedReproduction().run(new ReproductionOptions(true, Optional.empty())))
+          .isInstanceOf(UserInputException.class)
+          .hasMessageContaining("[many]");
+    } finally {
+      System.clearProperty(VcpuPreemptedReproduction.GROUPS_PROPERTY);
+    }
   }
 
   /** The default (non-quick) reproduction; run with -Dlockvisor.fullReproductions=true (about 2-3 minutes). */

@@ -87,6 +87,8 @@ public final class SchedMessagingWorkload implements Workload {
   private long startNs = -1;
   private long endNs = -1;
   private int exited;
+  private long firstExitNs = -1;
+  private long lastExitNs = -1;
   private long messagesWritten;
   private long messagesRead;
   private long readerSleeps;
@@ -305,6 +307,10 @@ public final class SchedMessagingWorkload implements Workload {
           .run(t -> {
             member(t).zombie = true;
             exited++;
+            lastExitNs = machine.sim().now();
+            if (firstExitNs < 0) {
+              firstExitNs = lastExitNs;
+            }
           })
           .op(tasklistLock.unlock(LockMode.IRQ))
           .op(Ops.wake(t -> parentState.waiting ? SchedMessagingWorkload.this.parent : null));
@@ -586,10 +592,12 @@ public final class SchedMessagingWorkload implements Workload {
   public ImmutableMap<String, Number> figures() {
     return ImmutableMap.<String, Number>builder()
         .put("total_time_s", finished() ? totalTimeNs() / 1e9 : -1.0)
-        .put("tasks", members.length)
+        .put("tasks", config.tasks())
         .put("messages_written", messagesWritten)
         .put("messages_read", messagesRead)
         .put("exited", exited)
+        .put("first_exit_s", firstExitNs < 0 || startNs < 0 ? -1.0 : (firstExitNs - startNs) / 1e9)
+        .put("last_exit_s", lastExitNs < 0 || startNs < 0 ? -1.0 : (lastExitNs - startNs) / 1e9)
         .put("reader_sleeps", readerSleeps)
         .put("writer_sleeps", writerSleeps)
         .put("wait4_scans", parentScans)
@@ -603,7 +611,7 @@ public final class SchedMessagingWorkload implements Workload {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("groups", config.groups());
     m.put("fds", config.fds());
-    m.put("tasks", members.length);
+    m.put("tasks", config.tasks());
     m.put("mode", config.threads() ? "threads" : "processes");
     m.put("total_time_s", finished() ? totalTimeNs() / 1e9 : null);
     return Optional.of(m);
@@ -613,7 +621,7 @@ public final class SchedMessagingWorkload implements Workload {
   public String perfBenchText() {
     String unit = config.threads() ? "threads" : "processes";
     return String.format("# %d sender and receiver %s per group%n# %d groups == %d %s run%n%n     Total time: %s [sec]",
-        config.fds(), unit, config.groups(), members.length, unit,
+        config.fds(), unit, config.groups(), config.tasks(), unit,
         finished() ? String.format("%.3f", totalTimeNs() / 1e9) : "(not finished)");
   }
 }
