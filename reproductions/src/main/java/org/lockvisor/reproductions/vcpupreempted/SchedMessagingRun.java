@@ -1,6 +1,7 @@
 package org.lockvisor.reproductions.vcpupreempted;
 
 import com.google.common.collect.ImmutableMap;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.lockvisor.arch.builtin.ArchProfiles;
@@ -14,6 +15,7 @@ import org.lockvisor.locking.builtin.CountMutexFactory;
 import org.lockvisor.locking.builtin.PvQueuedSpinLockFactory;
 import org.lockvisor.locking.builtin.SplparSpinLockFactory;
 import org.lockvisor.locking.builtin.XaddRwsemFactory;
+import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.locking.spi.LockCosts;
 import org.lockvisor.locking.spi.LockFactory.LockKind;
 import org.lockvisor.locking.spi.LockStats;
@@ -78,7 +80,7 @@ final class SchedMessagingRun {
     CountMutexFactory mutex = new CountMutexFactory();
     XaddRwsemFactory rwsem = new XaddRwsemFactory();
     var spin = powervm ? new SplparSpinLockFactory() : new PvQueuedSpinLockFactory();
-    List<org.lockvisor.locking.spi.KernelLock> created = new java.util.ArrayList<>();
+    List<KernelLock> created = new ArrayList<>();
     LockProvider locks = (Kernel kernel, String name, LockKind kind) -> {
       var lock = switch (kind) {
         case MUTEX -> mutex.create(name, kernel, lockCosts, check, mutexOptions);

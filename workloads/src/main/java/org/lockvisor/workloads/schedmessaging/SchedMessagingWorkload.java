@@ -7,6 +7,7 @@ import java.util.ArrayDeque;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
 import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.locking.spi.LockFactory.LockKind;
 import org.lockvisor.locking.spi.LockMode;
@@ -488,9 +489,9 @@ public final class SchedMessagingWorkload implements Workload {
 
   /** Sleeps (INTERRUPTIBLE) until {@code condition} holds; a waker must wake the task. */
   private static final class SleepUntil extends Op {
-    private final java.util.function.Predicate<Task> condition;
+    private final Predicate<Task> condition;
 
-    SleepUntil(java.util.function.Predicate<Task> condition) {
+    SleepUntil(Predicate<Task> condition) {
       this.condition = condition;
     }
 
