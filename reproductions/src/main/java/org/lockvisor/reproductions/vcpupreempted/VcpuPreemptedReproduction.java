@@ -10,6 +10,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.lockvisor.experiment.Reproduction;
 import org.lockvisor.experiment.ReproductionOptions;
 import org.lockvisor.experiment.ReproductionResult;
@@ -54,6 +59,9 @@ public final class VcpuPreemptedReproduction implements Reproduction {
   /** The scale of one reproduction run. */
   record Scale(int powervmCpus, int powervmGroups, int kvmCpus, int kvmGroups, long limitNs) {}
 
+  /** Replications: every seed runs every variant (common random numbers). */
+  static final List<Long> SEEDS = List.of(1L, 2L, 3L);
+
   static final Scale FULL = new Scale(8, 40, 4, 10, 120_000_000_000L);
   static final Scale QUICK = new Scale(4, 6, 4, 4, 30_000_000_000L);
 
@@ -93,11 +101,54 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     SchedMessagingConfig bench = SchedMessagingConfig.perfDefaults();
     var ppc = new SchedMessagingRun.Platform("ppc64-powervm", scale.powervmCpus(), 2 * scale.powervmCpus());
     var kvm = new SchedMessagingRun.Platform("x86_64-kvm", scale.kvmCpus(), 2 * scale.kvmCpus());
-    var base = finished(SchedMessagingRun.run(ppc, false, bench.withGroups(scale.powervmGroups()), 1, scale.limitNs()));
-    var patched = finished(SchedMessagingRun.run(ppc, true, bench.withGroups(scale.powervmGroups()), 1, scale.limitNs()));
-    var kvmBase = finished(SchedMessagingRun.run(kvm, false, bench.withGroups(scale.kvmGroups()), 1, scale.limitNs()));
-    var kvmPatched = finished(SchedMessagingRun.run(kvm, true, bench.withGroups(scale.kvmGroups()), 1, scale.limitNs()));
-    return judge(scale, bench, base, patched, kvmBase, kvmPatched, options.outputDirectory().orElse(null));
+    SchedMessagingConfig ppcBench = bench.withGroups(scale.powervmGroups());
+    SchedMessagingConfig kvmBench = bench.withGroups(scale.kvmGroups());
+    long limit = scale.limitNs();
+    List<Callable<SchedMessagingRun.Outcome>> jobs = new ArrayList<>();
+    for (long seed : SEEDS) {
+      jobs.add(() -> finished(SchedMessagingRun.run(ppc, false, ppcBench, seed, limit)));
+      jobs.add(() -> finished(SchedMessagingRun.run(ppc, true, ppcBench, seed, limit)));
+      jobs.add(() -> finished(SchedMessagingRun.run(kvm, false, kvmBench, seed, limit)));
+      jobs.add(() -> finished(SchedMessagingRun.run(kvm, true, kvmBench, seed, limit)));
+    }
+    List<SchedMessagingRun.Outcome> done = runAll(jobs);
+    List<List<SchedMessagingRun.Outcome>> byVariant = List.of(new ArrayList<>(), new ArrayList<>(),
+        new ArrayList<>(), new ArrayList<>());
+    for (int i = 0; i < done.size(); i++) {
+      byVariant.get(i % 4).add(done.get(i));
+    }
+    return judge(scale, bench, new Variant(byVariant.get(0)), new Variant(byVariant.get(1)),
+        new Variant(byVariant.get(2)), new Variant(byVariant.get(3)), options.outputDirectory().orElse(null));
+  }
+
+  /**
+   * Runs independent simulations on up to two threads (each simulation is single-threaded and
+   * deterministic; results come back in job order, so the outcome does not depend on timing).
+   */
+  private static List<SchedMessagingRun.Outcome> runAll(List<Callable<SchedMessagingRun.Outcome>> jobs) {
+    int threads = Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors()));
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<SchedMessagingRun.Outcome>> futures = new ArrayList<>();
+      for (Callable<SchedMessagingRun.Outcome> job : jobs) {
+        futures.add(pool.submit(job));
+      }
+      List<SchedMessagingRun.Outcome> out = new ArrayList<>();
+      for (Future<SchedMessagingRun.Outcome> f : futures) {
+        out.add(f.get());
+      }
+      return out;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SimulationFailedException("vcpu-preempted: interrupted", e);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new SimulationFailedException("vcpu-preempted: " + e.getCause(), e.getCause());
+    } finally {
+      pool.shutdownNow();
+    }
   }
 
   private static SchedMessagingRun.Outcome finished(SchedMessagingRun.Outcome o) {
@@ -118,84 +169,89 @@ public final class VcpuPreemptedReproduction implements Reproduction {
   }
 
   /** The acceptance bands of issue 7, each with its verdict. */
-  static Map<String, Boolean> checks(PerfReport b, PerfReport p, PerfReport kb, PerfReport kp) {
+  static Map<String, Boolean> checks(Variant b, Variant p, Variant kb, Variant kp) {
     Map<String, Boolean> c = new LinkedHashMap<>();
-    c.put("baseline osq_lock >= 9%", b.percent("osq_lock") >= 9);
-    c.put("baseline rwsem_spin_on_owner >= 6%", b.percent("rwsem_spin_on_owner") >= 6);
-    c.put("baseline mutex_spin_on_owner >= 1.5%", b.percent("mutex_spin_on_owner") >= 1.5);
-    c.put("baseline osq_lock > mutex_spin_on_owner", b.percent("osq_lock") > b.percent("mutex_spin_on_owner"));
-    c.put("baseline spin symbols together 20-45%", spin(b) >= 20 && spin(b) <= 45);
+    c.put("baseline osq_lock >= 9%", b.share("osq_lock") >= 9);
+    c.put("baseline rwsem_spin_on_owner >= 6%", b.share("rwsem_spin_on_owner") >= 6);
+    c.put("baseline mutex_spin_on_owner >= 1.5%", b.share("mutex_spin_on_owner") >= 1.5);
+    c.put("baseline osq_lock > mutex_spin_on_owner", b.share("osq_lock") > b.share("mutex_spin_on_owner"));
+    c.put("baseline spin symbols together 20-45%", b.spin() >= 20 && b.spin() <= 45);
     for (String s : SPIN) {
-      c.put("patched " + s + " < 1.5%", p.percent(s) < 1.5);
+      c.put("patched " + s + " < 1.5%", p.share(s) < 1.5);
     }
-    c.put("patched mutex_unlock >= 1.4x baseline", p.percent("mutex_unlock") >= 1.4 * b.percent("mutex_unlock"));
-    c.put("patched [H] 2-10%", p.hypervisorPercent() >= 2 && p.hypervisorPercent() <= 10);
-    c.put("patched [H] above baseline", p.hypervisorPercent() > b.hypervisorPercent());
-    c.put("x86_64-kvm spin symbols collapse with the check", spin(kp) < spin(kb) / 2);
+    c.put("patched mutex_unlock >= 1.4x baseline", p.share("mutex_unlock") >= 1.4 * b.share("mutex_unlock"));
+    c.put("patched [H] 2-10%", p.share("[H]") >= 2 && p.share("[H]") <= 10);
+    c.put("patched [H] above baseline", p.share("[H]") > b.share("[H]"));
+    c.put("x86_64-kvm spin symbols collapse with the check", kp.spin() < kb.spin() / 2);
     return c;
   }
 
-  private ReproductionResult judge(Scale scale, SchedMessagingConfig bench, SchedMessagingRun.Outcome base, SchedMessagingRun.Outcome patched,
-      SchedMessagingRun.Outcome kvmBase, SchedMessagingRun.Outcome kvmPatched, Path out) {
-    PerfReport b = base.report();
-    PerfReport p = patched.report();
-    Map<String, Boolean> checks = checks(b, p, kvmBase.report(), kvmPatched.report());
+  private ReproductionResult judge(Scale scale, SchedMessagingConfig bench, Variant b, Variant p, Variant kb,
+      Variant kp, Path out) {
+    Map<String, Boolean> checks = checks(b, p, kb, kp);
     boolean reproduced = !checks.containsValue(false);
 
     List<String> report = new ArrayList<>();
     report.add(String.format(Locale.ROOT,
         "perf bench sched messaging -p -g %d (%d tasks) on ppc64-powervm: %d VPs on %d processors, entitlement %.1f "
             + "units, 10 ms window, uncapped",
-        scale.powervmGroups(), base.workload().config().tasks(), 2 * scale.powervmCpus(), scale.powervmCpus(),
+        scale.powervmGroups(), b.first().workload().config().tasks(), 2 * scale.powervmCpus(), scale.powervmCpus(),
         0.5 * 2 * scale.powervmCpus()));
+    report.add(String.format(Locale.ROOT, "shares are means over %d seeds %s (paired: each seed runs both variants)",
+        SEEDS.size(), SEEDS));
     TextTable t = new TextTable("symbol", "published before", "simulated before", "published after", "simulated after");
     for (String s : TABLE_SYMBOLS) {
-      t.row(s, pub(PUBLISHED_BEFORE, s), pct(share(b, s)), pub(PUBLISHED_AFTER, s), pct(share(p, s)));
+      t.row(s, pub(PUBLISHED_BEFORE, s), pct(b.share(s)), pub(PUBLISHED_AFTER, s), pct(p.share(s)));
     }
-    t.row("spin symbols together", pct(18.09 + 12.28 + 3.41), pct(spin(b)), "gone", pct(spin(p)));
+    t.row("spin symbols together", pct(18.09 + 12.28 + 3.41), pct(b.spin()), "gone", pct(p.spin()));
+    t.row("  per seed", "", spins(b), "", spins(p));
     report.addAll(t.lines());
     report.add("(tasklist_lock is modelled as an exclusive spinlock: its write side shows as _raw_spin_lock_irq, "
         + "perf's _raw_write_lock_irq)");
     report.add("");
     TextTable rt = new TextTable("variant", "Total time [sec]", "exits from-to [sec]", "lock sleeps", "spin bail-outs",
         "simulated events");
-    for (var v : List.of(base, patched)) {
-      var f = v.workload().figures();
-      rt.row(v == base ? "baseline (check off)" : "patched (check on)",
-          TextTable.f("%.3f", v.workload().totalTimeNs() / 1e9),
+    for (Variant v : List.of(b, p)) {
+      var f = v.first().workload().figures();
+      rt.row(v == b ? "baseline (check off)" : "patched (check on)",
+          TextTable.f("%.3f", v.runtimeSeconds()),
           TextTable.f("%.3f-%.3f", f.get("first_exit_s").doubleValue(), f.get("last_exit_s").doubleValue()),
-          v.lockStats().get("sleeps"), v.lockStats().get("spin_bailouts"), v.events());
+          TextTable.f("%.0f", v.meanStat("sleeps")), TextTable.f("%.0f", v.meanStat("spin_bailouts")),
+          TextTable.f("%.0f", v.meanEvents()));
     }
+    report.add("(means over the seeds; exits of the first seed)");
     report.addAll(rt.lines());
     report.add(String.format(Locale.ROOT,
         "fork/exit rwsems (i_mmap of %d files, root anon_vma): held %.1f ms in total in the patched run, fork and "
             + "exit together (hold per acquisition grows with log n, the count with n)",
-        bench.mappedFiles(), patched.lockStats().get("rwsem_hold_ns") / 1e6));
+        bench.mappedFiles(), p.meanStat("rwsem_hold_ns") / 1e6));
     report.add("");
     report.add(String.format(Locale.ROOT,
         "x86_64-kvm, -g %d, %d vCPUs on %d CPUs (2x overcommit): spin symbols %.2f%% -> %.2f%%, total time %.3f -> %.3f s",
-        scale.kvmGroups(), 2 * scale.kvmCpus(), scale.kvmCpus(), spin(kvmBase.report()), spin(kvmPatched.report()),
-        kvmBase.workload().totalTimeNs() / 1e9, kvmPatched.workload().totalTimeNs() / 1e9));
+        scale.kvmGroups(), 2 * scale.kvmCpus(), scale.kvmCpus(), kb.spin(), kp.spin(), kb.runtimeSeconds(),
+        kp.runtimeSeconds()));
     report.add("");
     checks.forEach((k, v) -> report.add((v ? "  ok    " : "  MISS  ") + k));
     report.add("");
-    report.add("baseline guest perf report (top 12):");
-    report.addAll(b.format(12));
+    report.add("baseline guest perf report, seed " + SEEDS.get(0) + " (top 12):");
+    report.addAll(b.first().report().format(12));
     report.add("");
-    report.add("patched guest perf report (top 12):");
-    report.addAll(p.format(12));
+    report.add("patched guest perf report, seed " + SEEDS.get(0) + " (top 12):");
+    report.addAll(p.first().report().format(12));
 
     Map<String, Double> metrics = new TreeMap<>();
     for (String s : TABLE_SYMBOLS) {
-      metrics.put("baseline." + s, share(b, s));
-      metrics.put("patched." + s, share(p, s));
+      metrics.put("baseline." + s, b.share(s));
+      metrics.put("patched." + s, p.share(s));
     }
-    metrics.put("baseline.spin_total", spin(b));
-    metrics.put("patched.spin_total", spin(p));
-    metrics.put("baseline.runtime_s", base.workload().totalTimeNs() / 1e9);
-    metrics.put("patched.runtime_s", patched.workload().totalTimeNs() / 1e9);
-    metrics.put("x86_64-kvm.baseline.spin_total", spin(kvmBase.report()));
-    metrics.put("x86_64-kvm.patched.spin_total", spin(kvmPatched.report()));
+    metrics.put("baseline.spin_total", b.spin());
+    metrics.put("patched.spin_total", p.spin());
+    metrics.put("baseline.runtime_s", b.runtimeSeconds());
+    metrics.put("patched.runtime_s", p.runtimeSeconds());
+    metrics.put("x86_64-kvm.baseline.spin_total", kb.spin());
+    metrics.put("x86_64-kvm.patched.spin_total", kp.spin());
+    metrics.put("x86_64-kvm.baseline.runtime_s", kb.runtimeSeconds());
+    metrics.put("x86_64-kvm.patched.runtime_s", kp.runtimeSeconds());
     metrics.put("checks_passed", (double) checks.values().stream().filter(x -> x).count());
     metrics.put("checks_total", (double) checks.size());
 
@@ -203,29 +259,29 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     data.put("profiles", pair(profile(b), profile(p)));
     data.put("published", pair(published(PUBLISHED_BEFORE), published(PUBLISHED_AFTER)));
     Map<String, Object> runtime = new LinkedHashMap<>();
-    runtime.put("baseline", base.workload().totalTimeNs() / 1e9);
-    runtime.put("patched", patched.workload().totalTimeNs() / 1e9);
+    runtime.put("baseline", b.runtimeSeconds());
+    runtime.put("patched", p.runtimeSeconds());
     data.put("runtimeSeconds", runtime);
     Map<String, Object> kvm = new LinkedHashMap<>();
-    kvm.put("profiles", pair(profile(kvmBase.report()), profile(kvmPatched.report())));
-    kvm.put("runtimeSeconds", pair(kvmBase.workload().totalTimeNs() / 1e9, kvmPatched.workload().totalTimeNs() / 1e9));
+    kvm.put("profiles", pair(profile(kb), profile(kp)));
+    kvm.put("runtimeSeconds", pair(kb.runtimeSeconds(), kp.runtimeSeconds()));
     kvm.put("sameDirection", checks.get("x86_64-kvm spin symbols collapse with the check"));
     data.put("x86_64-kvm", kvm);
     Map<String, Object> checkData = new LinkedHashMap<>(checks);
     data.put("checks", checkData);
 
     if (out != null) {
-      write(out.resolve("baseline").resolve("perf-report.txt"), b.format(0));
-      write(out.resolve("patched").resolve("perf-report.txt"), p.format(0));
-      write(out.resolve("x86_64-kvm-baseline").resolve("perf-report.txt"), kvmBase.report().format(0));
-      write(out.resolve("x86_64-kvm-patched").resolve("perf-report.txt"), kvmPatched.report().format(0));
+      write(out.resolve("baseline").resolve("perf-report.txt"), b.first().report().format(0));
+      write(out.resolve("patched").resolve("perf-report.txt"), p.first().report().format(0));
+      write(out.resolve("x86_64-kvm-baseline").resolve("perf-report.txt"), kb.first().report().format(0));
+      write(out.resolve("x86_64-kvm-patched").resolve("perf-report.txt"), kp.first().report().format(0));
     }
     long passed = checks.values().stream().filter(x -> x).count();
     String headline = String.format(Locale.ROOT,
         "%s: spin symbols %.1f%% -> %.1f%% of guest samples, mutex_unlock %.2f%% -> %.2f%%, [H] %.2f%% -> %.2f%% "
             + "(%d/%d bands)",
-        reproduced ? "reproduced" : "not reproduced", spin(b), spin(p), b.percent("mutex_unlock"),
-        p.percent("mutex_unlock"), b.hypervisorPercent(), p.hypervisorPercent(), passed, checks.size());
+        reproduced ? "reproduced" : "not reproduced", b.spin(), p.spin(), b.share("mutex_unlock"),
+        p.share("mutex_unlock"), b.share("[H]"), p.share("[H]"), passed, checks.size());
     return ReproductionResult.of(NAME, reproduced, headline, report, metrics, data);
   }
 
@@ -237,17 +293,9 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     return m;
   }
 
-  /** The profile as the issue's JSON rows: the top symbols plus the [H] total. */
-  private static List<Object> profile(PerfReport r) {
-    Map<String, Double> bySymbol = new LinkedHashMap<>();
-    for (PerfReport.Line l : r.lines()) {
-      if (l.marker() != 'H') {
-        bySymbol.merge(l.symbol(), l.percent(), Double::sum);
-      }
-    }
-    bySymbol.put("[H]", r.hypervisorPercent());
-    List<Map.Entry<String, Double>> sorted = new ArrayList<>(bySymbol.entrySet());
-    sorted.sort((x, y) -> Double.compare(y.getValue(), x.getValue()));
+  /** The profile as the issue's JSON rows: the top mean shares, the [H] lines as one total. */
+  private static List<Object> profile(Variant v) {
+    List<Map.Entry<String, Double>> sorted = v.meanProfile();
     List<Object> rows = new ArrayList<>();
     for (var e : sorted.subList(0, Math.min(20, sorted.size()))) {
       Map<String, Object> row = new LinkedHashMap<>();
@@ -275,6 +323,14 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write " + file, e);
     }
+  }
+
+  private static String spins(Variant v) {
+    StringBuilder sb = new StringBuilder();
+    for (double d : v.spinPerRun()) {
+      sb.append(sb.length() == 0 ? "" : " ").append(TextTable.f("%.1f", d));
+    }
+    return sb.toString();
   }
 
   private static String pct(double v) {

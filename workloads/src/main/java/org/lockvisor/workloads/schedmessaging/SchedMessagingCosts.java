@@ -13,7 +13,8 @@ import org.lockvisor.devices.spi.CostSource;
  *
  * @param userNs user-space work per message (the sender/receiver loop and the libc wrapper)
  * @param syscallNs system call entry and exit
- * @param vfsNs vfs_write/vfs_read before the pipe mutex (fdget, rw_verify_area, fsnotify)
+ * @param vfsNs vfs_write/vfs_read before the pipe mutex (fdget, rw_verify_area, fsnotify); the
+ *     mean of a uniform draw in [0.5, 1.5) × this from the stream {@code <vm>/<instance>/vfs}
  * @param pipeWriteNs pipe_write under the pipe mutex outside the copy (buffer merge or a new
  *     buffer, bookkeeping)
  * @param pipeReadNs pipe_read under the pipe mutex outside the copy (buffer release)

@@ -7,6 +7,7 @@ import java.util.ArrayDeque;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.SplittableRandom;
 import java.util.function.Predicate;
 import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.locking.spi.LockFactory.LockKind;
@@ -29,7 +30,7 @@ import org.lockvisor.workloads.spi.WorkloadContext;
  * receiver owns a pipe, each sender writes {@code loops} messages of {@code datasize} bytes to
  * every receiver of its group, in fd order; each receiver reads {@code fds × loops} messages one
  * read at a time. Children announce they are ready and sleep until the parent starts them all
- * (the wakeup pipe); the parent then reaps them with {@code waitpid} in creation order. The
+ * (the wakeup pipe); the parent then reaps them with {@code wait(&status)}, one per child. The
  * reported total time runs from the start to the last reap, like perf's {@code Total time}.
  *
  * <p>Kernel paths (4.8 era, fs/pipe.c, kernel/fork.c, kernel/exit.c, mm/mmap.c):
@@ -54,10 +55,10 @@ import org.lockvisor.workloads.spi.WorkloadContext;
  *       exit_notify} under {@code tasklist_lock} and {@code __wake_up_parent}. Threads ({@code
  *       -t}) share the address space: thread creation maps a stack under {@code mmap_sem} for
  *       write and exit unmaps nothing.
- *   <li>{@code waitpid} ({@code do_wait}): under {@code read_lock(&tasklist_lock)} the parent
- *       runs {@code wait_consider_task} over its children list until it finds the zombie it
- *       waits for — or over the whole list when that child still runs, and then sleeps until
- *       the next child exit. The zombie is released under the write lock.
+ *   <li>{@code wait} ({@code do_wait}, any child): under {@code read_lock(&tasklist_lock)} the
+ *       parent runs {@code wait_consider_task} over its children list (creation order) up to the
+ *       first zombie — or over the whole list when there is none, and then sleeps until the next
+ *       child exit. The zombie is released under the write lock.
  * </ul>
  *
  * <p>Simplifications: tasklist_lock is an exclusive lock here (the parent is its only reader,
@@ -79,6 +80,7 @@ public final class SchedMessagingWorkload implements Workload {
   private Pipe[] pipes;
   private KernelLock[] mmLocks;
   private int[] treeSize;
+  private SplittableRandom jitter;
   private KernelLock tasklistLock;
   private Member[] members;
   private Task parent;
@@ -120,6 +122,7 @@ public final class SchedMessagingWorkload implements Workload {
     Pipe pipe;
     KernelLock mmLock;
     boolean zombie;
+    boolean reaped;
 
     Member(int group, int index, boolean sender) {
       this.group = group;
@@ -135,6 +138,10 @@ public final class SchedMessagingWorkload implements Workload {
     KernelLock mmLock;
     int woken;
     int reaped;
+    /** Children before this index are all reaped (the children list starts here). */
+    int firstUnreaped;
+    /** The zombie the last scan found. */
+    int target = -1;
     boolean waiting;
     boolean found;
   }
@@ -171,6 +178,7 @@ public final class SchedMessagingWorkload implements Workload {
     if (costs == null) {
       costs = SchedMessagingCosts.from(context.costs());
     }
+    jitter = machine.sim().streams().get(context.vm().name() + "/" + name + "/vfs");
     int fds = config.fds();
     int groups = config.groups();
     pipes = new Pipe[groups * fds];
@@ -227,7 +235,7 @@ public final class SchedMessagingWorkload implements Workload {
           .op(new PipeMutex(true))
           .build();
       Program write = Program.named("SyS_write")
-          .work(costs.vfsNs(), "vfs_write")
+          .op(Ops.work(t -> jittered(costs.vfsNs()), "vfs_write"))
           .op(new PipeMutex(true))
           .loopWhile(t -> member(t).pipe.messages >= config.pipeCapacityMessages(), writerWait)
           .work(costs.pipeWriteNs(), "pipe_write")
@@ -267,7 +275,7 @@ public final class SchedMessagingWorkload implements Workload {
           .op(Ops.wake(t -> member(t).pipe.writerSleepers.pollFirst()))
           .build();
       Program read = Program.named("SyS_read")
-          .work(costs.vfsNs(), "vfs_read")
+          .op(Ops.work(t -> jittered(costs.vfsNs()), "vfs_read"))
           .op(new PipeMutex(true))
           .loopWhile(t -> member(t).pipe.messages == 0, readerWait)
           .work(costs.pipeReadNs(), "pipe_read")
@@ -362,7 +370,13 @@ public final class SchedMessagingWorkload implements Workload {
           .op(tasklistLock.lock(LockMode.IRQ))
           .work(costs.releaseTaskNs(), "release_task")
           .op(tasklistLock.unlock(LockMode.IRQ))
-          .run(t -> parentState.reaped++)
+          .run(t -> {
+            members[parentState.target].reaped = true;
+            parentState.reaped++;
+            while (parentState.firstUnreaped < members.length && members[parentState.firstUnreaped].reaped) {
+              parentState.firstUnreaped++;
+            }
+          })
           .build();
       Program sleepForChild = Program.named("do_wait")
           .op(Ops.schedule())
@@ -402,6 +416,15 @@ public final class SchedMessagingWorkload implements Workload {
     }
     int fileOps = config.mappedFiles() * config.vmasPerFile();
     return k < fileOps ? k % config.mappedFiles() : config.mappedFiles();
+  }
+
+  /**
+   * {@code ns} scaled by a uniform factor in [0.5, 1.5) from the workload's own random stream:
+   * the system call entry path varies with cache and TLB state, and without any such variation
+   * the whole run would be one deterministic trajectory per configuration.
+   */
+  private long jittered(long ns) {
+    return (long) (ns * (0.5 + jitter.nextDouble()));
   }
 
   private static Member member(Task t) {
@@ -508,9 +531,9 @@ public final class SchedMessagingWorkload implements Workload {
   }
 
   /**
-   * do_wait_thread: wait_consider_task over the children list, which holds the unreaped children
-   * in creation order; the one waited for is the first. A zombie is found at once; a running one
-   * means a scan of the whole list, then sleep.
+   * do_wait_thread for perf's {@code wait(&status)} (any child): wait_consider_task over the
+   * children list — the unreaped children in creation order — up to the first zombie, or over
+   * the whole list when there is none (then the parent sleeps until the next exit).
    */
   private final class ScanChildren extends Op {
     private int symbol = -1;
@@ -521,9 +544,20 @@ public final class SchedMessagingWorkload implements Workload {
         if (symbol < 0) {
           symbol = machine.symbols().symbol("wait_consider_task", Machine.DOMAIN_KERNEL);
         }
-        Member target = members[parentState.reaped];
-        parentState.found = target.zombie;
-        int scanned = target.zombie ? 1 : members.length - parentState.reaped;
+        int scanned = 0;
+        parentState.target = -1;
+        for (int i = parentState.firstUnreaped; i < members.length; i++) {
+          Member m = members[i];
+          if (m.reaped) {
+            continue;
+          }
+          scanned++;
+          if (m.zombie) {
+            parentState.target = i;
+            break;
+          }
+        }
+        parentState.found = parentState.target >= 0;
         parentScans++;
         childrenScanned += scanned;
         if (!parentState.found) {
