@@ -89,7 +89,7 @@ class VcpuPreemptedReproductionTest {
     }
   }
 
-  /** The default (non-quick) reproduction; run with -Dlockvisor.fullReproductions=true (about 2-3 minutes). */
+  /** The default (non-quick) reproduction; run with -Dlockvisor.fullReproductions=true (about a minute on two cores). */
   @Test
   @EnabledIfSystemProperty(named = "lockvisor.fullReproductions", matches = "true")
   void full_underThreeMinutes() {
