@@ -36,6 +36,8 @@ public final class Kernel {
   long ttwuQueued;
   long ipisSent;
   private Program ipiSendProgram;
+  private boolean reschedIpiOnPreempt;
+  private Program ipiAccept;
 
   Kernel(Machine machine, String name, KernelConfig config, Scheduler scheduler, Vm vm) {
     this.machine = machine;
@@ -63,6 +65,7 @@ public final class Kernel {
         })
         .build();
     this.reschedIpiHandler = Program.interruptHandler("reschedule_interrupt")
+        .op(Ops.call(t -> self.ipiAccept))
         .op(new Op() {
           @Override
           public int execute(Task t, int phase) {
@@ -246,6 +249,27 @@ public final class Kernel {
     }
   }
 
+  /**
+   * Whether a wakeup that makes a task on another, running CPU preempt sends that CPU a
+   * reschedule IPI (resched_curr -> smp_send_reschedule), priced like any IPI and taken by the
+   * target as an interrupt. Off by default: the target then reacts at once and no IPI is priced.
+   */
+  public void setReschedIpiOnPreempt(boolean on) {
+    this.reschedIpiOnPreempt = on;
+  }
+
+  boolean reschedIpiOnPreempt() {
+    return reschedIpiOnPreempt;
+  }
+
+  /**
+   * A program each reschedule IPI runs on its target before scheduler_ipi: the interrupt
+   * controller's accept and EOI (on PowerVM these are H_XIRR and H_EOI hcalls). Null: none.
+   */
+  public void setIpiAccept(Program accept) {
+    this.ipiAccept = accept;
+  }
+
   /** The reschedule IPI handler (scheduler_ipi: activates the CPU's wake list). */
   public Program reschedIpiHandler() {
     return reschedIpiHandler;
@@ -258,7 +282,11 @@ public final class Kernel {
   /** Sending a reschedule IPI: a plain APIC write on the host, a VM exit in a guest without PV IPIs. */
   Program ipiSendProgram() {
     if (ipiSendProgram == null) {
-      if (vm != null && config.ipiExits()) {
+      if (vm != null && config.ipiExits() && vm.partitionFirmware()) {
+        // PowerVM: the IPI is the H_IPI hcall (XICS emulation in PHYP)
+        Program handler = Program.named("H_IPI").op(Vm.hypervisorWork(machine, config.ipiSendNs(), "H_IPI")).build();
+        ipiSendProgram = Program.named("smp_muxed_ipi_message_pass").op(Ops.vmExit("H_IPI", handler)).build();
+      } else if (vm != null && config.ipiExits()) {
         Program handler = Program.named("handle_wrmsr").work(config.ipiSendNs(), "kvm_apic_send_ipi").build();
         ipiSendProgram = Program.named("native_smp_send_reschedule").op(Ops.vmExit("MSR_WRITE", handler)).build();
       } else {

@@ -427,11 +427,15 @@ public final class Ops {
               rest = cfg.ttwuFullNs() / 2 - pre;
             } else {
               boolean wasIdle = dest.isIdle();
+              boolean hadResched = dest.needResched;
               k.activate(w, dest);
               if (remote) {
                 k.ttwuRemote++;
                 if (wasIdle) {
                   t.scratch = 2; // resched_curr on an idle remote CPU: IPI to kick it
+                  t.scratchObject = dest;
+                } else if (k.reschedIpiOnPreempt() && !hadResched && dest.needResched) {
+                  t.scratch = 1; // wakeup preemption of a remote running CPU: reschedule IPI
                   t.scratchObject = dest;
                 }
               } else {

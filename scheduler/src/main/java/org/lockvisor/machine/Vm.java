@@ -23,6 +23,7 @@ public final class Vm {
   private int lastBoostedVcpu = -1;
   private long spinTraps;
   private long directedYields;
+  private final boolean partitionFirmware;
 
   Vm(Machine machine, String name, KernelConfig guestConfig, Scheduler guestScheduler, HypervisorConfig hv) {
     this.name = name;
@@ -34,6 +35,18 @@ public final class Vm {
         .op(new DirectedYieldOp(machine.symbols().symbol("kvm_vcpu_on_spin", Machine.DOMAIN_KERNEL),
             machine.symbols().symbol("yield_to", Machine.DOMAIN_KERNEL)))
         .build();
+    this.partitionFirmware = hv.partitionFirmware();
+    if (partitionFirmware) {
+      // PHYP: the guest's hcalls (H_CEDE for idle) run in the hypervisor, not in a host kernel
+      this.exitOverhead = hv.exitRoundtripNs() > 0
+          ? Program.named("hcall").op(hypervisorWork(machine, hv.exitRoundtripNs(), "hcall")).build()
+          : null;
+      this.haltHandler = Program.named("H_CEDE")
+          .op(hypervisorWork(machine, hv.exitHltNs(), "H_CEDE"))
+          .op(new HaltOp(machine.symbols().symbol("H_CEDE", Machine.DOMAIN_HYPERVISOR)))
+          .build();
+      return;
+    }
     this.exitOverhead = hv.exitRoundtripNs() > 0
         ? Program.named("vcpu_enter_guest").work(hv.exitRoundtripNs(), "vmx_vcpu_run").build()
         : null;
@@ -42,6 +55,42 @@ public final class Vm {
         .work(hv.exitHltNs(), "handle_halt")
         .op(new HaltOp(pollSym))
         .build();
+  }
+
+  /** Whether the hypervisor is partition firmware (PowerVM) rather than KVM. */
+  public boolean partitionFirmware() {
+    return partitionFirmware;
+  }
+
+  /**
+   * A guest code path that makes the hypervisor call {@code name}: a VM exit whose host side is
+   * {@code ns} of hypervisor work charged to the hypervisor-domain symbol {@code name} (plus the
+   * exit round trip).
+   */
+  public Program hypervisorCall(String name, long ns) {
+    Machine machine = guest.machine();
+    Program hostSide = Program.named(name).op(hypervisorWork(machine, ns, name)).build();
+    return Program.named("plpar_hcall_norets").op(Ops.vmExit(name, hostSide)).build();
+  }
+
+  /** {@code ns} of hypervisor work charged to the hypervisor-domain symbol {@code symbol}. */
+  static Op hypervisorWork(Machine machine, long ns, String symbol) {
+    int sym = machine.symbols().symbol(symbol, Machine.DOMAIN_HYPERVISOR);
+    return new Op() {
+      @Override
+      public int execute(Task t, int phase) {
+        if (phase == 0 && ns > 0) {
+          t.startWork(ns, sym, false);
+          return AGAIN;
+        }
+        return NEXT;
+      }
+
+      @Override
+      public String toString() {
+        return "hypervisor(" + symbol + ")";
+      }
+    };
   }
 
   public String name() {

@@ -8,6 +8,7 @@ import static org.lockvisor.arch.spi.CostKey.IPI_SEND;
 import static org.lockvisor.arch.spi.CostKey.IPI_SEND_GUEST;
 import static org.lockvisor.arch.spi.CostKey.KVM_VCPU_ON_SPIN;
 import static org.lockvisor.arch.spi.CostKey.PLE_WINDOW;
+import static org.lockvisor.arch.spi.CostKey.IRQ_ENTRY;
 import static org.lockvisor.arch.spi.CostKey.SCHED_TICK;
 import static org.lockvisor.arch.spi.CostKey.TTWU_FULL;
 import static org.lockvisor.arch.spi.CostKey.TTWU_ON_RQ;
@@ -21,6 +22,7 @@ import org.lockvisor.arch.spi.HypervisorBehaviour;
 import org.lockvisor.machine.HypervisorConfig;
 import org.lockvisor.machine.KernelConfig;
 import org.lockvisor.machine.SpinTrapConfig;
+import org.lockvisor.machine.Program;
 import org.lockvisor.machine.TtwuQueueMode;
 import org.lockvisor.machine.VcpuPreemptedHook;
 import org.lockvisor.machine.Vm;
@@ -36,6 +38,14 @@ public final class Platforms {
   /** The host kernel on {@code profile}'s hardware. */
   public static KernelConfig hostKernel(ArchProfile profile, TtwuQueueMode ttwuQueue, boolean preemptibleKernel) {
     var topo = profile.topology();
+    var hv = profile.hypervisor();
+    if (hv.hostTickNs() == 0) {
+      // A partition hypervisor (PowerVM) has no Linux tick: its dispatcher works on the dispatch
+      // window, which stands in for the tick period; no tick handler runs on its processors.
+      return new KernelConfig(hv.dispatchWindowNs(), preemptibleKernel, ttwuQueue,
+          topo.coresPerSocket() * topo.threadsPerCore(), profile.ns(CONTEXT_SWITCH), profile.ns(WAKEE_IDLE_EXIT),
+          profile.ns(TTWU_RUNNING), profile.ns(TTWU_ON_RQ), profile.ns(TTWU_FULL), profile.ns(IPI_SEND), false, 0);
+    }
     return new KernelConfig(
         profile.hypervisor().hostTickNs(),
         preemptibleKernel,
@@ -72,10 +82,14 @@ public final class Platforms {
         profile.ns(SCHED_TICK));
   }
 
-  /** Hypervisor costs of exits and halts. */
+  /**
+   * Hypervisor costs of exits and halts; a hypervisor without a host tick (PowerVM) is partition
+   * firmware: no halt polling, hcall symbols in the hypervisor domain.
+   */
   public static HypervisorConfig hypervisor(ArchProfile profile) {
-    return new HypervisorConfig(profile.ns(VMEXIT_ROUNDTRIP), profile.ns(EXIT_HLT), profile.ns(HALT_POLL),
-        spinTrap(profile));
+    boolean partition = profile.hypervisor().hostHz() == 0;
+    return new HypervisorConfig(profile.ns(VMEXIT_ROUNDTRIP), profile.ns(EXIT_HLT),
+        partition ? 0 : profile.ns(HALT_POLL), spinTrap(profile), partition);
   }
 
   /**
@@ -111,6 +125,24 @@ public final class Platforms {
   public static void configureGuest(Vm vm, ArchProfile profile) {
     vm.guest().setVcpuPreemptedHook(vcpuPreempted(profile));
     vm.guest().setStealTimeAccounting(profile.hypervisor().stealTime());
+  }
+
+  /**
+   * Configures how {@code vm}'s guest sends and takes reschedule IPIs on this platform: a wakeup
+   * that preempts a task on another running vCPU sends an IPI (resched_curr); on a partition
+   * hypervisor (PowerVM, XICS emulated by PHYP) the target accepts it with the H_XIRR and H_EOI
+   * hcalls, each priced at half of {@code IRQ_ENTRY} ("external interrupt entry, XICS accept and
+   * EOI") plus the hcall round trip.
+   */
+  public static void configureIpis(ArchProfile profile, Vm vm) {
+    vm.guest().setReschedIpiOnPreempt(true);
+    if (vm.partitionFirmware()) {
+      long half = profile.ns(IRQ_ENTRY) / 2;
+      vm.guest().setIpiAccept(Program.named("xics_get_irq")
+          .call(vm.hypervisorCall("H_XIRR", half))
+          .call(vm.hypervisorCall("H_EOI", half))
+          .build());
+    }
   }
 
   /** What the guest's vcpu_is_preempted() sees on this hypervisor. */

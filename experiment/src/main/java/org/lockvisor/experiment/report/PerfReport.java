@@ -1,0 +1,179 @@
+package org.lockvisor.experiment.report;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import com.google.common.collect.ImmutableList;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.lockvisor.core.account.CpuTimeAccount;
+import org.lockvisor.core.account.SymbolTable;
+import org.lockvisor.machine.Cpu;
+import org.lockvisor.machine.Machine;
+import org.lockvisor.machine.Task;
+import org.lockvisor.machine.VcpuTask;
+import org.lockvisor.machine.Vm;
+
+/**
+ * A {@code perf report} of one kernel's CPUs as {@code perf record -a} inside it would sample them
+ * ({@code Overhead  Command  Shared Object  Symbol}, self time by leaf symbol, {@code [k]} kernel,
+ * {@code [.]} user, {@code [H]} hypervisor), computed exactly from the machine's {@link
+ * CpuTimeAccount} and {@link SymbolTable} rather than by sampling.
+ *
+ * <p>Guest-sampled ({@link #guest}): a guest's perf sees only time when its vCPU executes; time
+ * the vCPU is preempted or ceded does not exist for it. On a partition hypervisor (PowerVM) the
+ * sampling interrupt also lands while the hypervisor works on the partition's behalf (hcalls:
+ * H_CEDE, H_CONFER, H_IPI, the hcall round trip), and perf shows those samples as {@code [H]};
+ * on KVM that time is invisible to the guest. The simulator does not record which guest task an
+ * hcall was made for, so {@code [H]} lines are attributed to one command given by the caller.
+ *
+ * <p>Idle tasks show as {@code swapper}. Percentages are of all sampled time.
+ */
+public final class PerfReport {
+  /** The shared object of kernel symbols. */
+  public static final String KERNEL_DSO = "[kernel.vmlinux]";
+  /** The shared object of unresolved (hypervisor, user) addresses. */
+  public static final String UNKNOWN_DSO = "[unknown]";
+
+  /** One line: a (command, shared object, symbol) and its share of sampled time. */
+  public record Line(String command, String sharedObject, char marker, String symbol, long ns, double percent) {
+    /** The line in perf's layout. */
+    public String format(int commandWidth, int dsoWidth) {
+      return String.format(Locale.ROOT, "%9.2f%%  %-" + commandWidth + "s  %-" + dsoWidth + "s  [%c] %s",
+          percent, command, sharedObject, marker, symbol);
+    }
+  }
+
+  private final String title;
+  private final ImmutableList<Line> lines;
+  private final long totalNs;
+
+  private PerfReport(String title, List<Line> lines, long totalNs) {
+    this.title = title;
+    this.lines = ImmutableList.copyOf(lines);
+    this.totalNs = totalNs;
+  }
+
+  /**
+   * The guest-sampled report of {@code vm}.
+   *
+   * @param hypervisorSamples whether hypervisor work for the VM's vCPUs is sampled as {@code [H]}
+   *     (PowerVM), or invisible (KVM)
+   * @param hypervisorCommand the command {@code [H]} lines are attributed to
+   */
+  public static PerfReport guest(Machine machine, Vm vm, boolean hypervisorSamples, String hypervisorCommand) {
+    checkArgument(hypervisorCommand != null && !hypervisorCommand.isBlank(), "hypervisor command must be set");
+    machine.syncAccounting();
+    SymbolTable symbols = machine.symbols();
+    Map<String, long[]> byKey = new LinkedHashMap<>();
+    Map<String, String[]> parts = new LinkedHashMap<>();
+    long[] total = {0};
+    machine.account().forEach((cpuId, threadId, stack, ns) -> {
+      Cpu cpu = machine.cpuById(cpuId);
+      Task thread = machine.taskById(threadId);
+      int leaf = symbols.leaf(stack);
+      int domain = symbols.tag(leaf);
+      String command;
+      String dso;
+      char marker;
+      if (cpu.kernel() == vm.guest()) {
+        command = thread == cpu.idleTask() || thread.name().startsWith("swapper/") ? "swapper" : thread.name();
+        switch (domain) {
+          case Machine.DOMAIN_USER -> {
+            dso = UNKNOWN_DSO;
+            marker = '.';
+          }
+          case Machine.DOMAIN_HYPERVISOR -> {
+            dso = UNKNOWN_DSO;
+            marker = 'H';
+          }
+          default -> {
+            dso = KERNEL_DSO;
+            marker = 'k';
+          }
+        }
+      } else if (hypervisorSamples && thread instanceof VcpuTask v && v.vm() == vm
+          && domain != Machine.DOMAIN_GUEST) {
+        command = hypervisorCommand;
+        dso = UNKNOWN_DSO;
+        marker = 'H';
+      } else {
+        return;
+      }
+      String name = symbols.name(leaf);
+      String key = command + '\u0000' + marker + '\u0000' + name;
+      byKey.computeIfAbsent(key, k -> new long[1])[0] += ns;
+      parts.putIfAbsent(key, new String[] {command, dso, String.valueOf(marker), name});
+      total[0] += ns;
+    });
+    List<Line> lines = new ArrayList<>();
+    for (Map.Entry<String, long[]> e : byKey.entrySet()) {
+      String[] p = parts.get(e.getKey());
+      long ns = e.getValue()[0];
+      lines.add(new Line(p[0], p[1], p[2].charAt(0), p[3], ns, total[0] == 0 ? 0 : 100.0 * ns / total[0]));
+    }
+    lines.sort(Comparator.comparingLong(Line::ns).reversed()
+        .thenComparing(Line::command).thenComparing(Line::symbol));
+    return new PerfReport("guest " + vm.name(), lines, total[0]);
+  }
+
+  public ImmutableList<Line> lines() {
+    return lines;
+  }
+
+  /** Sampled time in total (ns). */
+  public long totalNs() {
+    return totalNs;
+  }
+
+  /** Share (%) of {@code symbol} over all commands. */
+  public double percent(String symbol) {
+    double p = 0;
+    for (Line l : lines) {
+      if (l.symbol().equals(symbol)) {
+        p += l.percent();
+      }
+    }
+    return p;
+  }
+
+  /** Share (%) of all {@code [H]} lines: hypervisor time sampled in the guest. */
+  public double hypervisorPercent() {
+    double p = 0;
+    for (Line l : lines) {
+      if (l.marker() == 'H') {
+        p += l.percent();
+      }
+    }
+    return p;
+  }
+
+  /** The report in perf's layout, the first {@code limit} lines (all if {@code limit <= 0}). */
+  public List<String> format(int limit) {
+    List<Line> shown = limit <= 0 ? lines : lines.subList(0, Math.min(limit, lines.size()));
+    int cw = "Command".length();
+    int dw = "Shared Object".length();
+    for (Line l : shown) {
+      cw = Math.max(cw, l.command().length());
+      dw = Math.max(dw, l.sharedObject().length());
+    }
+    List<String> out = new ArrayList<>();
+    out.add("# Samples: exact CPU time of " + title + String.format(Locale.ROOT, " (%.3f ms)", totalNs / 1e6));
+    out.add("#");
+    out.add(String.format(Locale.ROOT, "# Overhead  %-" + cw + "s  %-" + dw + "s  Symbol", "Command", "Shared Object"));
+    out.add(String.format(Locale.ROOT, "# ........  %s  %s  ......................", ".".repeat(cw), ".".repeat(dw)));
+    out.add("#");
+    for (Line l : shown) {
+      out.add(l.format(cw, dw));
+    }
+    return out;
+  }
+
+  @Override
+  public String toString() {
+    return String.join("\n", format(0));
+  }
+}

@@ -1,0 +1,128 @@
+package org.lockvisor.reproductions.vcpupreempted;
+
+import com.google.common.collect.ImmutableMap;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.lockvisor.arch.builtin.ArchProfiles;
+import org.lockvisor.arch.spi.ArchProfile;
+import org.lockvisor.arch.spi.CostKey;
+import org.lockvisor.core.sim.Simulation;
+import org.lockvisor.devices.spi.CostSource;
+import org.lockvisor.devices.spi.LockProvider;
+import org.lockvisor.experiment.report.PerfReport;
+import org.lockvisor.locking.builtin.CountMutexFactory;
+import org.lockvisor.locking.builtin.PvQueuedSpinLockFactory;
+import org.lockvisor.locking.builtin.SplparSpinLockFactory;
+import org.lockvisor.locking.builtin.XaddRwsemFactory;
+import org.lockvisor.locking.spi.KernelLock;
+import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.locking.spi.LockFactory.LockKind;
+import org.lockvisor.locking.spi.LockStats;
+import org.lockvisor.machine.Kernel;
+import org.lockvisor.machine.Machine;
+import org.lockvisor.machine.Scheduler;
+import org.lockvisor.machine.TtwuQueueMode;
+import org.lockvisor.machine.Vm;
+import org.lockvisor.platform.Platforms;
+import org.lockvisor.scheduler.builtin.CfsScheduler;
+import org.lockvisor.scheduler.builtin.PowervmDispatchScheduler;
+import org.lockvisor.workloads.schedmessaging.SchedMessagingConfig;
+import org.lockvisor.workloads.schedmessaging.SchedMessagingWorkload;
+import org.lockvisor.workloads.spi.WorkloadContext;
+import org.lockvisor.workloads.spi.WorkloadLocks;
+
+/**
+ * One run of {@code perf bench sched messaging} in an overcommitted guest, with the guest
+ * kernel's vcpu_is_preempted check off (baseline) or on (patched), and its guest-sampled perf
+ * report. Everything comes from the arch profile and the built-in plugins; nothing here is
+ * specific to the published figures.
+ *
+ * <ul>
+ *   <li>{@code ppc64-powervm}: a shared-processor LPAR with twice as many virtual processors as
+ *       physical processors in the pool, entitled to the profile's 0.5 processing units per VP
+ *       (so entitlement equals the pool), uncapped, alone in the pool; PHYP dispatches VPs in
+ *       10 ms windows. Guest: 4.8-era count mutex, rwsem-xadd and the SPLPAR spinlock; HZ=100.
+ *   <li>{@code x86_64-kvm}: the same guest kernel generation with pv-qspinlock, twice as many
+ *       vCPUs as host CPUs, vCPU threads scheduled by the host's CFS.
+ * </ul>
+ */
+final class SchedMessagingRun {
+  /** The platform the benchmark runs on. */
+  record Platform(String profile, int physicalCpus, int vcpus) {}
+
+  /** What one run produced. */
+  record Outcome(PerfReport report, SchedMessagingWorkload workload, long simulatedNs, long events,
+      ImmutableMap<String, Long> lockStats) {}
+
+  private SchedMessagingRun() {}
+
+  static Outcome run(Platform platform, boolean check, SchedMessagingConfig config, long seed, long limitNs) {
+    ArchProfile profile = ArchProfiles.byName(platform.profile());
+    boolean powervm = profile.hypervisor().dispatchWindowNs() > 0 && profile.hypervisor().hostHz() == 0;
+    Simulation sim = new Simulation(seed);
+    Machine machine = new Machine(sim);
+    Scheduler hostScheduler = powervm
+        ? new PowervmDispatchScheduler(profile.hypervisor().dispatchWindowNs(),
+            profile.hypervisor().entitlement() * platform.vcpus(), false)
+        : CfsScheduler.withDefaults();
+    machine.createHost(powervm ? "phyp" : "host", platform.physicalCpus(),
+        Platforms.hostKernel(profile, TtwuQueueMode.CROSS_LLC, false), hostScheduler);
+    Vm vm = machine.createVm(powervm ? "lpar" : "vm0", platform.vcpus(),
+        Platforms.guestKernel(profile, platform.vcpus(), TtwuQueueMode.CROSS_LLC, false),
+        CfsScheduler.withDefaults(), Platforms.hypervisor(profile));
+    vm.guest().setVcpuPreemptedHook(Platforms.vcpuPreempted(profile));
+    Platforms.configureIpis(profile, vm);
+
+    LockCosts lockCosts = LockCosts.fromProfile(profile);
+    String spinlock = powervm ? "ppc-splpar" : "pv-qspinlock";
+    Map<String, String> mutexOptions = Map.of("wait-lock", spinlock, "wake", "wake-q");
+    Map<String, String> rwsemOptions = Map.of("wait-lock", spinlock);
+    CountMutexFactory mutex = new CountMutexFactory();
+    XaddRwsemFactory rwsem = new XaddRwsemFactory();
+    var spin = powervm ? new SplparSpinLockFactory() : new PvQueuedSpinLockFactory();
+    List<KernelLock> created = new ArrayList<>();
+    LockProvider locks = (Kernel kernel, String name, LockKind kind) -> {
+      var lock = switch (kind) {
+        case MUTEX -> mutex.create(name, kernel, lockCosts, check, mutexOptions);
+        case RWSEM -> rwsem.create(name, kernel, lockCosts, check, rwsemOptions);
+        default -> spin.create(name, kernel, lockCosts, check, Map.of());
+      };
+      created.add(lock);
+      return lock;
+    };
+    CostSource costs = CostSource.of(profile);
+    SchedMessagingConfig cfg = powervm
+        ? config.withSymbols("__copy_tofrom_user_power7", "copypage_power7")
+        : config.withSymbols("copy_user_enhanced_fast_string", "copy_page");
+    SchedMessagingWorkload bench = new SchedMessagingWorkload("sched-messaging", cfg, null);
+    bench.start(new WorkloadContext(machine, vm, List.of(), costs, WorkloadLocks.of(locks)));
+    long step = 20_000_000L;
+    long t = 0;
+    while (!bench.finished() && t < limitNs) {
+      t = Math.min(limitNs, t + step);
+      sim.runUntil(t);
+    }
+    PerfReport report = PerfReport.guest(machine, vm, powervm, SchedMessagingWorkload.COMMAND);
+    long sleeps = 0;
+    long bailouts = 0;
+    long spinAcq = 0;
+    long contentions = 0;
+    long confers = 0;
+    long rwsemHold = 0;
+    for (var l : created) {
+      if (l.algorithm().equals("rwsem-xadd")) {
+        rwsemHold += l.stats().holdTotalNs();
+      }
+      LockStats s = l.stats();
+      sleeps += s.sleeps();
+      bailouts += s.spinBailouts();
+      spinAcq += s.spinAcquisitions();
+      contentions += s.contentions();
+      confers += s.confers();
+    }
+    ImmutableMap<String, Long> stats = ImmutableMap.of("contentions", contentions, "sleeps", sleeps,
+        "spin_bailouts", bailouts, "spin_acquisitions", spinAcq, "confers", confers, "rwsem_hold_ns", rwsemHold);
+    return new Outcome(report, bench, sim.now(), sim.eventsProcessed(), stats);
+  }
+}

@@ -1,0 +1,79 @@
+package org.lockvisor.reproductions.vcpupreempted;
+
+import com.google.common.collect.ImmutableList;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.lockvisor.experiment.report.PerfReport;
+
+/**
+ * One variant (baseline or patched, on one platform) replicated over seeds: its guest profile
+ * shares and runtime as means over the replications, in seed order.
+ */
+final class Variant {
+  private final ImmutableList<SchedMessagingRun.Outcome> runs;
+
+  Variant(List<SchedMessagingRun.Outcome> runs) {
+    this.runs = ImmutableList.copyOf(runs);
+  }
+
+  ImmutableList<SchedMessagingRun.Outcome> runs() {
+    return runs;
+  }
+
+  /** The first replication (its perf report is written out). */
+  SchedMessagingRun.Outcome first() {
+    return runs.get(0);
+  }
+
+  /** Mean share (%) of {@code symbol}; {@code [H]} is the hypervisor total. */
+  double share(String symbol) {
+    return runs.stream().mapToDouble(o -> VcpuPreemptedReproduction.share(o.report(), symbol)).average().orElse(0);
+  }
+
+  /** Mean share (%) of the three optimistic-spin symbols together. */
+  double spin() {
+    return runs.stream().mapToDouble(o -> VcpuPreemptedReproduction.spin(o.report())).average().orElse(0);
+  }
+
+  /** The spin share of each replication. */
+  List<Double> spinPerRun() {
+    List<Double> out = new ArrayList<>();
+    runs.forEach(o -> out.add(VcpuPreemptedReproduction.spin(o.report())));
+    return out;
+  }
+
+  /** Mean of perf's total time (s). */
+  double runtimeSeconds() {
+    return runs.stream().mapToDouble(o -> o.workload().totalTimeNs() / 1e9).average().orElse(0);
+  }
+
+  double meanStat(String key) {
+    return runs.stream().mapToDouble(o -> o.lockStats().get(key)).average().orElse(0);
+  }
+
+  double meanEvents() {
+    return runs.stream().mapToDouble(SchedMessagingRun.Outcome::events).average().orElse(0);
+  }
+
+  /** Mean share by symbol over the replications ({@code [H]} lines summed into one), largest first. */
+  List<Map.Entry<String, Double>> meanProfile() {
+    Map<String, Double> sum = new LinkedHashMap<>();
+    for (SchedMessagingRun.Outcome o : runs) {
+      PerfReport r = o.report();
+      for (PerfReport.Line l : r.lines()) {
+        if (l.marker() != 'H') {
+          sum.merge(l.symbol(), l.percent() / runs.size(), Double::sum);
+        }
+      }
+      sum.merge("[H]", r.hypervisorPercent() / runs.size(), Double::sum);
+    }
+    List<Map.Entry<String, Double>> sorted = new ArrayList<>(sum.entrySet());
+    sorted.sort((x, y) -> {
+      int c = Double.compare(y.getValue(), x.getValue());
+      return c != 0 ? c : x.getKey().compareTo(y.getKey());
+    });
+    return sorted;
+  }
+}

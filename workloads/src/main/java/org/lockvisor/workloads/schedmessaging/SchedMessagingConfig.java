@@ -1,0 +1,87 @@
+package org.lockvisor.workloads.schedmessaging;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+/**
+ * The benchmark's options, named as in {@code perf bench sched messaging}, plus the shape of the
+ * address space its processes share.
+ *
+ * @param groups groups of senders and receivers ({@code -g})
+ * @param fds senders and receivers per group ({@code -f}; 20 in perf and hackbench)
+ * @param loops messages each sender writes to each receiver of its group ({@code -l})
+ * @param dataSize bytes per message (100 in perf and hackbench)
+ * @param threads threads ({@code -t}) instead of processes
+ * @param mappedFiles file-backed mappings each process shares with the others (the perf binary
+ *     and its shared libraries); fork and exit take each file's i_mmap rwsem for write
+ * @param vmasPerFile VMAs per mapped file (text, read-only data, data, ...)
+ * @param anonVmas anonymous VMAs per process (heap, stack, the written data of each mapped
+ *     file); fork and exit take the root anon_vma's rwsem for write for each
+ * @param pipeBuffers pipe buffers (pages) per pipe ({@code PIPE_DEF_BUFFERS})
+ * @param pageSize bytes per pipe buffer page
+ * @param copySymbol the architecture's user-copy routine (the perf symbol of the message copy)
+ * @param copyPageSymbol the architecture's page-copy routine (copy-on-write faults after fork)
+ */
+public record SchedMessagingConfig(
+    int groups,
+    int fds,
+    int loops,
+    int dataSize,
+    boolean threads,
+    int mappedFiles,
+    int vmasPerFile,
+    int anonVmas,
+    int pipeBuffers,
+    int pageSize,
+    String copySymbol,
+    String copyPageSymbol) {
+
+  public SchedMessagingConfig {
+    checkArgument(groups > 0, "groups must be positive: %s", groups);
+    checkArgument(fds > 0, "fds must be positive: %s", fds);
+    checkArgument(loops > 0, "loops must be positive: %s", loops);
+    checkArgument(dataSize > 0, "datasize must be positive: %s", dataSize);
+    checkArgument(mappedFiles >= 0 && vmasPerFile >= 0 && anonVmas >= 0, "mapped files and VMAs must not be negative");
+    checkArgument(pipeBuffers > 0 && pageSize >= dataSize, "a pipe must hold at least one message");
+    checkArgument(copySymbol != null && !copySymbol.isBlank(), "copy symbol must be set");
+    checkArgument(copyPageSymbol != null && !copyPageSymbol.isBlank(), "copy-page symbol must be set");
+  }
+
+  /** perf bench's defaults (10 groups, 20 fds, 100 loops, 100 B, processes with pipes). */
+  public static SchedMessagingConfig perfDefaults() {
+    return new SchedMessagingConfig(10, 20, 100, 100, false, 10, 4, 12, 16, 4096, "__copy_tofrom_user", "copy_page");
+  }
+
+  public SchedMessagingConfig withGroups(int g) {
+    return new SchedMessagingConfig(g, fds, loops, dataSize, threads, mappedFiles, vmasPerFile, anonVmas, pipeBuffers, pageSize,
+        copySymbol, copyPageSymbol);
+  }
+
+  public SchedMessagingConfig withLoops(int l) {
+    return new SchedMessagingConfig(groups, fds, l, dataSize, threads, mappedFiles, vmasPerFile, anonVmas, pipeBuffers, pageSize,
+        copySymbol, copyPageSymbol);
+  }
+
+  public SchedMessagingConfig withThreads(boolean t) {
+    return new SchedMessagingConfig(groups, fds, loops, dataSize, t, mappedFiles, vmasPerFile, anonVmas, pipeBuffers, pageSize,
+        copySymbol, copyPageSymbol);
+  }
+
+  public SchedMessagingConfig withSymbols(String copy, String copyPage) {
+    return new SchedMessagingConfig(groups, fds, loops, dataSize, threads, mappedFiles, vmasPerFile, anonVmas, pipeBuffers,
+        pageSize, copy, copyPage);
+  }
+
+  /** Tasks the benchmark creates: a sender and a receiver per fd per group. */
+  public int tasks() {
+    return 2 * fds * groups;
+  }
+
+  /**
+   * Messages a pipe holds before a writer must wait: anonymous pipe buffers merge small writes
+   * into their page ({@code anon_pipe_buf_ops.can_merge}), so each page takes as many whole
+   * messages as fit.
+   */
+  public int pipeCapacityMessages() {
+    return pipeBuffers * (pageSize / dataSize);
+  }
+}

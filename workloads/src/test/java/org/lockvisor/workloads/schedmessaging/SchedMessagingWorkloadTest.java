@@ -1,0 +1,120 @@
+package org.lockvisor.workloads.schedmessaging;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.lockvisor.devices.spi.CostSource;
+import org.lockvisor.devices.spi.LockProvider;
+import org.lockvisor.devices.testing.TestMachines;
+import org.lockvisor.locking.builtin.CountMutexFactory;
+import org.lockvisor.locking.builtin.QueuedSpinLockFactory;
+import org.lockvisor.locking.builtin.XaddRwsemFactory;
+import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.machine.Machine;
+import org.lockvisor.machine.Vm;
+import org.lockvisor.workloads.spi.WorkloadContext;
+
+/**
+ * sched-messaging runs the whole benchmark: every message written is read, every child exits and
+ * is reaped, full pipes make writers sleep, threads do not touch the mapped files' rwsems, and
+ * the options are strict.
+ */
+class SchedMessagingWorkloadTest {
+  private static final LockCosts COSTS = new LockCosts(6, 60, 4, 1 << 13, 1_500, 300, 1_000);
+
+  private record Run(Machine machine, SchedMessagingWorkload bench, List<String> locks) {}
+
+  private static Run run(SchedMessagingConfig config, long seed) {
+    Machine m = TestMachines.machine(seed, 4);
+    Vm vm = TestMachines.vm(m, 4);
+    List<String> names = new ArrayList<>();
+    LockProvider locks = (kernel, name, kind) -> {
+      names.add(name);
+      return switch (kind) {
+        case MUTEX -> new CountMutexFactory().create(name, kernel, COSTS, false, Map.of());
+        case RWSEM -> new XaddRwsemFactory().create(name, kernel, COSTS, false, Map.of());
+        default -> new QueuedSpinLockFactory().create(name, kernel, COSTS, false, Map.of());
+      };
+    };
+    SchedMessagingWorkload bench = new SchedMessagingWorkload("bench", config, null);
+    bench.start(new WorkloadContext(m, vm, List.of(), TestMachines.X86_COSTS, org.lockvisor.workloads.spi.WorkloadLocks.of(locks)));
+    m.sim().setEventBudget(50_000_000);
+    for (long t = 0; !bench.finished() && t < 20_000 * TestMachines.MS; ) {
+      t += 10 * TestMachines.MS;
+      m.sim().runUntil(t);
+    }
+    return new Run(m, bench, names);
+  }
+
+  private static SchedMessagingConfig small() {
+    return SchedMessagingConfig.perfDefaults().withGroups(2).withLoops(10);
+  }
+
+  @Test
+  void processes_everyMessageDeliveredAndEveryChildReaped() {
+    Run r = run(small(), 1);
+    SchedMessagingWorkload b = r.bench();
+    assertThat(b.finished()).isTrue();
+    assertThat(b.messagesTotal()).isEqualTo(2L * 20 * 20 * 10);
+    assertThat(b.messagesWritten()).isEqualTo(b.messagesTotal());
+    assertThat(b.messagesRead()).isEqualTo(b.messagesTotal());
+    assertThat(b.exited()).isEqualTo(80);
+    assertThat(b.totalTimeNs()).isPositive();
+    assertThat(b.figures().get("wait4_scans").longValue()).isGreaterThanOrEqualTo(80);
+    assertThat(b.perfBenchText()).contains("# 2 groups == 80 processes run").contains("Total time:");
+    // one mutex per pipe, an i_mmap rwsem per mapped file, the root anon_vma, tasklist_lock
+    assertThat(r.locks()).hasSize(2 * 20 + 10 + 1 + 1).contains("anon_vma.rwsem", "tasklist_lock");
+  }
+
+  @Test
+  void pipeHoldingOneMessage_writersSleepAndNothingIsLost() {
+    SchedMessagingConfig c = small();
+    SchedMessagingConfig tiny = new SchedMessagingConfig(c.groups(), c.fds(), c.loops(), 4096, false, c.mappedFiles(),
+        c.vmasPerFile(), c.anonVmas(), 1, 4096, c.copySymbol(), c.copyPageSymbol());
+    assertThat(tiny.pipeCapacityMessages()).isEqualTo(1);
+    Run r = run(tiny, 1);
+    assertThat(r.bench().finished()).isTrue();
+    assertThat(r.bench().figures().get("writer_sleeps").longValue()).isPositive();
+    assertThat(r.bench().messagesRead()).isEqualTo(r.bench().messagesTotal());
+  }
+
+  @Test
+  void defaultPipe_smallRun_writersNeverFindItFull() {
+    // 10 loops x 20 senders = 200 messages per pipe < 16 pages x 40 messages: never full
+    Run r = run(small(), 1);
+    assertThat(r.bench().figures().get("writer_sleeps").longValue()).isZero();
+    assertThat(r.bench().figures().get("reader_sleeps").longValue()).isPositive();
+  }
+
+  @Test
+  void threads_useTheSharedMmapSemAndNoFileRwsems() {
+    Run r = run(small().withThreads(true), 1);
+    assertThat(r.bench().finished()).isTrue();
+    assertThat(r.locks()).contains("mm.mmap_sem").noneMatch(n -> n.contains("i_mmap") || n.contains("anon_vma"));
+    assertThat(r.bench().perfBenchText()).contains("80 threads run");
+  }
+
+  @Test
+  void sameSeed_sameRun() {
+    Run a = run(small(), 7);
+    Run b = run(small(), 7);
+    assertThat(a.bench().totalTimeNs()).isEqualTo(b.bench().totalTimeNs());
+    assertThat(a.machine().sim().fingerprint()).isEqualTo(b.machine().sim().fingerprint());
+  }
+
+  @Test
+  void factory_strictOptions() {
+    SchedMessagingFactory f = new SchedMessagingFactory();
+    assertThat(SchedMessagingFactory.config(Map.of())).isEqualTo(SchedMessagingConfig.perfDefaults());
+    assertThat(SchedMessagingFactory.config(Map.of("groups", "400")).tasks()).isEqualTo(16_000);
+    assertThat(SchedMessagingFactory.config(Map.of("mode", "thread")).threads()).isTrue();
+    assertThatThrownBy(() -> f.create("x", Map.of("group", "4"))).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("group");
+    assertThatThrownBy(() -> f.create("x", Map.of("mode", "socket"))).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> f.create("x", Map.of("groups", "0"))).isInstanceOf(IllegalArgumentException.class);
+  }
+}
