@@ -1,0 +1,38 @@
+package org.lockvisor.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.lockvisor.cli.CliFixture.Run;
+
+/** Every experiment file shipped in examples/experiments validates against the built-in plugins. */
+class ExampleExperimentsTest {
+
+  static final Path DIR = Path.of("../examples/experiments");
+
+  static Stream<Path> examples() throws IOException {
+    try (Stream<Path> files = Files.list(DIR)) {
+      return files.filter(p -> p.toString().endsWith(".yaml")).sorted().toList().stream();
+    }
+  }
+
+  @Test
+  void thereAreExamples() throws IOException {
+    assertThat(examples().count()).isGreaterThanOrEqualTo(3);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("examples")
+  void exampleValidates(Path file) {
+    Run run = CliFixture.run("validate", file.toString());
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.err()).isEmpty();
+  }
+}
