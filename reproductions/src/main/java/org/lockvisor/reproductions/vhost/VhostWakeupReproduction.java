@@ -39,6 +39,8 @@ public final class VhostWakeupReproduction implements Reproduction {
       {9.60, 63.70, 9.60, 52.59}};
   static final long SEED = 20130607L; // the date of the seed mail; any seed must do
   static final int GUEST_VCPUS = 4;
+  /** Run-to-run spread of a vhost CPU % figure (measured: up to ~0.7 point at 256 threads). */
+  static final double NOISE_POINTS = 0.5;
 
   @Override
   public String name() {
@@ -188,8 +190,11 @@ public final class VhostWakeupReproduction implements Reproduction {
     double d1 = p[0][0].vhostCpuPercent() - p[0][1].vhostCpuPercent();
     double dn = p[last][0].vhostCpuPercent() - p[last][1].vhostCpuPercent();
     double rel = p[last][0].vhostCpuPercent() <= 0 ? 0 : dn / p[last][0].vhostCpuPercent();
-    ok &= check(checks, dn > d1,
-        TextTable.f("absolute reduction grows from 1 to 256 threads (%.2f -> %.2f points)", d1, dn));
+    // a growth smaller than the run-to-run spread of one point (up to ~0.7 point at 256 threads between
+    // runs that differ only in event order) is not a growth
+    ok &= check(checks, dn - d1 >= NOISE_POINTS,
+        TextTable.f("absolute reduction grows from 1 to 256 threads by at least %.1f point (%.2f -> %.2f points)",
+            NOISE_POINTS, d1, dn));
     ok &= check(checks, rel >= 0.10 && rel <= 0.25,
         TextTable.f("relative reduction at 256 threads in 10-25 %% (%.1f %%)", 100 * rel));
     metrics.put("reduction.t1_points", d1);
