@@ -50,6 +50,11 @@ public final class Cpu implements EventHandler {
   /** Leaving idle: the C-state exit still to run before the switch proper (charged to idle). */
   private long switchIdleRemaining;
   private int idleExitStack;
+  /**
+   * The task being switched out while its {@code on_cpu} is still set (until the switch
+   * completes, finish_lock_switch); tracked only when the kernel's try_to_wake_up waits for it.
+   */
+  Task switchingOut;
 
   private final ArrayDeque<Program> pendingIrqs = new ArrayDeque<>(4);
   private long irqHandle = EventQueue.NO_EVENT;
@@ -309,6 +314,11 @@ public final class Cpu implements EventHandler {
     if (next instanceof VcpuTask v) {
       v.stopWaiting(now);
     }
+    Task wasSwitchingOut = switchingOut;
+    switchingOut = kernel.ttwuWaitsOnCpu() && prev != null && prev != idle ? prev : null;
+    if (wasSwitchingOut != null && wasSwitchingOut != switchingOut) {
+      wasSwitchingOut.notifyWatchers();
+    }
     current = next;
     next.cpu = this;
     contextSwitches++;
@@ -448,6 +458,11 @@ public final class Cpu implements EventHandler {
         switching = false;
         chargeStackId = -1;
         current.notifyWatchers();
+        if (switchingOut != null) {
+          Task prev = switchingOut;
+          switchingOut = null; // finish_lock_switch: prev->on_cpu = 0
+          prev.notifyWatchers();
+        }
         if (needResched && current.preemptibleNow() && kernel.scheduler().runnable(this) > 0) {
           kernel.schedule(this, true);
         } else {

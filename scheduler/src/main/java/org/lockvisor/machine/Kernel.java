@@ -34,9 +34,11 @@ public final class Kernel {
   long ttwuLocal;
   long ttwuRemote;
   long ttwuQueued;
+  long ttwuOnCpuWaits;
   long ipisSent;
   private Program ipiSendProgram;
   private boolean reschedIpiOnPreempt;
+  private boolean ttwuWaitsOnCpu;
   private Program ipiAccept;
 
   Kernel(Machine machine, String name, KernelConfig config, Scheduler scheduler, Vm vm) {
@@ -258,6 +260,22 @@ public final class Kernel {
     this.reschedIpiOnPreempt = on;
   }
 
+  /**
+   * Whether try_to_wake_up of a sleeping task that its CPU is still switching out waits until
+   * the switch completes ({@code while (p->on_cpu) cpu_relax();} in 3.0 kernel/sched.c, on
+   * architectures without {@code __ARCH_WANT_INTERRUPTS_ON_CTXSW} such as x86;
+   * {@code smp_cond_load_acquire(&p->on_cpu, !VAL)} since 4.x). The waker spins, charged to
+   * {@code try_to_wake_up}, for the rest of the wakee's context switch. Off by default: the
+   * wakee is then off its CPU the moment it is switched out.
+   */
+  public void setTtwuWaitsOnCpu(boolean on) {
+    this.ttwuWaitsOnCpu = on;
+  }
+
+  boolean ttwuWaitsOnCpu() {
+    return ttwuWaitsOnCpu;
+  }
+
   boolean reschedIpiOnPreempt() {
     return reschedIpiOnPreempt;
   }
@@ -302,12 +320,17 @@ public final class Kernel {
     return new TtwuStats(ttwuRunning, ttwuOnRq, ttwuLocal, ttwuRemote, ttwuQueued, ipisSent);
   }
 
+  /** try_to_wake_up calls that waited for the wakee's CPU to finish switching it out. */
+  public long ttwuOnCpuWaits() {
+    return ttwuOnCpuWaits;
+  }
+
   /** Counters of try_to_wake_up outcomes. */
   public record TtwuStats(long running, long onRq, long local, long remote, long queued, long ipis) {}
 
   /** Resets statistics (end of warm-up). */
   public void resetStats() {
-    ttwuRunning = ttwuOnRq = ttwuLocal = ttwuRemote = ttwuQueued = ipisSent = 0;
+    ttwuRunning = ttwuOnRq = ttwuLocal = ttwuRemote = ttwuQueued = ipisSent = ttwuOnCpuWaits = 0;
   }
 
   int symReschedIpi() {

@@ -368,6 +368,11 @@ public final class Ops {
    * start of phase 1; the waker keeps paying the rest of the path afterwards.
    */
   static final class Wake extends Op {
+    /** The wakee (the waker's scratch object) is no longer being switched out. */
+    private static final SpinCondition ON_CPU_CLEARED = t -> {
+      Task w = (Task) t.scratchObject;
+      return w.cpu == null || w.cpu.switchingOut != w;
+    };
     private final Function<Task, Task> target;
     private int symTtwu = -1;
     private Machine owner;
@@ -398,6 +403,16 @@ public final class Ops {
           return AGAIN;
         }
         case 1 -> {
+          // while (p->on_cpu) cpu_relax(): a sleeper its CPU is still switching out
+          Task w = (Task) t.scratchObject;
+          if (k.ttwuWaitsOnCpu() && w.state != TaskState.RUNNING && w.state != TaskState.DEAD && !w.onRq
+              && w.cpu != null && w.cpu.switchingOut == w) {
+            k.ttwuOnCpuWaits++;
+            t.startSpin(symTtwu, ON_CPU_CLEARED, 0, w);
+          }
+          return AGAIN;
+        }
+        case 2 -> {
           Task w = (Task) t.scratchObject;
           t.scratchObject = null;
           long pre = cfg.ttwuRunningNs();
@@ -449,7 +464,7 @@ public final class Ops {
           }
           return AGAIN;
         }
-        case 2 -> {
+        case 3 -> {
           if (t.scratch == 0) {
             return NEXT;
           }

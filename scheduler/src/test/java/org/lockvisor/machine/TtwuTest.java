@@ -108,4 +108,52 @@ class TtwuTest {
     assertThat(t[3]).isEqualTo(t[2] + 5_000);
     assertThat(target.wakeups()).isEqualTo(1);
   }
+
+  /**
+   * A sleeper whose CPU is still switching it out when the wakeup comes; returns {waker start,
+   * waker done, sleeper's schedule() call}.
+   */
+  private long[] wakeWhileSwitchingOut(boolean waitOnCpu) {
+    long cs = 2_000;
+    KernelConfig cfg = KernelConfig.zeroCost(MS)
+        .withTtwu(TtwuQueueMode.NEVER, RUNNING, ON_RQ, FULL, IPI_SEND, false)
+        .withContextSwitch(cs);
+    Kernel host = machine.createHost("host", 2, cfg, CfsScheduler.withDefaults());
+    host.setTtwuWaitsOnCpu(waitOnCpu);
+    long[] t = {-1, -1, -1};
+    Task sleeper = host.spawn("sleeper", Program.named("sleeper")
+        .work(500, "work")
+        .op(Ops.setState(TaskState.INTERRUPTIBLE))
+        .run(x -> t[2] = sim.now())
+        .op(Ops.schedule())
+        .build(), 1);
+    host.spawn("waker", Program.named("waker")
+        .work(1_000, "produce")
+        .run(x -> t[0] = sim.now())
+        .op(Ops.wake(x -> sleeper))
+        .run(x -> t[1] = sim.now())
+        .build(), 0);
+    sim.runUntil(MS);
+    // both tasks were switched in at the same time, so the wake comes while the sleeper's switch-out
+    assertThat(t[0]).isBetween(t[2], t[2] + cs);
+    return t;
+  }
+
+  @Test
+  void wake_wakeeStillBeingSwitchedOut_3_0WakerSpinsOnOnCpuUntilTheSwitchCompletes() {
+    long[] t = wakeWhileSwitchingOut(true);
+
+    long switchedOut = t[2] + 2_000;
+    // fast-exit part, then cpu_relax() until finish_lock_switch, then the rest of the full path
+    assertThat(t[1]).isEqualTo(switchedOut + (FULL - RUNNING) + IPI_SEND);
+    assertThat(machine.host().ttwuOnCpuWaits()).isEqualTo(1);
+  }
+
+  @Test
+  void wake_wakeeStillBeingSwitchedOut_withoutOnCpuWaitTheWakerDoesNotWait() {
+    long[] t = wakeWhileSwitchingOut(false);
+
+    assertThat(t[1] - t[0]).isEqualTo(FULL + IPI_SEND);
+    assertThat(machine.host().ttwuOnCpuWaits()).isZero();
+  }
 }

@@ -196,6 +196,7 @@ public final class VhostNet implements NetDevice, EventHandler {
   private long workerFoundRunningBase;
   private long workerFoundOnRqBase;
   private long workerSwitchesBase;
+  private long hostOnCpuWaitsBase;
   private byte[] stackClass = new byte[0];
   private static final byte CLASS_OTHER = 1;
   private static final byte CLASS_SPIN = 2;
@@ -982,6 +983,7 @@ public final class VhostNet implements NetDevice, EventHandler {
       m.put("worker.ttwu_on_rq", worker.ttwuFoundOnRq() - workerFoundOnRqBase);
       m.put("worker.ttwu_full", worker.wakeups() - workerWakeupsBase);
       m.put("worker.voluntary_switches", worker.voluntarySwitches() - workerSwitchesBase);
+      m.put("host.ttwu_on_cpu_waits", host.ttwuOnCpuWaits() - hostOnCpuWaitsBase);
     }
     if (workLock != null) {
       m.put("work_lock.acquisitions", workLock.stats().acquisitions());
@@ -1022,6 +1024,7 @@ public final class VhostNet implements NetDevice, EventHandler {
     workerFoundRunningBase = worker.ttwuFoundRunning();
     workerFoundOnRqBase = worker.ttwuFoundOnRq();
     workerSwitchesBase = worker.voluntarySwitches();
+    hostOnCpuWaitsBase = host.ttwuOnCpuWaits();
   }
 
   @Override

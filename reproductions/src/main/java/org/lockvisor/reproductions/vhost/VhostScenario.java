@@ -36,7 +36,8 @@ import org.lockvisor.workloads.spi.WorkloadContext;
 /**
  * One iperf-over-vhost-net run of the R1 scenario (KERNEL-MODEL 13.2) on the x86_64-kvm profile:
  * a two-socket host (the profile's topology) running 3.0 kernels — ticket spinlocks, TTWU_QUEUE
- * for any remote CPU, a non-preemptible kernel — with CFS on host and guest, one VM whose vCPU
+ * for any remote CPU, try_to_wake_up waiting for a wakee still being switched out, a
+ * non-preemptible kernel — with CFS on host and guest, one VM whose vCPU
  * threads float, a vhost-net device and an iperf client. Every cost comes from the profile or
  * from the plugins' documented estimates; nothing here is specific to this reproduction but the
  * choice of kernels, which is the seed's.
@@ -57,6 +58,9 @@ final class VhostScenario {
         new CfsSchedulerFactory().create(Map.of()));
     Vm vm = machine.createVm("vm0", vcpus, Platforms.guestKernel(profile, vcpus, TtwuQueueMode.ANY_REMOTE, false),
         new CfsSchedulerFactory().create(Map.of()), Platforms.hypervisor(profile));
+    // 3.0 try_to_wake_up on x86 (no __ARCH_WANT_INTERRUPTS_ON_CTXSW): while (p->on_cpu) cpu_relax()
+    machine.host().setTtwuWaitsOnCpu(true);
+    vm.guest().setTtwuWaitsOnCpu(true);
     LockFactory spin = ServiceLoader.load(LockFactory.class).stream().map(ServiceLoader.Provider::get)
         .filter(f -> f.name().equals(SPINLOCK)).findFirst()
         .orElseThrow(() -> new IllegalStateException("lock plugin [" + SPINLOCK + "] not found"));

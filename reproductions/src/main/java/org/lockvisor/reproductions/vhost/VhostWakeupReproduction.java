@@ -39,6 +39,8 @@ public final class VhostWakeupReproduction implements Reproduction {
       {9.60, 63.70, 9.60, 52.59}};
   static final long SEED = 20130607L; // the date of the seed mail; any seed must do
   static final int GUEST_VCPUS = 4;
+  /** Run-to-run spread of a vhost CPU % figure (measured: up to ~0.7 point at 256 threads). */
+  static final double NOISE_POINTS = 0.5;
 
   @Override
   public String name() {
@@ -67,6 +69,7 @@ public final class VhostWakeupReproduction implements Reproduction {
       long ttwuRunningPerSec,
       long ttwuOnRqPerSec,
       long ttwuFullPerSec,
+      long onCpuWaitsPerSec,
       double meanSegmentBytes,
       long qdiscDropsPerSec) {}
 
@@ -104,6 +107,7 @@ public final class VhostWakeupReproduction implements Reproduction {
         perSec(d, "worker.ttwu_running", secs),
         perSec(d, "worker.ttwu_on_rq", secs),
         perSec(d, "worker.ttwu_full", secs),
+        perSec(d, "host.ttwu_on_cpu_waits", secs),
         s.iperf.figures().get("mean_segment_bytes").doubleValue(),
         perSec(d, "qdisc_drops", secs));
   }
@@ -118,7 +122,7 @@ public final class VhostWakeupReproduction implements Reproduction {
   private ReproductionResult judge(Point[][] p, ReproductionOptions options, long warmup, long measure) {
     List<String> report = new ArrayList<>();
     report.add("Seed R1 (ac9fde2474d0), simulated on x86_64-kvm: 3.0 host and guest (ticket spinlocks, "
-        + "TTWU_QUEUE to any remote CPU), " + GUEST_VCPUS + "-vCPU guest, vhost-net + virtio-net with EVENT_IDX, "
+        + "TTWU_QUEUE to any remote CPU, try_to_wake_up waits on on_cpu), " + GUEST_VCPUS + "-vCPU guest, vhost-net + virtio-net with EVENT_IDX, "
         + "iperf 2 client, 10 GbE, "
         + "warm-up " + warmup / 1_000_000 + " ms, measured " + measure / 1_000_000 + " ms per point.");
     report.add("");
@@ -134,21 +138,24 @@ public final class VhostWakeupReproduction implements Reproduction {
     report.add("");
     report.add("Where the worker's CPU went (per variant; rates per second of simulated time):");
     TextTable why = new TextTable("threads", "variant", "vhost%", "work_lock%", "irq%", "contended/s",
-        "wakes/s", "under lock/s", "ttwu running/s", "ttwu on_rq/s", "ttwu full/s", "seg bytes", "drops/s");
+        "wakes/s", "under lock/s", "ttwu running/s", "ttwu on_rq/s", "ttwu full/s", "on_cpu waits/s", "seg bytes", "drops/s");
     for (int i = 0; i < THREADS.length; i++) {
       for (int v = 0; v < 2; v++) {
         Point x = p[i][v];
         why.row(THREADS[i], v == 0 ? "baseline" : "patched", x.vhostCpuPercent(),
             TextTable.f("%.3f", x.workLockPercent()), TextTable.f("%.3f", x.workerIrqPercent()),
             x.contentionsPerSec(), x.wakesPerSec(), x.wakesUnderLockPerSec(), x.ttwuRunningPerSec(),
-            x.ttwuOnRqPerSec(), x.ttwuFullPerSec(), TextTable.f("%.0f", x.meanSegmentBytes()), x.qdiscDropsPerSec());
+            x.ttwuOnRqPerSec(), x.ttwuFullPerSec(), x.onCpuWaitsPerSec(), TextTable.f("%.0f", x.meanSegmentBytes()),
+            x.qdiscDropsPerSec());
       }
     }
     report.addAll(why.lines());
     report.add("  work_lock%: worker CPU acquiring work_lock (its spin_lock_irq and any vhost_work_queue it runs,"
         + " interrupts included: the spin plus the atomic); contended/s: all acquirers of work_lock;");
     report.add("  ttwu classes: try_to_wake_up(worker) found it running (fast exit) / still on its runqueue (the"
-        + " worker is spinning or about to sleep) / asleep (full wakeup, 3.0: wake list + IPI).");
+        + " worker is spinning or about to sleep) / asleep (full wakeup, 3.0: wake list + IPI);");
+    report.add("  on_cpu waits/s: host try_to_wake_up calls (any wakee) that spun in while (p->on_cpu) until the"
+        + " wakee's CPU finished switching it out.");
     report.add("");
 
     // Bands of the issue.
@@ -183,8 +190,11 @@ public final class VhostWakeupReproduction implements Reproduction {
     double d1 = p[0][0].vhostCpuPercent() - p[0][1].vhostCpuPercent();
     double dn = p[last][0].vhostCpuPercent() - p[last][1].vhostCpuPercent();
     double rel = p[last][0].vhostCpuPercent() <= 0 ? 0 : dn / p[last][0].vhostCpuPercent();
-    ok &= check(checks, dn > d1,
-        TextTable.f("absolute reduction grows from 1 to 256 threads (%.2f -> %.2f points)", d1, dn));
+    // a growth smaller than the run-to-run spread of one point (up to ~0.7 point at 256 threads between
+    // runs that differ only in event order) is not a growth
+    ok &= check(checks, dn - d1 >= NOISE_POINTS,
+        TextTable.f("absolute reduction grows from 1 to 256 threads by at least %.1f point (%.2f -> %.2f points)",
+            NOISE_POINTS, d1, dn));
     ok &= check(checks, rel >= 0.10 && rel <= 0.25,
         TextTable.f("relative reduction at 256 threads in 10-25 %% (%.1f %%)", 100 * rel));
     metrics.put("reduction.t1_points", d1);
