@@ -31,7 +31,7 @@ class VcpuPreemptedReproductionTest {
     double seconds = (System.nanoTime() - t0) / 1e9;
     r.report().forEach(System.out::println);
     System.out.println(r.headline() + " in " + seconds + " s");
-    assertThat(seconds).as("quick variant wall time").isLessThan(30);
+    // wall time is reported, not asserted: speed is measured with JMH in benchmarks/, not by timed tests
     var m = r.metrics();
 
     // baseline: the spinners burn a large share of the guest's samples; osq_lock dominates
@@ -98,7 +98,6 @@ class VcpuPreemptedReproductionTest {
     double seconds = (System.nanoTime() - t0) / 1e9;
     r.report().forEach(System.out::println);
     System.out.println(r.headline() + " in " + seconds + " s, max heap " + Runtime.getRuntime().maxMemory());
-    assertThat(seconds).isLessThan(180);
     assertThat(r.metrics().get("patched.spin_total")).isLessThan(r.metrics().get("baseline.spin_total") / 4);
   }
 }

@@ -33,11 +33,6 @@ class VhostWakeupReproductionTest {
   }
 
   @Test
-  void quick_finishesWithinTwentySeconds() {
-    assertThat(wallMs).isLessThan(20_000);
-  }
-
-  @Test
   void throughput_flatAtLineRateInBothVariants() {
     for (int t : VhostWakeupReproduction.THREADS) {
       double b = result.metrics().get("t" + t + ".baseline.gbps");
