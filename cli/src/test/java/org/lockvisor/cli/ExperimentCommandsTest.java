@@ -12,11 +12,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
-import org.lockvisor.experiment.runner.ResultJson;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.lockvisor.cli.CliFixture.Run;
+import org.lockvisor.experiment.runner.ResultJson;
 
 /**
  * {@code lockvisor run}, {@code validate} and {@code plugins --options}: the example experiment
