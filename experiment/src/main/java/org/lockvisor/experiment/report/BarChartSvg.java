@@ -20,7 +20,7 @@ public final class BarChartSvg {
   public static String render(String title, List<String> labels, List<Double> values) {
     checkArgument(labels.size() == values.size(), "%s labels for %s values", labels.size(), values.size());
     int width = 640;
-    int barArea = 520;
+    int barArea = 420;
     int rowHeight = 26;
     int top = 30;
     int height = top + rowHeight * labels.size() + 10;
