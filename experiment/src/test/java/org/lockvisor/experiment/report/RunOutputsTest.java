@@ -234,6 +234,28 @@ class RunOutputsTest {
     }
     assertThat(slices).isGreaterThan(100);
     assertThat(cats).contains("run", "spin");
+    // A track per thread (the thread groups from pid 1000), named, with the thread's own slices.
+    Set<String> namedThreadTracks = new HashSet<>();
+    int writerTracks = 0;
+    Set<String> instants = new HashSet<>();
+    int threadSlices = 0;
+    for (JsonNode e : events) {
+      int pid = e.get("pid").asInt();
+      if (e.get("ph").asText().equals("M") && e.get("name").asText().equals("thread_name") && pid >= 1000) {
+        namedThreadTracks.add(pid + "/" + e.get("tid").asInt());
+        writerTracks += e.at("/args/name").asText().startsWith("lock_torture_wr/") ? 1 : 0;
+      }
+      if (e.get("ph").asText().equals("X") && pid >= 1000) {
+        threadSlices++;
+        assertThat(namedThreadTracks).as("slice on a named thread track").contains(pid + "/" + e.get("tid").asInt());
+      }
+      if (e.get("ph").asText().equals("i")) {
+        instants.add(e.get("cat").asText());
+      }
+    }
+    assertThat(writerTracks).isEqualTo(6);
+    assertThat(threadSlices).isPositive();
+    assertThat(instants).contains("wakeup", "preempt");
   }
 
   @Test
