@@ -204,7 +204,8 @@ public final class RunOutputs implements RunObserver {
 
   private void json(String base, Object tree) {
     try {
-      files.put(fileName(base, "json", variant), (JSON.writeValueAsString(tree) + "\n").getBytes(StandardCharsets.UTF_8));
+      String text = JSON.writeValueAsString(tree) + "\n";
+      files.put(fileName(base, "json", variant), text.getBytes(StandardCharsets.UTF_8));
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("cannot serialize " + base, e);
     }

@@ -27,7 +27,8 @@ final class OutputParsers {
 
   record PerfLine(double percent, String command, String dso, char marker, String symbol) {}
 
-  private static final Pattern SAMPLES = Pattern.compile("^# Samples: exact CPU time of (.+) \\((\\d+\\.\\d{3}) ms\\)$");
+  private static final Pattern SAMPLES =
+      Pattern.compile("^# Samples: exact CPU time of (.+) \\((\\d+\\.\\d{3}) ms\\)$");
 
   /** Sections of a perf-report.txt, each parsed by the columns of its header line. */
   static List<PerfSection> perfReport(String text) {
