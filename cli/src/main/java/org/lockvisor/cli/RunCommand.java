@@ -113,6 +113,12 @@ public final class RunCommand implements Callable<Integer> {
       RunOutputs o = new RunOutputs(runner.plugins(), run.arch(), label, trace ? traceMaxEvents : 0);
       results.add(runner.run(run, label, out == null ? RunObserver.NONE : o));
       outputs.add(o);
+      if (out != null && o.files().containsKey(RunOutputs.fileName("trace", "json", label))) {
+        // The largest file: written now rather than held until every variant has run.
+        String name = RunOutputs.fileName("trace", "json", label);
+        write(out.resolve(name), o.files().get(name));
+        o.releaseTrace();
+      }
       double elapsed = (System.nanoTime() - start) / 1e9;
       if (elapsed > PROGRESS_AFTER_S && results.size() < labels.size()) {
         // Only runs that take a while report progress, on stderr.
@@ -145,7 +151,9 @@ public final class RunCommand implements Callable<Integer> {
     RunOutputs base = outputs.stream().filter(o -> o.variant().equals("base")).findFirst().orElse(null);
     for (RunOutputs o : outputs) {
       o.files().forEach((name, content) -> {
-        write(out.resolve(name), content);
+        if (content != null) {
+          write(out.resolve(name), content);
+        }
         written.add(name);
       });
       if (base != null && o != base) {

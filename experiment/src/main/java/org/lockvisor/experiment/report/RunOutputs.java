@@ -220,9 +220,17 @@ public final class RunOutputs implements RunObserver {
     return result;
   }
 
-  /** File name to content, in the order written (after the run finished). */
+  /** File name to content, in the order written (after the run finished); see {@link #releaseTrace}. */
   public Map<String, byte[]> files() {
     return files;
+  }
+
+  /**
+   * Drops the content of {@code trace.json} (once written) to free its memory; the name stays in
+   * {@link #files} with a {@code null} content.
+   */
+  public void releaseTrace() {
+    files.replace(fileName("trace", "json", variant), null);
   }
 
   /** The content of one of {@link #files} as text. */
