@@ -4,19 +4,26 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.lockvisor.experiment.UserInputException;
 import org.lockvisor.experiment.io.AtomicFiles;
 import org.lockvisor.experiment.model.Durations;
 import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.model.ExperimentYaml;
 import org.lockvisor.experiment.runner.ExperimentResult;
 import org.lockvisor.experiment.runner.ExperimentRunner;
+import org.lockvisor.experiment.report.FoldedStacks;
+import org.lockvisor.experiment.report.RunOutputs;
+import org.lockvisor.experiment.report.RunPage;
+import org.lockvisor.experiment.runner.Provenance;
 import org.lockvisor.experiment.runner.ResultJson;
+import org.lockvisor.experiment.runner.RunObserver;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -27,7 +34,11 @@ import picocli.CommandLine.Spec;
 /**
  * {@code lockvisor run FILE}: validates and runs an experiment (the base, then each variant) and
  * prints workload figures and, for runs that created locks, the {@code /proc/lock_stat} table.
- * {@code --out DIR} writes {@code result.json} (atomically) and {@code lock_stat.txt}.
+ * {@code --out DIR} writes {@code result.json} (atomically, with the provenance manifest) and, per
+ * run, the files of {@link RunOutputs} ({@code perf-report.txt}, folded stacks, {@code
+ * kvm-stat.txt}, {@code lock_stat.txt}, {@code lock-contention.txt}, workload-native JSON, and
+ * {@code trace.json} with {@code --trace}), the differential folded pairs of each variant against
+ * the base, and {@code report.html}; see docs/outputs.md.
  */
 @Command(name = "run", mixinStandardHelpOptions = true,
     description = "Runs an experiment file (base and variants) and prints its results.")
@@ -56,8 +67,17 @@ public final class RunCommand implements Callable<Integer> {
       description = "Run only this variant ('base' for the experiment without overrides).")
   private String variant;
 
-  @Option(names = "--out", paramLabel = "DIR", description = "Write result.json and lock_stat.txt into DIR.")
+  @Option(names = "--out", paramLabel = "DIR",
+      description = "Write result.json, perf-report.txt, *.folded, kvm-stat.txt, lock_stat.txt, lock-contention.txt,"
+          + " workload JSON and report.html into DIR (see docs/outputs.md).")
   private Path out;
+
+  @Option(names = "--trace", description = "Also write trace.json (Chrome trace events for Perfetto UI); needs --out.")
+  private boolean trace;
+
+  @Option(names = "--trace-max-events", paramLabel = "N", defaultValue = "" + RunOutputs.DEFAULT_TRACE_EVENTS,
+      description = "Bound of trace.json: at most N events are kept (default: ${DEFAULT-VALUE}).")
+  private int traceMaxEvents;
 
   @Option(names = "--format", paramLabel = "text|json", defaultValue = "text",
       converter = OutputFormat.Converter.class, description = "Output format (default: ${DEFAULT-VALUE}).")
@@ -65,8 +85,15 @@ public final class RunCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    if (trace && out == null) {
+      throw new UserInputException("--trace needs --out DIR (trace.json is written there)");
+    }
+    if (traceMaxEvents <= 0) {
+      throw new UserInputException("--trace-max-events must be a positive number of events: [" + traceMaxEvents + "]");
+    }
     ExperimentRunner runner = lockvisor.injector().getInstance(ExperimentRunner.class);
-    Experiment e = runner.validateTree(file.toString(), ExperimentFiles.load(file, sets, seed));
+    ObjectNode tree = ExperimentFiles.load(file, sets, seed);
+    Experiment e = runner.validateTree(file.toString(), tree);
     List<String> labels = new ArrayList<>();
     if (variant == null || variant.equals("base")) {
       labels.add("base");
@@ -78,10 +105,20 @@ public final class RunCommand implements Callable<Integer> {
       labels.add(variant);
     }
     List<ExperimentResult> results = new ArrayList<>();
+    List<RunOutputs> outputs = new ArrayList<>();
     long start = System.nanoTime();
     PrintWriter stderr = spec.commandLine().getErr();
     for (String label : labels) {
-      results.add(runner.run(label.equals("base") ? e : ExperimentYaml.variant(e, label), label));
+      Experiment run = label.equals("base") ? e : ExperimentYaml.variant(e, label);
+      RunOutputs o = new RunOutputs(runner.plugins(), run.arch(), label, trace ? traceMaxEvents : 0);
+      results.add(runner.run(run, label, out == null ? RunObserver.NONE : o));
+      outputs.add(o);
+      if (out != null && o.files().containsKey(RunOutputs.fileName("trace", "json", label))) {
+        // The largest file: written now rather than held until every variant has run.
+        String name = RunOutputs.fileName("trace", "json", label);
+        write(out.resolve(name), o.files().get(name));
+        o.releaseTrace();
+      }
       double elapsed = (System.nanoTime() - start) / 1e9;
       if (elapsed > PROGRESS_AFTER_S && results.size() < labels.size()) {
         // Only runs that take a while report progress, on stderr.
@@ -90,7 +127,9 @@ public final class RunCommand implements Callable<Integer> {
         stderr.flush();
       }
     }
-    ObjectNode document = ResultJson.document(file.toString(), results);
+    BuildInfo build = new BuildInfo();
+    Provenance provenance = Provenance.of(build.version(), build.commit(), tree, e, runner.plugins());
+    ObjectNode document = ResultJson.document(file.toString(), results, provenance);
     PrintWriter stdout = spec.commandLine().getOut();
     if (format == OutputFormat.JSON) {
       stdout.println(ResultJson.write(document));
@@ -99,13 +138,34 @@ public final class RunCommand implements Callable<Integer> {
     }
     stdout.flush();
     if (out != null) {
-      write(out.resolve("result.json"), ResultJson.write(document) + System.lineSeparator());
-      for (ExperimentResult r : results) {
-        String name = r.variant().equals("base") ? "lock_stat.txt" : "lock_stat-" + r.variant() + ".txt";
-        write(out.resolve(name), r.lockStat().text());
-      }
+      writeOutputs(e, provenance, document, outputs);
     }
     return Lockvisor.EXIT_OK;
+  }
+
+  /** result.json, every run's files, the differential pairs and report.html. */
+  private void writeOutputs(Experiment e, Provenance provenance, ObjectNode document, List<RunOutputs> outputs) {
+    write(out.resolve("result.json"), ResultJson.write(document) + System.lineSeparator());
+    List<String> written = new ArrayList<>();
+    written.add("result.json");
+    RunOutputs base = outputs.stream().filter(o -> o.variant().equals("base")).findFirst().orElse(null);
+    for (RunOutputs o : outputs) {
+      o.files().forEach((name, content) -> {
+        if (content != null) {
+          write(out.resolve(name), content);
+        }
+        written.add(name);
+      });
+      if (base != null && o != base) {
+        for (String kind : List.of("oncpu", "spin")) {
+          String name = kind + "-diff-" + o.variant() + ".folded";
+          write(out.resolve(name), FoldedStacks.diff(base.text(kind + ".folded"),
+              o.text(RunOutputs.fileName(kind, "folded", o.variant()))));
+          written.add(name);
+        }
+      }
+    }
+    write(out.resolve("report.html"), RunPage.render(e.name(), file.toString(), provenance, outputs, written));
   }
 
   static void printText(PrintWriter out, ExperimentResult r) {
@@ -139,8 +199,12 @@ public final class RunCommand implements Callable<Integer> {
   }
 
   private static void write(Path target, String content) {
+    write(target, content.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static void write(Path target, byte[] content) {
     try {
-      AtomicFiles.writeString(target, content);
+      AtomicFiles.writeBytes(target, content);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write [" + target + "]", e);
     }

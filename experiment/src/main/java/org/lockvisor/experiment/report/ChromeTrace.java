@@ -12,15 +12,20 @@ import org.lockvisor.machine.Cpu;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.MachineTrace;
 import org.lockvisor.machine.Task;
+import org.lockvisor.machine.TaskState;
 import org.lockvisor.machine.VcpuTask;
 import org.lockvisor.machine.Vm;
 
 /**
  * A Chrome trace-event recorder ({@code trace.json}) that opens in the Perfetto UI and
  * {@code chrome://tracing}: one process for the host with a track per physical CPU, one process
- * per VM with a track per guest CPU. Slices ({@code ph: X}) show which task ran on each CPU, the
- * spins (named by their kernel symbol) and VM exits (on the guest CPU that stopped for them);
- * instant events mark wakeups. Timestamps are microseconds with nanosecond decimals.
+ * per VM with a track per guest CPU (vCPU), and one process per kernel ({@code ... threads}, pid
+ * {@value #THREADS_PID} and up) with a track per thread. Slices ({@code ph: X}) show which task
+ * ran on each CPU (and, on the thread's track, on which CPU it ran), the spins (named by their
+ * kernel symbol, on the CPU and on the thread) and VM exits (on the guest CPU that stopped for
+ * them, a halt being the {@code HLT} exit); instant events mark wakeups and preemptions (a task
+ * switched out while still runnable). Lock hold times and IPIs have no trace hook in the
+ * machine and are not shown. Timestamps are microseconds with nanosecond decimals.
  *
  * <p>Bounded: after {@code maxEvents} the recorder stops, keeps what it has, and the file says
  * so (a {@code trace truncated} instant and {@code "truncated": true} in the metadata). Events
@@ -33,6 +38,9 @@ public final class ChromeTrace implements MachineTrace {
   private static final byte SLICE_SPIN = 1;
   private static final byte SLICE_EXIT = 2;
   private static final byte INSTANT_WAKE = 3;
+  private static final byte INSTANT_PREEMPT = 4;
+  /** Process ids of the per-thread tracks: this plus 0 for the host, plus 1.. for each VM. */
+  static final int THREADS_PID = 1000;
 
   private final Machine machine;
   private final MachineTrace next;
@@ -87,6 +95,10 @@ public final class ChromeTrace implements MachineTrace {
     int id = c.id();
     if (runningTask[id] != null && runningTask[id] != c.idleTask() && switchedInAt[id] >= 0) {
       add(SLICE_TASK, id, switchedInAt[id], now - switchedInAt[id], runningTask[id], -1);
+    }
+    if (prev != null && prev != c.idleTask() && prev.state() == TaskState.RUNNING) {
+      // Switched out while runnable: preempted (or yielded), not gone to sleep.
+      add(INSTANT_PREEMPT, id, now, 0, prev, -1);
     }
     runningTask[id] = nextTask;
     switchedInAt[id] = now;
@@ -150,12 +162,16 @@ public final class ChromeTrace implements MachineTrace {
       g.writeArrayFieldStart("traceEvents");
       writeNames(g);
       for (int i = 0; i < size; i++) {
-        writeEvent(g, type[i], cpu[i], start[i], duration[i], subject[i], symbol[i]);
+        writeEvent(g, type[i], cpu[i], start[i], duration[i], subject[i], symbol[i], false);
+        if (type[i] == SLICE_TASK || type[i] == SLICE_SPIN) {
+          writeEvent(g, type[i], cpu[i], start[i], duration[i], subject[i], symbol[i], true);
+        }
       }
       for (int id = 0; id < runningTask.length; id++) {
         Task t = runningTask[id];
         if (t != null && switchedInAt[id] >= 0 && t != machine.cpuById(id).idleTask()) {
-          writeEvent(g, SLICE_TASK, id, switchedInAt[id], now - switchedInAt[id], t, -1);
+          writeEvent(g, SLICE_TASK, id, switchedInAt[id], now - switchedInAt[id], t, -1, false);
+          writeEvent(g, SLICE_TASK, id, switchedInAt[id], now - switchedInAt[id], t, -1, true);
         }
       }
       if (truncated) {
@@ -186,6 +202,25 @@ public final class ChromeTrace implements MachineTrace {
       }
       pid++;
     }
+    meta(g, "process_name", THREADS_PID, 0, "host " + machine.host().name() + " threads");
+    pid = 1;
+    for (Vm vm : machine.vms()) {
+      meta(g, "process_name", THREADS_PID + pid, 0, "vm " + vm.name() + " threads");
+      pid++;
+    }
+    for (Task t : machine.tasks()) {
+      if (!t.name().startsWith("swapper/")) {
+        meta(g, "thread_name", threadsPid(t), t.id(), t.name());
+      }
+    }
+  }
+
+  /** The process of a task's own track: its kernel's thread group. */
+  private int threadsPid(Task t) {
+    if (!t.kernel().isGuest()) {
+      return THREADS_PID;
+    }
+    return THREADS_PID + 1 + machine.vms().indexOf(t.kernel().vm());
   }
 
   private static void meta(JsonGenerator g, String what, int pid, int tid, String name) throws IOException {
@@ -200,13 +235,17 @@ public final class ChromeTrace implements MachineTrace {
     g.writeEndObject();
   }
 
-  private void writeEvent(JsonGenerator g, byte kind, int cpuId, long at, long ns, Object what, int sym)
-      throws IOException {
+  /**
+   * One event on its CPU's track, or ({@code threadTrack}) on the track of the task it concerns,
+   * where a run slice is named by the CPU it ran on.
+   */
+  private void writeEvent(JsonGenerator g, byte kind, int cpuId, long at, long ns, Object what, int sym,
+      boolean threadTrack) throws IOException {
     Cpu c = machine.cpuById(cpuId);
     g.writeStartObject();
     switch (kind) {
       case SLICE_TASK -> {
-        g.writeStringField("name", ((Task) what).name());
+        g.writeStringField("name", threadTrack ? "on " + c.name() : ((Task) what).name());
         g.writeStringField("cat", "run");
       }
       case SLICE_SPIN -> {
@@ -217,24 +256,35 @@ public final class ChromeTrace implements MachineTrace {
         g.writeStringField("name", "exit " + what);
         g.writeStringField("cat", "vmexit");
       }
+      case INSTANT_PREEMPT -> {
+        g.writeStringField("name", "preempt " + ((Task) what).name());
+        g.writeStringField("cat", "preempt");
+      }
       default -> {
         g.writeStringField("name", "wake " + ((Task) what).name());
         g.writeStringField("cat", "wakeup");
       }
     }
-    g.writeStringField("ph", kind == INSTANT_WAKE ? "i" : "X");
-    if (kind == INSTANT_WAKE) {
+    boolean instant = kind == INSTANT_WAKE || kind == INSTANT_PREEMPT;
+    g.writeStringField("ph", instant ? "i" : "X");
+    if (instant) {
       g.writeStringField("s", "t");
     }
     g.writeNumberField("ts", at / 1e3);
-    if (kind != INSTANT_WAKE) {
+    if (!instant) {
       g.writeNumberField("dur", Math.max(0, ns) / 1e3);
     }
-    g.writeNumberField("pid", processOf(c));
-    g.writeNumberField("tid", cpuId);
+    if (threadTrack) {
+      Task t = (Task) what;
+      g.writeNumberField("pid", threadsPid(t));
+      g.writeNumberField("tid", t.id());
+    } else {
+      g.writeNumberField("pid", processOf(c));
+      g.writeNumberField("tid", cpuId);
+    }
     if (kind == SLICE_SPIN || kind == SLICE_TASK) {
       g.writeObjectFieldStart("args");
-      g.writeStringField("task", ((Task) what).name());
+      g.writeStringField(threadTrack ? "cpu" : "task", threadTrack ? c.name() : ((Task) what).name());
       g.writeEndObject();
     }
     g.writeEndObject();

@@ -65,59 +65,93 @@ public final class PerfReport {
    * @param hypervisorCommand the command {@code [H]} lines are attributed to
    */
   public static PerfReport guest(Machine machine, Vm vm, boolean hypervisorSamples, String hypervisorCommand) {
-    checkArgument(hypervisorCommand != null && !hypervisorCommand.isBlank(), "hypervisor command must be set");
     machine.syncAccounting();
+    return guest(machine, machine.account(), vm, hypervisorSamples, hypervisorCommand);
+  }
+
+  /**
+   * The guest-sampled report of {@code vm} over {@code account} (e.g. a measurement window of the
+   * machine's account, see {@link AccountWindow}); the caller syncs the machine's accounting.
+   */
+  public static PerfReport guest(Machine machine, CpuTimeAccount account, Vm vm, boolean hypervisorSamples,
+      String hypervisorCommand) {
+    checkArgument(hypervisorCommand != null && !hypervisorCommand.isBlank(), "hypervisor command must be set");
     SymbolTable symbols = machine.symbols();
-    Map<String, long[]> byKey = new LinkedHashMap<>();
-    Map<String, String[]> parts = new LinkedHashMap<>();
-    long[] total = {0};
-    machine.account().forEach((cpuId, threadId, stack, ns) -> {
+    Builder b = new Builder();
+    account.forEach((cpuId, threadId, stack, ns) -> {
       Cpu cpu = machine.cpuById(cpuId);
       Task thread = machine.taskById(threadId);
       int leaf = symbols.leaf(stack);
       int domain = symbols.tag(leaf);
-      String command;
-      String dso;
-      char marker;
       if (cpu.kernel() == vm.guest()) {
-        command = thread == cpu.idleTask() || thread.name().startsWith("swapper/") ? "swapper" : thread.name();
+        String command = thread == cpu.idleTask() || thread.name().startsWith("swapper/") ? "swapper" : thread.name();
         switch (domain) {
-          case Machine.DOMAIN_USER -> {
-            dso = UNKNOWN_DSO;
-            marker = '.';
-          }
-          case Machine.DOMAIN_HYPERVISOR -> {
-            dso = UNKNOWN_DSO;
-            marker = 'H';
-          }
-          default -> {
-            dso = KERNEL_DSO;
-            marker = 'k';
-          }
+          case Machine.DOMAIN_USER -> b.add(command, UNKNOWN_DSO, '.', symbols.name(leaf), ns);
+          case Machine.DOMAIN_HYPERVISOR -> b.add(command, UNKNOWN_DSO, 'H', symbols.name(leaf), ns);
+          default -> b.add(command, KERNEL_DSO, 'k', symbols.name(leaf), ns);
         }
       } else if (hypervisorSamples && thread instanceof VcpuTask v && v.vm() == vm
           && domain != Machine.DOMAIN_GUEST) {
-        command = hypervisorCommand;
-        dso = UNKNOWN_DSO;
-        marker = 'H';
-      } else {
+        b.add(hypervisorCommand, UNKNOWN_DSO, 'H', symbols.name(leaf), ns);
+      }
+    });
+    return b.build("guest " + vm.name());
+  }
+
+  /** The shared object of time a vCPU thread spends in guest mode, seen from the host. */
+  public static final String GUEST_DSO = "[guest]";
+
+  /**
+   * The host's report, as {@code perf record -a} on the host samples its physical CPUs: host
+   * threads by their own symbols ({@code [k]} kernel, KVM included; {@code [.]} user), and the
+   * time a vCPU thread runs its guest as one {@code [g]} line per vCPU thread ({@code perf kvm
+   * --guest} would split it by guest symbol; the guest reports do that).
+   */
+  public static PerfReport host(Machine machine, CpuTimeAccount account) {
+    SymbolTable symbols = machine.symbols();
+    Builder b = new Builder();
+    account.forEach((cpuId, threadId, stack, ns) -> {
+      Cpu cpu = machine.cpuById(cpuId);
+      if (cpu.kernel() != machine.host()) {
         return;
       }
-      String name = symbols.name(leaf);
-      String key = command + '\u0000' + marker + '\u0000' + name;
-      byKey.computeIfAbsent(key, k -> new long[1])[0] += ns;
-      parts.putIfAbsent(key, new String[] {command, dso, String.valueOf(marker), name});
-      total[0] += ns;
+      Task thread = machine.taskById(threadId);
+      int leaf = symbols.leaf(stack);
+      int domain = symbols.tag(leaf);
+      String command = thread == cpu.idleTask() || thread.name().startsWith("swapper/") ? "swapper" : thread.name();
+      switch (domain) {
+        case Machine.DOMAIN_GUEST -> b.add(command, GUEST_DSO, 'g', "[guest mode]", ns);
+        case Machine.DOMAIN_USER -> b.add(command, UNKNOWN_DSO, '.', symbols.name(leaf), ns);
+        default -> b.add(command, KERNEL_DSO, 'k', symbols.name(leaf), ns);
+      }
     });
-    List<Line> lines = new ArrayList<>();
-    for (Map.Entry<String, long[]> e : byKey.entrySet()) {
-      String[] p = parts.get(e.getKey());
-      long ns = e.getValue()[0];
-      lines.add(new Line(p[0], p[1], p[2].charAt(0), p[3], ns, total[0] == 0 ? 0 : 100.0 * ns / total[0]));
+    return b.build("host " + machine.host().name());
+  }
+
+  /** Sums time by (command, marker, symbol) and sorts the lines as perf does (most first). */
+  private static final class Builder {
+    private final Map<String, long[]> byKey = new LinkedHashMap<>();
+    private final Map<String, String[]> parts = new LinkedHashMap<>();
+    private long total;
+
+    void add(String command, String dso, char marker, String symbol, long ns) {
+      String key = command + '\u0000' + marker + '\u0000' + symbol;
+      byKey.computeIfAbsent(key, k -> new long[1])[0] += ns;
+      parts.putIfAbsent(key, new String[] {command, dso, String.valueOf(marker), symbol});
+      total += ns;
     }
-    lines.sort(Comparator.comparingLong(Line::ns).reversed()
-        .thenComparing(Line::command).thenComparing(Line::symbol));
-    return new PerfReport("guest " + vm.name(), lines, total[0]);
+
+    PerfReport build(String title) {
+      List<Line> lines = new ArrayList<>();
+      for (Map.Entry<String, long[]> e : byKey.entrySet()) {
+        String[] p = parts.get(e.getKey());
+        long ns = e.getValue()[0];
+        lines.add(new Line(p[0], p[1], p[2].charAt(0), p[3], ns, total == 0 ? 0 : 100.0 * ns / total));
+      }
+      lines.sort(Comparator.comparingLong(Line::ns).reversed()
+          .thenComparing(Line::command).thenComparing(Line::symbol));
+      return new PerfReport(title, lines, total);
+    }
   }
 
   public ImmutableList<Line> lines() {

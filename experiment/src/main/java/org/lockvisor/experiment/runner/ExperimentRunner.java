@@ -37,6 +37,7 @@ import org.lockvisor.machine.Program;
 import org.lockvisor.machine.Scheduler;
 import org.lockvisor.machine.Task;
 import org.lockvisor.machine.TtwuQueueMode;
+import org.lockvisor.machine.VcpuTask;
 import org.lockvisor.machine.Vm;
 import org.lockvisor.platform.Platforms;
 import org.lockvisor.scheduler.spi.SchedulerFactory;
@@ -136,6 +137,15 @@ public final class ExperimentRunner {
 
   /** Runs {@code e} (assumed valid) and labels the result with {@code variant}. */
   public ExperimentResult run(Experiment e, String variant) {
+    return run(e, variant, RunObserver.NONE);
+  }
+
+  /**
+   * Runs {@code e} (assumed valid), labels the result with {@code variant}, and lets {@code
+   * observer} see the machine when measurement starts and when it ends (to attach a trace, or to
+   * write reports that need the machine).
+   */
+  public ExperimentResult run(Experiment e, String variant, RunObserver observer) {
     long wallStart = System.nanoTime();
     Assembly a = assemble(e);
     Simulation sim = a.machine.sim();
@@ -143,8 +153,11 @@ public final class ExperimentRunner {
       sim.runUntil(e.warmupNs());
       a.resetStats();
       long[] cpuAtStart = a.threadCpu();
+      observer.measurementStarted(a.machine);
       sim.runUntil(e.warmupNs() + e.durationNs());
-      return a.result(e, variant, cpuAtStart, System.nanoTime() - wallStart);
+      ExperimentResult result = a.result(e, variant, cpuAtStart, System.nanoTime() - wallStart);
+      observer.finished(a.machine, result, a.locks.stream().map(RegisteredLock::lock).toList());
+      return result;
     } catch (EventBudgetExceededException | IllegalStateException | IllegalArgumentException ex) {
       throw new SimulationFailedException("experiment [" + e.name() + "] variant [" + variant + "] failed at t="
           + sim.now() + "ns: " + ex.getMessage(), ex);
@@ -236,6 +249,9 @@ public final class ExperimentRunner {
       host.resetStats();
       for (Vm vm : machine.vms()) {
         vm.guest().resetStats();
+        for (VcpuTask vcpu : vm.vcpus()) {
+          vcpu.exitStats().values().forEach(VcpuTask.ExitStats::reset);
+        }
       }
     }
 

@@ -20,11 +20,46 @@ public final class ResultJson {
 
   private ResultJson() {}
 
+  /** Wall-clock fields: per run and in the provenance; the only ones that differ between identical runs. */
+  public static final List<String> WALL_CLOCK_FIELDS = List.of("wall_ns", "events_per_s");
+
   /** {@code {experiment, source, runs: [..]}}. */
   public static ObjectNode document(String source, List<ExperimentResult> results) {
+    return document(source, results, null);
+  }
+
+  /**
+   * {@code {experiment, source, provenance, runs: [..]}}: the provenance manifest (build, config
+   * hash, seed, plugins, and the runs' events, simulated and wall time together) when given.
+   */
+  public static ObjectNode document(String source, List<ExperimentResult> results, Provenance provenance) {
     ObjectNode root = MAPPER.createObjectNode();
     root.put("experiment", results.isEmpty() ? "" : results.get(0).experiment());
     root.put("source", source);
+    if (provenance != null) {
+      ObjectNode p = root.putObject("provenance");
+      p.put("lockvisor_version", provenance.version());
+      p.put("git_commit", provenance.commit());
+      p.put("config_sha256", provenance.configHash());
+      p.put("root_seed", provenance.seed());
+      ArrayNode plugins = p.putArray("plugins");
+      provenance.plugins().forEach(u -> plugins.addObject().put("kind", u.kind()).put("name", u.name())
+          .put("version", u.version()));
+      long events = 0;
+      long simulated = 0;
+      long wall = 0;
+      ArrayNode fingerprints = p.putArray("fingerprints");
+      for (ExperimentResult r : results) {
+        events += r.events();
+        simulated += r.warmupNs() + r.simulatedNs();
+        wall += r.wallNs();
+        fingerprints.addObject().put("variant", r.variant()).put("fingerprint", r.fingerprint());
+      }
+      p.put("events", events);
+      p.put("simulated_ns", simulated);
+      p.put("wall_ns", wall);
+      p.put("events_per_s", eventsPerSecond(events, wall));
+    }
     ArrayNode runs = root.putArray("runs");
     results.forEach(r -> runs.add(run(r)));
     return root;
@@ -40,6 +75,7 @@ public final class ResultJson {
     o.put("simulated_ns", r.simulatedNs());
     o.put("wall_ns", r.wallNs());
     o.put("events", r.events());
+    o.put("events_per_s", eventsPerSecond(r.events(), r.wallNs()));
     o.put("fingerprint", r.fingerprint());
     ArrayNode workloads = o.putArray("workloads");
     for (ExperimentResult.WorkloadResult w : r.workloads()) {
@@ -91,10 +127,18 @@ public final class ResultJson {
     });
   }
 
-  /** A copy of a {@link #document} without the wall-clock fields. */
+  /** Simulation events per wall-clock second (0 when no time was measured). */
+  static long eventsPerSecond(long events, long wallNs) {
+    return wallNs <= 0 ? 0 : Math.round(events * 1e9 / wallNs);
+  }
+
+  /** A copy of a {@link #document} without the wall-clock fields ({@link #WALL_CLOCK_FIELDS}). */
   public static ObjectNode withoutWallClock(ObjectNode document) {
     ObjectNode copy = document.deepCopy();
-    copy.withArray("runs").forEach(run -> ((ObjectNode) run).remove("wall_ns"));
+    copy.withArray("runs").forEach(run -> ((ObjectNode) run).remove(WALL_CLOCK_FIELDS));
+    if (copy.get("provenance") instanceof ObjectNode p) {
+      p.remove(WALL_CLOCK_FIELDS);
+    }
     return copy;
   }
 

@@ -94,7 +94,7 @@ class ChromeTraceTest {
         }
       }
     }
-    assertThat(processNames).containsExactly("host host", "vm vm0");
+    assertThat(processNames).containsExactly("host host", "vm vm0", "host host threads", "vm vm0 threads");
     assertThat(spins).isPositive();
     assertThat(exits).isPositive();
     assertThat(runSlices).isNotEmpty();

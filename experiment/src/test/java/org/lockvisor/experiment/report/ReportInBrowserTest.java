@@ -73,6 +73,33 @@ class ReportInBrowserTest {
   }
 
   @Test
+  void runPage_ofARealRun_rendersWithoutConsoleErrors_andIsNotBlank() throws Exception {
+    RunOutputs base = RunOutputsTest.run(RunOutputsTest.torture(), "base", 0);
+    RunOutputs ticket = RunOutputsTest.run(RunOutputsTest.torture(), "ticket", 0);
+    List<String> links = new java.util.ArrayList<>();
+    for (RunOutputs o : List.of(base, ticket)) {
+      for (var f : o.files().entrySet()) {
+        Files.write(dir.resolve(f.getKey()), f.getValue());
+        links.add(f.getKey());
+      }
+    }
+    Path html = dir.resolve("report.html");
+    Files.writeString(html, RunPage.render("torture", "torture.yaml", null, List.of(base, ticket), links));
+
+    Path shot = dir.resolve("run.png");
+    HeadlessChromium.Rendering r = HeadlessChromium.render(browser, html, shot, dir);
+
+    assertThat(r.exitCode()).as(r.stderr()).isZero();
+    assertThat(r.consoleLines()).as("browser console").isEmpty();
+    BufferedImage image = ImageIO.read(shot.toFile());
+    assertThat(distinctColours(image)).as("a rendered page, not a blank one").isGreaterThan(20);
+    Path kept = Path.of("target", "run-report-screenshot.png");
+    Files.createDirectories(kept.getParent());
+    Files.copy(shot, kept, StandardCopyOption.REPLACE_EXISTING);
+    assertThat(Files.readString(html)).contains("<svg", "Variant ticket", "href=\"lock-contention-ticket.txt\"");
+  }
+
+  @Test
   void consoleErrorsAreSeen_soTheCheckAboveCanFail() throws Exception {
     Path html = dir.resolve("broken.html");
     Files.writeString(html, "<!DOCTYPE html><html><body><p>x</p><script>console.error('boom')</script></body></html>");

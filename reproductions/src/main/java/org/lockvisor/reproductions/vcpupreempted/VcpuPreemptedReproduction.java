@@ -275,6 +275,12 @@ public final class VcpuPreemptedReproduction implements Reproduction {
       write(out.resolve("patched").resolve("perf-report.txt"), p.first().report().format(0));
       write(out.resolve("x86_64-kvm-baseline").resolve("perf-report.txt"), kb.first().report().format(0));
       write(out.resolve("x86_64-kvm-patched").resolve("perf-report.txt"), kp.first().report().format(0));
+      // Every replication's report: the JSON's shares are their means.
+      for (int i = 0; i < SEEDS.size(); i++) {
+        String seed = "seed-" + SEEDS.get(i);
+        write(out.resolve("baseline").resolve(seed).resolve("perf-report.txt"), b.runs().get(i).report().format(0));
+        write(out.resolve("patched").resolve(seed).resolve("perf-report.txt"), p.runs().get(i).report().format(0));
+      }
     }
     long passed = checks.values().stream().filter(x -> x).count();
     String headline = String.format(Locale.ROOT,

@@ -32,6 +32,7 @@ class VcpuPreemptedReproductionTest {
     r.report().forEach(System.out::println);
     System.out.println(r.headline() + " in " + seconds + " s");
     // wall time is reported, not asserted: speed is measured with JMH in benchmarks/, not by timed tests
+    perfReportsShowTheJsonShares(out, r);
     var m = r.metrics();
 
     // baseline: the spinners burn a large share of the guest's samples; osq_lock dominates
@@ -61,6 +62,63 @@ class VcpuPreemptedReproductionTest {
       assertThat(text).contains("# Overhead  Command").contains("[k] ");
     }
     assertThat(Files.readString(out.resolve("patched").resolve("perf-report.txt"))).contains("[H] ");
+  }
+
+  /**
+   * The perf-report.txt files show the shares the JSON reports: each JSON share is the mean over
+   * the seeds of what the seed's perf-report.txt shows for the symbol (every [H] line together for
+   * [H]), read back from the text by its columns.
+   */
+  private static void perfReportsShowTheJsonShares(Path out, ReproductionResult r) throws Exception {
+    // The data is what `reproduce --format json` prints under "profiles" (serialized as is).
+    @SuppressWarnings("unchecked")
+    Map<String, List<Map<String, Object>>> profiles = (Map<String, List<Map<String, Object>>>) r.data().get("profiles");
+    for (String v : List.of("baseline", "patched")) {
+      List<List<String[]>> seeds = new java.util.ArrayList<>();
+      for (long seed : VcpuPreemptedReproduction.SEEDS) {
+        seeds.add(perfLines(Files.readString(out.resolve(v).resolve("seed-" + seed).resolve("perf-report.txt"))));
+      }
+      assertThat(Files.readString(out.resolve(v).resolve("perf-report.txt")))
+          .isEqualTo(Files.readString(out.resolve(v).resolve("seed-" + VcpuPreemptedReproduction.SEEDS.get(0))
+              .resolve("perf-report.txt")));
+      List<Map<String, Object>> rows = profiles.get(v);
+      assertThat(rows.size()).isGreaterThan(5);
+      for (Map<String, Object> row : rows) {
+        String symbol = (String) row.get("symbol");
+        double mean = 0;
+        int lines = 0;
+        for (List<String[]> seed : seeds) {
+          for (String[] l : seed) {
+            boolean hypervisor = l[1].equals("H");
+            if (symbol.equals("[H]") ? hypervisor : !hypervisor && l[2].equals(symbol)) {
+              mean += Double.parseDouble(l[0]) / seeds.size();
+              lines++;
+            }
+          }
+        }
+        // The text rounds each line to 0.01 %, the JSON the mean to 0.01 %.
+        assertThat(mean).as(v + " " + symbol).isCloseTo(((Number) row.get("percent")).doubleValue(),
+            org.assertj.core.api.Assertions.within(0.005 + 0.005 * lines / seeds.size() + 1e-9));
+      }
+      assertThat(((Number) rows.get(0).get("percent")).doubleValue()).isPositive();
+    }
+  }
+
+  /** perf report lines as {percent, marker, symbol}, by the header's columns. */
+  private static List<String[]> perfLines(String text) {
+    List<String[]> out = new java.util.ArrayList<>();
+    int symAt = -1;
+    for (String line : text.split("\n")) {
+      if (line.startsWith("# Overhead")) {
+        symAt = line.indexOf("Symbol");
+      } else if (!line.startsWith("#") && !line.isBlank()) {
+        String pct = line.substring(0, line.indexOf('%')).trim();
+        String sym = line.substring(symAt);
+        assertThat(sym).matches("\\[[k.H]\\] .+");
+        out.add(new String[] {pct, sym.substring(1, 2), sym.substring(4)});
+      }
+    }
+    return out;
   }
 
   @Test

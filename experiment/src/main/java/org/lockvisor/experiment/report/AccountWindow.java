@@ -1,0 +1,46 @@
+package org.lockvisor.experiment.report;
+
+import java.util.HashMap;
+import java.util.Map;
+import org.lockvisor.core.account.CpuTimeAccount;
+import org.lockvisor.machine.Machine;
+
+/**
+ * The CPU-time account of a measurement window: the machine's account keeps counting from time
+ * zero, so a snapshot taken when the window opens is subtracted when it closes. Taking the
+ * snapshot and the difference each walk the account once; nothing is added on the hot path.
+ */
+public final class AccountWindow {
+
+  private final Machine machine;
+  private final Map<Long, Long> atStart = new HashMap<>();
+
+  private AccountWindow(Machine machine) {
+    this.machine = machine;
+  }
+
+  /** Opens a window on {@code machine} now. */
+  public static AccountWindow open(Machine machine) {
+    AccountWindow w = new AccountWindow(machine);
+    machine.syncAccounting();
+    machine.account().forEach((cpu, thread, stack, ns) -> w.atStart.put(key(cpu, thread, stack), ns));
+    return w;
+  }
+
+  /** What was charged since the window opened, as an account of its own. */
+  public CpuTimeAccount sinceOpened() {
+    machine.syncAccounting();
+    CpuTimeAccount delta = new CpuTimeAccount();
+    machine.account().forEach((cpu, thread, stack, ns) -> {
+      long d = ns - atStart.getOrDefault(key(cpu, thread, stack), 0L);
+      if (d > 0) {
+        delta.charge(cpu, thread, stack, d);
+      }
+    });
+    return delta;
+  }
+
+  private static long key(int cpu, int thread, int stack) {
+    return ((long) cpu << 44) | ((long) thread << 22) | stack;
+  }
+}

@@ -1,0 +1,257 @@
+package org.lockvisor.experiment.report;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.lockvisor.arch.spi.ArchProfile;
+import org.lockvisor.core.account.CpuTimeAccount;
+import org.lockvisor.core.account.SymbolTable;
+import org.lockvisor.experiment.model.ExperimentPlugins;
+import org.lockvisor.experiment.runner.ExperimentResult;
+import org.lockvisor.experiment.runner.RunObserver;
+import org.lockvisor.locking.spi.KernelLock;
+import org.lockvisor.locking.spi.LockFactory;
+import org.lockvisor.locking.spi.LockStats;
+import org.lockvisor.machine.Cpu;
+import org.lockvisor.machine.Machine;
+import org.lockvisor.machine.Vm;
+
+/**
+ * Every file one run (the base or one variant) writes beside {@code result.json}, collected while
+ * the run goes (attach it as the run's {@link RunObserver}) and kept in memory until the caller
+ * writes them. The measurement window is what every file covers: the CPU-time account is taken
+ * as a difference from the end of warm-up ({@link AccountWindow}), exits and lock statistics were
+ * reset then, and the trace and wait recorders are attached then.
+ *
+ * <p>Files (with {@link #suffix} {@code ""} for the base and {@code -<variant>} otherwise):
+ * {@code perf-report.txt} (each VM guest-sampled, then the host), {@code oncpu.folded},
+ * {@code spin.folded}, {@code offcpu.folded}, {@code kvm-stat.txt}, {@code lock_stat.txt},
+ * {@code lock-contention.txt}, {@code trace.json} (only when asked), and per fio or iperf
+ * workload {@code fio-<vm>-<name>.json} or {@code iperf3-<vm>-<name>.json}.
+ */
+public final class RunOutputs implements RunObserver {
+
+  /** Default bound of {@code trace.json}. */
+  public static final int DEFAULT_TRACE_EVENTS = 200_000;
+
+  private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+  private final ExperimentPlugins plugins;
+  private final String arch;
+  private final String variant;
+  private final int traceEvents;
+  private final Map<String, byte[]> files = new LinkedHashMap<>();
+  private final List<String> perfTop = new ArrayList<>();
+  private final List<LockContentionReport.Entry> contention = new ArrayList<>();
+  private AccountWindow window;
+  private WaitRecorder waits;
+  private ChromeTrace trace;
+  private ExperimentResult result;
+
+  /**
+   * @param traceEvents bound of {@code trace.json}; 0 writes no trace
+   */
+  public RunOutputs(ExperimentPlugins plugins, String arch, String variant, int traceEvents) {
+    checkArgument(traceEvents >= 0, "trace event limit must not be negative: [%s]", traceEvents);
+    this.plugins = plugins;
+    this.arch = arch;
+    this.variant = variant;
+    this.traceEvents = traceEvents;
+  }
+
+  /** {@code ""} for the base, {@code -<variant>} for a variant. */
+  public static String suffix(String variant) {
+    return variant.equals("base") ? "" : "-" + variant;
+  }
+
+  /** {@code base.ext} with the variant's suffix, e.g. {@code perf-report-ticket.txt}. */
+  public static String fileName(String base, String ext, String variant) {
+    return base + suffix(variant) + "." + ext;
+  }
+
+  @Override
+  public void measurementStarted(Machine machine) {
+    window = AccountWindow.open(machine);
+    waits = WaitRecorder.attach(machine);
+    if (traceEvents > 0) {
+      trace = ChromeTrace.attach(machine, traceEvents);
+    }
+  }
+
+  @Override
+  public void finished(Machine machine, ExperimentResult r, List<KernelLock> locks) {
+    this.result = r;
+    CpuTimeAccount account = window.sinceOpened();
+    SymbolTable symbols = machine.symbols();
+
+    List<String> perf = new ArrayList<>();
+    boolean hypervisorSamples = partitionHypervisor();
+    for (Vm vm : machine.vms()) {
+      PerfReport guest = PerfReport.guest(machine, account, vm, hypervisorSamples, hcallCommand(r, vm));
+      perf.addAll(guest.format(0));
+      perf.add("");
+      perfTop.add("guest " + vm.name());
+      perfTop.addAll(guest.format(15));
+      perfTop.add("");
+    }
+    PerfReport host = PerfReport.host(machine, account);
+    perf.addAll(host.format(0));
+    perfTop.add("host " + machine.host().name());
+    perfTop.addAll(host.format(15));
+    text("perf-report", "txt", String.join("\n", perf) + "\n");
+
+    text("oncpu", "folded", FoldedStacks.foldRooted(account, symbols, (cpu, thread) -> root(machine, cpu, thread),
+        leaf -> onCpu(symbols, leaf)));
+    text("spin", "folded", FoldedStacks.foldRooted(account, symbols, (cpu, thread) -> root(machine, cpu, thread),
+        waits::isSpinSymbol));
+    text("offcpu", "folded", waits.offCpuFolded());
+    text("kvm-stat", "txt", KvmStatReport.render(machine.vms()));
+    text("lock_stat", "txt", r.lockStat().text());
+    for (KernelLock lock : locks) {
+      LockStats s = lock.stats();
+      LockFactory f = plugins.locks().get(lock.algorithm());
+      String type = f == null ? lock.algorithm() : f.lockKind().name().toLowerCase(Locale.ROOT);
+      contention.add(new LockContentionReport.Entry(lock.name(), type, caller(r, lock), s.contentions(),
+          s.waitTotalNs(), s.waitMaxNs()));
+    }
+    text("lock-contention", "txt", LockContentionReport.render(contention));
+    for (ExperimentResult.WorkloadResult w : r.workloads()) {
+      if (w.nativeReport() == null) {
+        continue;
+      }
+      if (w.type().equals("fio")) {
+        json("fio-" + w.vm() + "-" + w.name(), w.nativeReport());
+      } else if (w.type().equals("iperf")) {
+        json("iperf3-" + w.vm() + "-" + w.name(), Iperf3Json.of(w.nativeReport(), w.figures()));
+      }
+    }
+    if (trace != null) {
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      try {
+        trace.writeTo(bytes);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot write trace.json", e);
+      }
+      files.put(fileName("trace", "json", variant), bytes.toByteArray());
+    }
+  }
+
+  /**
+   * The function that waited: the lock class's one contention point when lock_stat knows it (a
+   * lock taken from one call site), otherwise the lock's name.
+   */
+  private static String caller(ExperimentResult r, KernelLock lock) {
+    for (LockStatReport.ClassStats c : r.lockStat().classes()) {
+      if (c.className().equals(lock.lockClass()) && c.points().size() == 1) {
+        return c.points().get(0).symbol();
+      }
+    }
+    return lock.name();
+  }
+
+  /** On a partition hypervisor the guest's perf samples hypervisor time as {@code [H]}. */
+  private boolean partitionHypervisor() {
+    var factory = plugins.arches().get(arch);
+    if (factory == null) {
+      return false;
+    }
+    ArchProfile profile = factory.create();
+    return profile.hypervisor().dispatchWindowNs() > 0 && profile.hypervisor().hostHz() == 0;
+  }
+
+  /** {@code [H]} samples are attributed to the VM's first workload (or {@code [hypervisor]}). */
+  private static String hcallCommand(ExperimentResult r, Vm vm) {
+    for (ExperimentResult.WorkloadResult w : r.workloads()) {
+      if (w.vm().equals(vm.name())) {
+        return w.name();
+      }
+    }
+    return "[hypervisor]";
+  }
+
+  /** The root frame: {@code host} or the VM's name; idle tasks are left out. */
+  private static String root(Machine machine, int cpuId, int threadId) {
+    Cpu cpu = machine.cpuById(cpuId);
+    if (machine.taskById(threadId) == cpu.idleTask()) {
+      return null;
+    }
+    return cpu.kernel().isGuest() ? cpu.kernel().vm().name() : "host";
+  }
+
+  /**
+   * On-CPU stacks leave out idle, and on host CPUs the guest-mode time of vCPU threads (it is in
+   * the VM's own stacks, split by what the guest ran).
+   */
+  private static boolean onCpu(SymbolTable symbols, int leaf) {
+    int domain = symbols.tag(leaf);
+    return domain != Machine.DOMAIN_IDLE && domain != Machine.DOMAIN_GUEST;
+  }
+
+  private void text(String base, String ext, String content) {
+    files.put(fileName(base, ext, variant), content.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private void json(String base, Object tree) {
+    try {
+      String text = JSON.writeValueAsString(tree) + "\n";
+      files.put(fileName(base, "json", variant), text.getBytes(StandardCharsets.UTF_8));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot serialize " + base, e);
+    }
+  }
+
+  public String variant() {
+    return variant;
+  }
+
+  /** The run's result (after it finished). */
+  public ExperimentResult result() {
+    return result;
+  }
+
+  /** File name to content, in the order written (after the run finished); see {@link #releaseTrace}. */
+  public Map<String, byte[]> files() {
+    return files;
+  }
+
+  /**
+   * Drops the content of {@code trace.json} (once written) to free its memory; the name stays in
+   * {@link #files} with a {@code null} content.
+   */
+  public void releaseTrace() {
+    files.replace(fileName("trace", "json", variant), null);
+  }
+
+  /** The content of one of {@link #files} as text. */
+  public String text(String fileName) {
+    byte[] b = files.get(fileName);
+    checkArgument(b != null, "no file [%s]; have %s", fileName, files.keySet());
+    return new String(b, StandardCharsets.UTF_8);
+  }
+
+  /** The top of each perf report, for the page. */
+  public List<String> perfTop() {
+    return perfTop;
+  }
+
+  /** Contention by lock instance. */
+  public List<LockContentionReport.Entry> contention() {
+    return contention;
+  }
+
+  /** The trace's event count, or -1 without a trace. */
+  public int traceEventCount() {
+    return trace == null ? -1 : trace.events();
+  }
+}
