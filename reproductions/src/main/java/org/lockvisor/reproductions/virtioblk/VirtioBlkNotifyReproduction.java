@@ -234,6 +234,8 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
       metrics.put(k + ".baseline.spin_during_exit_ms_per_s", p.baseline().spinDuringExitMsPerS());
       metrics.put(k + ".baseline.exits_per_s", p.baseline().exitsPerS());
       metrics.put(k + ".patched.exits_per_s", p.patched().exitsPerS());
+      metrics.put(k + ".baseline.kicks_suppressed_share", p.baseline().kicksSuppressedShare());
+      metrics.put(k + ".patched.kicks_suppressed_share", p.patched().kicksSuppressedShare());
     }
     metrics.put("bands.met", (double) passed);
     metrics.put("bands.total", (double) bands.size());
