@@ -18,9 +18,12 @@ import static com.google.common.base.Preconditions.checkState;
  *       {@code avail_event}, and the device interrupts only if the new used entries cross the
  *       driver's {@code used_event}: {@link #vringNeedEvent}.
  * </ul>
- * Device side as in QEMU 2014 [M, KERNEL-MODEL 8.1]: every pop publishes
- * {@code avail_event = last_avail_idx}, so the driver is asked to kick again as soon as the
- * device has consumed everything it saw; the device never sets NO_NOTIFY while it processes.
+ * Device side as in QEMU 1.5–2.0 {@code hw/virtio/virtio.c} {@code virtqueue_pop} [V]: every pop
+ * publishes {@code vring_avail_event(vq, vring_avail_idx(vq))}, i.e. {@code avail_event} = the
+ * driver's <em>current</em> {@code avail->idx} re-read at the pop, not {@code last_avail_idx}. So
+ * after any pop the driver's next added entry crosses {@code avail_event} and kicks, even while
+ * the device still has a backlog to pop; the device never sets NO_NOTIFY while it processes
+ * (virtio-blk outside dataplane never calls {@code virtio_queue_set_notification}).
  *
  * <p>Not thread-safe by design: the driver side is serialised by the driver's lock (vq_lock)
  * and the device side by the VMM's, exactly as in the kernel and QEMU.
@@ -241,7 +244,12 @@ public final class Virtqueue {
     return lastAvailIdx != availIdx;
   }
 
-  /** {@code virtqueue_pop}: the next avail head, or -1; publishes avail_event under EVENT_IDX. */
+  /**
+   * QEMU's {@code virtqueue_pop} (hw/virtio/virtio.c, 1.5–2.0): the next avail head, or -1. Under
+   * EVENT_IDX it then publishes {@code avail_event = vring_avail_idx(vq)}: the driver's avail
+   * index as the device reads it now, which is ahead of {@code last_avail_idx} whenever the
+   * device has a backlog. The driver's next add after this pop therefore asks for a kick.
+   */
   public int pop() {
     if (!hasAvail()) {
       return -1;
@@ -249,7 +257,7 @@ public final class Virtqueue {
     int head = availRing[lastAvailIdx & (num - 1)];
     lastAvailIdx = (lastAvailIdx + 1) & U16;
     if (eventIdx) {
-      availEvent = lastAvailIdx;
+      availEvent = availIdx;
     }
     return head;
   }

@@ -65,10 +65,27 @@ class VirtqueueTest {
     vq.add("b", 1);
     assertThat(vq.kickPrepare()).isTrue();
     vq.pop();
-    vq.pop(); // avail_event = last_avail_idx = 2
+    vq.pop(); // avail_event = avail->idx = 2
     assertThat(vq.availEvent()).isEqualTo(2);
     vq.add("c", 1);
     assertThat(vq.kickPrepare()).isTrue();
+  }
+
+  @Test
+  void pop_eventIdxWithBacklog_publishesCurrentAvailIdxSoTheNextAddKicks() {
+    // QEMU 2.0 virtqueue_pop: vring_avail_event(vq, vring_avail_idx(vq)), not last_avail_idx
+    Virtqueue vq = new Virtqueue("vq", 8, true);
+    vq.add("a", 1);
+    vq.add("b", 1);
+    vq.add("c", 1);
+    assertThat(vq.kickPrepare()).isTrue();
+    vq.pop(); // one of three popped: last_avail_idx 1, avail->idx 3
+    assertThat(vq.lastAvailIdx()).isEqualTo(1);
+    assertThat(vq.availEvent()).isEqualTo(3);
+    vq.add("d", 1);
+    assertThat(vq.kickPrepare()).isTrue(); // the backlog does not suppress the kick
+    vq.add("e", 1);
+    assertThat(vq.kickPrepare()).isFalse(); // no pop since the last kick: suppressed
   }
 
   @Test
