@@ -119,6 +119,7 @@ public final class SchedMessagingWorkload implements Workload {
     final boolean sender;
     Task task;
     int done; // messages written (sender) or read (receiver)
+    int wakeBudget; // writers still to wake in the reader's current wakeup
     int vma;
     Pipe pipe;
     KernelLock mmLock;
@@ -291,7 +292,11 @@ public final class SchedMessagingWorkload implements Workload {
             messagesRead++;
           })
           .op(new PipeMutex(false))
-          .loopWhile(t -> !member(t).pipe.writerSleepers.isEmpty(), wakeWriter)
+          // wake_up_interruptible_sync_poll: __wake_up_common walks the waiters queued now, under
+          // the wait-queue lock that a woken writer's prepare_to_wait needs to queue again, so a
+          // writer that wakes, finds the pipe still full and sleeps again is not woken twice
+          .run(t -> member(t).wakeBudget = member(t).pipe.writerSleepers.size())
+          .loopWhile(t -> member(t).wakeBudget-- > 0 && !member(t).pipe.writerSleepers.isEmpty(), wakeWriter)
           .build();
       Program receiveOne = Program.named("receive_message")
           .userWork(costs.userNs(), "receiver")
