@@ -59,8 +59,9 @@ final class SchedMessagingRun {
 
   /**
    * The guest's CFS. {@code -Dlockvisor.vcpu-preempted.wake-affine=true} turns on the reduced
-   * {@code wake_affine} of select_task_rq_fair (which 4.8 has); it is off because with it the
-   * {@code --quick} baseline stops making progress (see docs/reproductions/vcpu-preempted.md).
+   * {@code wake_affine} of select_task_rq_fair (which 4.8 has); it is off: it removes the exit
+   * convoy only at the {@code --quick} scale, and at the default scale it keeps the convoy and
+   * drops the patched {@code [H]} below 2 % (see docs/reproductions/vcpu-preempted.md).
    */
   private static CfsScheduler guestScheduler() {
     CfsScheduler s = CfsScheduler.withDefaults();
