@@ -222,9 +222,9 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     report.add("(means over the seeds; exits of the first seed)");
     report.addAll(rt.lines());
     report.add(String.format(Locale.ROOT,
-        "fork/exit rwsems (i_mmap of %d files, root anon_vma): held %.1f ms in total in the patched run, fork and "
+        "fork/exit rwsems (i_mmap of %d files, %d root anon_vmas): held %.1f ms in total in the patched run, fork and "
             + "exit together (hold per acquisition grows with log n, the count with n)",
-        bench.mappedFiles(), p.meanStat("rwsem_hold_ns") / 1e6));
+        bench.mappedFiles(), bench.anonVmas(), p.meanStat("rwsem_hold_ns") / 1e6));
     report.add("");
     report.add(String.format(Locale.ROOT,
         "x86_64-kvm, -g %d, %d vCPUs on %d CPUs (2x overcommit): spin symbols %.2f%% -> %.2f%%, total time %.3f -> %.3f s",

@@ -56,7 +56,7 @@ import org.lockvisor.machine.Task;
  * leftmost ({@code wakeup_preempt_entity < 1}). The last buddy (wakeup preemption) is left out.
  *
  * <p>Left out: the last buddy, periodic
- * load balancing and wake_affine, PELT load tracking, cgroups. The task clock includes steal
+ * load balancing, PELT load tracking, and (unless {@link #enableWakeAffine}) wake_affine, cgroups. The task clock includes steal
  * time (a guest charges the time its vCPU was preempted to its current task, as without
  * CONFIG_PARAVIRT_TIME_ACCOUNTING) unless the kernel enables steal-time accounting
  * ({@code Kernel.setStealTimeAccounting}).
@@ -86,11 +86,17 @@ public final class CfsScheduler implements Scheduler, EventHandler {
     }
   }
 
+  /** sd->imbalance_pct of the default sched domains (sd_init). */
+  private static final int IMBALANCE_PCT = 125;
+  /** record_wakee halves the flips once a second (HZ jiffies). */
+  private static final long WAKEE_FLIP_DECAY_NS = 1_000_000_000L;
+
   private final long baseLatencyNs;
   private final long baseMinGranularityNs;
   private final long baseWakeupGranularityNs;
   private final Scaling scaling;
   private final boolean hrtick;
+  private boolean wakeAffine;
 
   private long latencyNs;
   private long minGranularityNs;
@@ -126,6 +132,27 @@ public final class CfsScheduler implements Scheduler, EventHandler {
   public static CfsScheduler withDefaults() {
     return new CfsScheduler(CfsSchedulerFactory.DEFAULT_LATENCY_NS, CfsSchedulerFactory.DEFAULT_MIN_GRANULARITY_NS,
         CfsSchedulerFactory.DEFAULT_WAKEUP_GRANULARITY_NS, Scaling.LOG, false);
+  }
+
+  /**
+   * Turns on {@code wake_affine} for waking tasks (off by default, so existing experiments keep
+   * their placement): {@code select_task_rq_fair} of Linux 4.x records the waker's wakee flips
+   * ({@code record_wakee}), and unless {@code wake_wide} says the waker/wakee pair fans out wider
+   * than the LLC, lets {@code wake_affine} choose the waker's CPU over the wakee's previous one
+   * when the waker's runqueue, with the wakee added, is not more loaded than the previous CPU's
+   * by more than half of {@code imbalance_pct} (125: 12 %); {@code select_idle_sibling} then
+   * starts from that target. Load is the runqueue's runnable weight at that instant, standing in
+   * for PELT's {@code runnable_load_avg} (wake_idx 0); sync wakeups are treated as plain ones.
+   * Call before the kernel is created.
+   */
+  public CfsScheduler enableWakeAffine() {
+    checkState(kernel == null, "enable wake_affine before the kernel starts");
+    this.wakeAffine = true;
+    return this;
+  }
+
+  public boolean wakeAffine() {
+    return wakeAffine;
   }
 
   @Override
@@ -261,17 +288,68 @@ public final class CfsScheduler implements Scheduler, EventHandler {
     if (prev == null || prev.kernel() != kernel || !entity(task).placed) {
       return idlest(wakerCpu);
     }
-    if (availableIdle(prev)) {
+    Cpu target = prev;
+    if (wakeAffine && wakerCpu != null && wakerCpu.kernel() == kernel) {
+      Task waker = wakerCpu.current();
+      boolean wantAffine = true;
+      if (waker != null && waker != wakerCpu.idleTask() && waker.kernel() == kernel) {
+        recordWakee(entity(waker), task);
+        wantAffine = !wakeWide(entity(waker), entity(task));
+      }
+      if (wantAffine && wakerCpu != prev && affine(wakerCpu, prev, task)) {
+        target = wakerCpu;
+      }
+    }
+    // select_idle_sibling(p, prev, target)
+    if (availableIdle(target)) {
+      return target;
+    }
+    if (target != prev && kernel.sharesCache(prev, target) && availableIdle(prev)) {
       return prev;
     }
     int n = kernel.cpuCount();
     for (int i = 1; i < n; i++) {
-      Cpu c = kernel.cpu((prev.index() + i) % n);
-      if (kernel.sharesCache(c, prev) && availableIdle(c)) {
+      Cpu c = kernel.cpu((target.index() + i) % n);
+      if (kernel.sharesCache(c, target) && availableIdle(c)) {
         return c;
       }
     }
-    return prev;
+    return target;
+  }
+
+  /** record_wakee: the waker's wakee flips count switches of wakee, halved every second. */
+  private void recordWakee(Entity waker, Task wakee) {
+    long now = sim.now();
+    if (now - waker.wakeeFlipDecayTs > WAKEE_FLIP_DECAY_NS) {
+      waker.wakeeFlips >>= 1;
+      waker.wakeeFlipDecayTs = now;
+    }
+    if (waker.lastWakee != wakee) {
+      waker.lastWakee = wakee;
+      waker.wakeeFlips++;
+    }
+  }
+
+  /** wake_wide: both fan out to at least an LLC's worth of partners, one by that factor more. */
+  private boolean wakeWide(Entity waker, Entity wakee) {
+    int factor = Math.max(1, Math.min(kernel.cpuCount(), kernel.config().llcSize()));
+    int master = Math.max(waker.wakeeFlips, wakee.wakeeFlips);
+    int slave = Math.min(waker.wakeeFlips, wakee.wakeeFlips);
+    return slave >= factor && master >= (long) slave * factor;
+  }
+
+  /**
+   * wake_affine (4.x, no cgroups, equal capacities): {@code 100 × (this_load + w) <= (100 +
+   * (imbalance_pct - 100) / 2) × (prev_load + w)}, or an empty waker runqueue.
+   */
+  private boolean affine(Cpu thisCpu, Cpu prevCpu, Task p) {
+    long thisLoad = load(rqs[thisCpu.index()]);
+    long prevLoad = load(rqs[prevCpu.index()]);
+    if (thisLoad <= 0) {
+      return true;
+    }
+    long w = p.weight;
+    return 100 * (thisLoad + w) <= (100 + (IMBALANCE_PCT - 100) / 2) * (prevLoad + w);
   }
 
   @Override
@@ -694,6 +772,9 @@ public final class CfsScheduler implements Scheduler, EventHandler {
     long waitStart;
     int rqIndex = -1;
     boolean placed;
+    Task lastWakee;
+    int wakeeFlips;
+    long wakeeFlipDecayTs;
 
     Entity(Task task) {
       this.task = task;

@@ -184,6 +184,54 @@ class CfsSchedulerTest {
     return ranOn[0];
   }
 
+  /** The wakee last ran on CPU 1; CPU 0 (the waker's) and CPU 1 run the given numbers of hogs. */
+  private int affinePlacement(boolean wakeAffine, int hogsOnWakerCpu, int hogsOnPrevCpu) {
+    CfsScheduler cfs = CfsScheduler.withDefaults();
+    if (wakeAffine) {
+      cfs.enableWakeAffine();
+    }
+    Kernel host = machine.createHost("host", 2, KernelConfig.zeroCost(TICK).withLlcSize(2), cfs);
+    boolean[] woken = {false};
+    int[] ranOn = {-1};
+    Task w = host.spawn("wakee", Program.named("wakee")
+        .work(10 * US, "first_run")
+        .op(Ops.sleepUntil(null, t -> woken[0]))
+        .run(t -> ranOn[0] = t.cpu().index())
+        .build(), 1);
+    at(machine, 100 * US, () -> w.pin(-1));
+    at(machine, MS, () -> {
+      for (int i = 0; i < hogsOnWakerCpu; i++) {
+        host.spawn("hog0." + i, cpuBound("hog0." + i), 0);
+      }
+      for (int i = 0; i < hogsOnPrevCpu; i++) {
+        host.spawn("hog1." + i, cpuBound("hog1." + i), 1);
+      }
+    });
+    at(machine, 2 * MS, () -> {
+      woken[0] = true;
+      host.wakeUpNow(w, host.cpu(0));
+    });
+    sim.runUntil(200 * MS);
+    assertThat(w.isDead()).isTrue();
+    return ranOn[0];
+  }
+
+  @Test
+  void wakeAffine_wakerCpuNotBusierThanPrevious_pullsTheWakeeToTheWaker() {
+    assertThat(affinePlacement(true, 1, 2)).isEqualTo(0);
+  }
+
+  @Test
+  void withoutWakeAffine_sameLoads_theWakeeQueuesOnItsPreviousCpu() {
+    assertThat(affinePlacement(false, 1, 2)).isEqualTo(1);
+  }
+
+  @Test
+  void wakeAffine_wakerCpuBusierBeyondImbalancePct_leavesTheWakeeOnItsPreviousCpu() {
+    // 100 × (3 + 1) > 112 × (1 + 1): not balanced
+    assertThat(affinePlacement(true, 3, 1)).isEqualTo(1);
+  }
+
   @Test
   void wakeup_previousCpuIdle_staysThere() {
     assertThat(wakePlacement(-1)).isEqualTo(1);

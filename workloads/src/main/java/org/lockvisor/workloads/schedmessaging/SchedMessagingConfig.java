@@ -15,7 +15,8 @@ import static com.google.common.base.Preconditions.checkArgument;
  *     and its shared libraries); fork and exit take each file's i_mmap rwsem for write
  * @param vmasPerFile VMAs per mapped file (text, read-only data, data, ...)
  * @param anonVmas anonymous VMAs per process (heap, stack, the written data of each mapped
- *     file); fork and exit take the root anon_vma's rwsem for write for each
+ *     file); fork and exit take, for each, the rwsem of its root anon_vma (one root per VMA of
+ *     the parent, shared by all children)
  * @param pipeBuffers pipe buffers (pages) per pipe ({@code PIPE_DEF_BUFFERS})
  * @param pageSize bytes per pipe buffer page
  * @param copySymbol the architecture's user-copy routine (the perf symbol of the message copy)

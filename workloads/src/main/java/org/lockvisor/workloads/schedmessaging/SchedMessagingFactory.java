@@ -26,7 +26,7 @@ public final class SchedMessagingFactory implements WorkloadFactory {
           "file mappings each process shares (perf binary and libraries): i_mmap rwsems of fork and exit"),
       PluginOption.ofInt("vmas-per-file", D.vmasPerFile(), 0, 64, "VMAs per mapped file"),
       PluginOption.ofInt("anon-vmas", D.anonVmas(), 0, 1_000,
-          "anonymous VMAs per process (heap, stack, data): the root anon_vma rwsem of fork and exit"),
+          "anonymous VMAs per process (heap, stack, data): each has its root anon_vma rwsem, taken by fork and exit"),
       PluginOption.ofInt("pipe-buffers", D.pipeBuffers(), 1, 1 << 16, "pipe buffers per pipe (PIPE_DEF_BUFFERS)"),
       new PluginOption("copy-symbol", PluginOption.Type.STRING, D.copySymbol(),
           "perf symbol of the architecture's user copy (e.g. __copy_tofrom_user_power7)", List.of(), 0, 0),

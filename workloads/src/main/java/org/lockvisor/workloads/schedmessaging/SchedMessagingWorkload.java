@@ -47,11 +47,12 @@ import org.lockvisor.workloads.spi.WorkloadContext;
  *       attached under {@code write_lock_irq(&tasklist_lock)}. The child's first steps fault
  *       copy-on-write pages.
  *   <li>fork also links each anonymous VMA of the child into the parent's anon_vma tree
- *       ({@code anon_vma_fork}) under the root anon_vma's rwsem for write: every child of the
- *       benchmark shares that one rwsem.
+ *       ({@code anon_vma_fork}) under the root anon_vma's rwsem for write: the root of the
+ *       parent VMA's anon_vma ({@code lock_anon_vma_root}), one per anonymous VMA of the
+ *       parent, each shared by every child's copy of that VMA.
  *   <li>exit ({@code exit_mmap}, {@code unlink_anon_vmas}, {@code unlink_file_vma}): each file
- *       VMA is unlinked under the file's i_mmap rwsem for write, each anonymous VMA under the
- *       root anon_vma's rwsem, the rest of the address space is torn down, then {@code
+ *       VMA is unlinked under the file's i_mmap rwsem for write, each anonymous VMA under its
+ *       its root anon_vma rwsem, the rest of the address space is torn down, then {@code
  *       exit_notify} under {@code tasklist_lock} and {@code __wake_up_parent}. Threads ({@code
  *       -t}) share the address space: thread creation maps a stack under {@code mmap_sem} for
  *       write and exit unmaps nothing.
@@ -118,6 +119,7 @@ public final class SchedMessagingWorkload implements Workload {
     final boolean sender;
     Task task;
     int done; // messages written (sender) or read (receiver)
+    int wakeBudget; // writers still to wake in the reader's current wakeup
     int vma;
     Pipe pipe;
     KernelLock mmLock;
@@ -188,12 +190,17 @@ public final class SchedMessagingWorkload implements Workload {
     if (config.threads()) {
       mmLocks = new KernelLock[] {context.locks().create(guest, "mm.mmap_sem", LockKind.RWSEM)};
     } else {
-      mmLocks = new KernelLock[config.mappedFiles() + 1];
+      mmLocks = new KernelLock[config.mappedFiles() + config.anonVmas()];
       for (int f = 0; f < config.mappedFiles(); f++) {
         mmLocks[f] = context.locks().create(guest, "file" + f + ".i_mmap_rwsem", LockKind.RWSEM);
       }
-      // every child's anon_vma chains hang off the parent's root anon_vma (anon_vma_fork)
-      mmLocks[config.mappedFiles()] = context.locks().create(guest, "anon_vma.rwsem", LockKind.RWSEM);
+      // anon_vma_fork: the child's anon_vma of a VMA gets root = pvma->anon_vma->root, and
+      // lock_anon_vma_root() write-locks that root's rwsem; the parent's anonymous VMAs each have
+      // their own anon_vma (anon_vma_prepare), so there is one root rwsem per parent VMA, shared
+      // by every child's copy of that VMA
+      for (int a = 0; a < config.anonVmas(); a++) {
+        mmLocks[config.mappedFiles() + a] = context.locks().create(guest, "anon_vma" + a + ".rwsem", LockKind.RWSEM);
+      }
     }
     treeSize = new int[mmLocks.length];
     tasklistLock = context.locks().create(guest, "tasklist_lock", LockKind.SPINLOCK);
@@ -285,7 +292,11 @@ public final class SchedMessagingWorkload implements Workload {
             messagesRead++;
           })
           .op(new PipeMutex(false))
-          .loopWhile(t -> !member(t).pipe.writerSleepers.isEmpty(), wakeWriter)
+          // wake_up_interruptible_sync_poll: __wake_up_common walks the waiters queued now, under
+          // the wait-queue lock that a woken writer's prepare_to_wait needs to queue again, so a
+          // writer that wakes, finds the pipe still full and sleeps again is not woken twice
+          .run(t -> member(t).wakeBudget = member(t).pipe.writerSleepers.size())
+          .loopWhile(t -> member(t).wakeBudget-- > 0 && !member(t).pipe.writerSleepers.isEmpty(), wakeWriter)
           .build();
       Program receiveOne = Program.named("receive_message")
           .userWork(costs.userNs(), "receiver")
@@ -408,14 +419,14 @@ public final class SchedMessagingWorkload implements Workload {
 
   /**
    * The lock of the {@code k}-th address-space operation of a fork or exit: the file VMAs first
-   * (their files' i_mmap rwsems in turn), then the anonymous VMAs (the root anon_vma's rwsem).
+   * (their files' i_mmap rwsems in turn), then the anonymous VMAs (each under its root anon_vma rwsem).
    */
   private int lockIndex(int k) {
     if (config.threads()) {
       return 0;
     }
     int fileOps = config.mappedFiles() * config.vmasPerFile();
-    return k < fileOps ? k % config.mappedFiles() : config.mappedFiles();
+    return k < fileOps ? k % config.mappedFiles() : config.mappedFiles() + (k - fileOps);
   }
 
   /**
