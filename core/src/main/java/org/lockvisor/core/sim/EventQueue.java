@@ -10,12 +10,26 @@ import java.util.Arrays;
  *
  * <p>Ties on time are broken by insertion order, so a run is a pure function of its inputs. Each
  * heap node is two adjacent {@code long}s — the time, and the sequence number packed with the
- * event's slot ({@code seq << 24 | slot}) — so the four children of a node share one cache line
- * and sifting touches nothing else. The event's handler, kind and argument live in a slot of
- * parallel arrays. Cancelling frees the slot at once and leaves a stale heap node behind, which
- * is recognised (its sequence no longer matches the slot's) and dropped when it reaches the top.
+ * event's slot ({@code seq << 24 | slot}) — so the four children of a node lie in 64 bytes and
+ * sifting touches nothing else. The event's handler, kind and argument live in a slot of parallel
+ * arrays. Cancelling frees the slot at once and leaves a stale heap node behind, which is
+ * recognised (its sequence no longer matches the slot's) and dropped when it reaches the top.
  * A handle encodes the slot and a generation, so a stale handle never cancels a later event that
  * reused the slot. Nothing is allocated per event once the arrays have grown to their peak size.
+ *
+ * <p>Two things keep the heap close to a bare heap of {@code long}s:
+ *
+ * <ul>
+ *   <li>{@link #pop()} leaves the popped node at the root as a stale node. The next {@link #push}
+ *       — typically from the handler of the event just popped — overwrites a stale root and sifts
+ *       it down ("replace top"), one sift instead of a sift-down of the last leaf plus a sift-up.
+ *       Any other read of the top first drops stale roots as before.
+ *   <li>The sift-down picks the least of four children without a data-dependent branch: the
+ *       comparison of (time, key) pairs is one subtraction with borrow, {@code (ct - bt) -
+ *       ((ck - bk) >>> 63)}, whose sign selects the child through masks. Comparisons of random
+ *       times are unpredictable, so a branch there costs a misprediction per level. This needs
+ *       times and keys in [0, 2^63), which {@link #push} enforces for times.
+ * </ul>
  */
 public final class EventQueue {
 
@@ -82,8 +96,9 @@ public final class EventQueue {
     return nodes == 0 ? Long.MAX_VALUE : heap[0];
   }
 
-  /** Adds an event and returns its handle. */
+  /** Adds an event at {@code time} (not negative) and returns its handle. */
   public long push(long time, EventHandler h, int eventKind, long eventArg) {
+    checkArgument(time >= 0, "negative event time: %s", time);
     int slot = allocateSlot();
     long seq = nextSeq++;
     handler[slot] = h;
@@ -94,10 +109,16 @@ public final class EventQueue {
     int gen = generation[slot] + 1;
     generation[slot] = gen;
     live++;
-    if (2 * nodes == heap.length) {
-      heap = Arrays.copyOf(heap, heap.length * 2);
+    long key = (seq << SLOT_BITS) | slot;
+    if (nodes > 0 && isStale(heap[1])) {
+      // Replace top: the root is the event just popped (or a cancelled one).
+      siftDown(0, time, key);
+    } else {
+      if (2 * nodes == heap.length) {
+        heap = Arrays.copyOf(heap, heap.length * 2);
+      }
+      siftUp(nodes++, time, key);
     }
-    siftUp(nodes++, time, (seq << SLOT_BITS) | slot);
     return ((long) gen << 32) | slot;
   }
 
@@ -144,7 +165,8 @@ public final class EventQueue {
     poppedHandler = handler[slot];
     poppedKind = kind[slot];
     poppedArg = arg[slot];
-    removeTop();
+    // The root stays behind as a stale node: the next push replaces it, or the next read of the
+    // top drops it.
     freeSlot(slot);
     live--;
   }
@@ -166,14 +188,13 @@ public final class EventQueue {
   }
 
   private void dropStaleTop() {
-    while (nodes > 0) {
-      long key = heap[1];
-      int slot = (int) (key & SLOT_MASK);
-      if (slotSeq[slot] == (key >>> SLOT_BITS)) {
-        return;
-      }
+    while (nodes > 0 && isStale(heap[1])) {
       removeTop();
     }
+  }
+
+  private boolean isStale(long key) {
+    return slotSeq[(int) (key & SLOT_MASK)] != (key >>> SLOT_BITS);
   }
 
   private void removeTop() {
@@ -199,6 +220,10 @@ public final class EventQueue {
     h[2 * i + 1] = key;
   }
 
+  /**
+   * Moves (t, key) down from node {@code i}. The least child is chosen branch-free: {@code less}
+   * is the sign of {@code (ct - bt) - borrow(ck - bk)}, exact for times and keys in [0, 2^63).
+   */
   private void siftDown(int i, long t, long key) {
     long[] h = heap;
     int n = nodes;
@@ -213,11 +238,11 @@ public final class EventQueue {
       int end = Math.min(first + 4, n);
       for (int c = first + 1; c < end; c++) {
         long ct = h[2 * c];
-        if (ct < bt || (ct == bt && h[2 * c + 1] < bk)) {
-          best = c;
-          bt = ct;
-          bk = h[2 * c + 1];
-        }
+        long ck = h[2 * c + 1];
+        long less = (ct - bt - ((ck - bk) >>> 63)) >> 63; // -1 if (ct, ck) < (bt, bk), else 0
+        best ^= (best ^ c) & (int) less;
+        bt ^= (bt ^ ct) & less;
+        bk ^= (bk ^ ck) & less;
       }
       if (bt > t || (bt == t && bk > key)) {
         break;
