@@ -47,8 +47,8 @@ public final class EventQueue {
   private int nodes;
 
   // Slots: one record of four longs per slot, so one event's data shares a cache line: [4s] the
-  // sequence number (-1 when free), [4s + 1] the argument, [4s + 2] the time, [4s + 3] the
-  // generation (high 32 bits) and kind (low 32 bits). Handlers sit in a parallel array.
+  // sequence number (-1 when free), [4s + 1] the argument, [4s + 2] the generation (high 32
+  // bits) and kind (low 32 bits), [4s + 3] the time. What a pop reads comes first. Handlers sit in a parallel array.
   private static final int STRIDE = 4;
   private long[] slots;
   private EventHandler[] handler;
@@ -102,11 +102,11 @@ public final class EventQueue {
     long seq = nextSeq++;
     long[] sl = slots;
     int r = STRIDE * slot;
-    int gen = (int) (sl[r + 3] >>> 32) + 1;
+    int gen = (int) (sl[r + 2] >>> 32) + 1;
     sl[r] = seq;
     sl[r + 1] = eventArg;
-    sl[r + 2] = time;
-    sl[r + 3] = ((long) gen << 32) | (eventKind & 0xFFFF_FFFFL);
+    sl[r + 2] = ((long) gen << 32) | (eventKind & 0xFFFF_FFFFL);
+    sl[r + 3] = time;
     handler[slot] = h;
     live++;
     long key = (seq << SLOT_BITS) | slot;
@@ -136,7 +136,7 @@ public final class EventQueue {
   /** Time at which the event behind {@code handle} is due, or -1 if it is not pending. */
   public long timeOf(long handle) {
     int slot = liveSlot(handle);
-    return slot < 0 ? -1 : slots[STRIDE * slot + 2];
+    return slot < 0 ? -1 : slots[STRIDE * slot + 3];
   }
 
   private int liveSlot(long handle) {
@@ -145,7 +145,7 @@ public final class EventQueue {
     }
     int slot = (int) handle;
     int gen = (int) (handle >>> 32);
-    if (slot >= slotsUsed || (int) (slots[STRIDE * slot + 3] >>> 32) != gen || slots[STRIDE * slot] < 0) {
+    if (slot >= slotsUsed || (int) (slots[STRIDE * slot + 2] >>> 32) != gen || slots[STRIDE * slot] < 0) {
       return -1;
     }
     return slot;
@@ -164,7 +164,7 @@ public final class EventQueue {
     int r = STRIDE * slot;
     poppedTime = heap[0];
     poppedHandler = handler[slot];
-    poppedKind = (int) slots[r + 3];
+    poppedKind = (int) slots[r + 2];
     poppedArg = slots[r + 1];
     // The root stays behind as a stale node: the next push replaces it, or the next read of the
     // top drops it.
