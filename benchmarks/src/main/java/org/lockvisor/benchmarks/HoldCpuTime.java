@@ -17,7 +17,22 @@ public final class HoldCpuTime {
   private HoldCpuTime() {}
 
   public static void main(String[] args) {
-    int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 15;
+    int rounds = 15;
+    try {
+      if (args.length > 1) {
+        throw new NumberFormatException("too many arguments");
+      }
+      if (args.length == 1) {
+        rounds = Integer.parseInt(args[0]);
+      }
+      if (rounds < 1) {
+        throw new NumberFormatException("rounds must be positive");
+      }
+    } catch (NumberFormatException e) {
+      System.err.println("usage: benchmarks/run.sh --cpu-time [rounds] (a positive integer): " + e.getMessage());
+      System.exit(2);
+      return;
+    }
     int warmup = 5;
     ThreadMXBean mx = ManagementFactory.getThreadMXBean();
     String[] names = {"engine", "bare", "packed", "ssj"};
