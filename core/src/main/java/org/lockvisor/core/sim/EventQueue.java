@@ -48,7 +48,8 @@ public final class EventQueue {
 
   // Slots: one record of four longs per slot, so one event's data shares a cache line: [4s] the
   // sequence number (-1 when free), [4s + 1] the argument, [4s + 2] the generation (high 32
-  // bits) and kind (low 32 bits), [4s + 3] the time. What a pop reads comes first. Handlers sit in a parallel array.
+  // bits) and kind (low 32 bits), [4s + 3] the time; what a pop reads comes first. Handlers sit
+  // in a parallel array.
   private static final int STRIDE = 4;
   private long[] slots;
   private EventHandler[] handler;
@@ -145,7 +146,8 @@ public final class EventQueue {
     }
     int slot = (int) handle;
     int gen = (int) (handle >>> 32);
-    if (slot >= slotsUsed || (int) (slots[STRIDE * slot + 2] >>> 32) != gen || slots[STRIDE * slot] < 0) {
+    if (slot >= slotsUsed || slots[STRIDE * slot] < 0
+        || (int) (slots[STRIDE * slot + 2] >>> 32) != gen) {
       return -1;
     }
     return slot;
