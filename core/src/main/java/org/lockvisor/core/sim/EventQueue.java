@@ -10,12 +10,28 @@ import java.util.Arrays;
  *
  * <p>Ties on time are broken by insertion order, so a run is a pure function of its inputs. Each
  * heap node is two adjacent {@code long}s — the time, and the sequence number packed with the
- * event's slot ({@code seq << 24 | slot}) — so the four children of a node share one cache line
- * and sifting touches nothing else. The event's handler, kind and argument live in a slot of
- * parallel arrays. Cancelling frees the slot at once and leaves a stale heap node behind, which
- * is recognised (its sequence no longer matches the slot's) and dropped when it reaches the top.
- * A handle encodes the slot and a generation, so a stale handle never cancels a later event that
- * reused the slot. Nothing is allocated per event once the arrays have grown to their peak size.
+ * event's slot ({@code seq << 24 | slot}) — so the four children of a node lie in 64 bytes and
+ * sifting touches nothing else. The event's sequence, argument, time, kind and handle generation
+ * live in one 32-byte slot record (the handler in a parallel array), so reading or writing an
+ * event costs one cache line, not one per field. Cancelling frees the slot at once and leaves a
+ * stale heap node behind, which is recognised (its sequence no longer matches the slot's) and
+ * dropped when it reaches the top. A handle encodes the slot and a generation, so a stale handle
+ * never cancels a later event that reused the slot. Nothing is allocated per event once the
+ * arrays have grown to their peak size.
+ *
+ * <p>Two things keep the heap close to a bare heap of {@code long}s:
+ *
+ * <ul>
+ *   <li>{@link #pop()} leaves the popped node at the root as a stale node. The next {@link #push}
+ *       — typically from the handler of the event just popped — overwrites a stale root and sifts
+ *       it down ("replace top"), one sift instead of a sift-down of the last leaf plus a sift-up.
+ *       Any other read of the top first drops stale roots as before.
+ *   <li>The sift-down picks the least of four children without a data-dependent branch: the
+ *       comparison of (time, key) pairs is one subtraction with borrow, {@code (ct - bt) -
+ *       ((ck - bk) >>> 63)}, whose sign selects the child through masks. Comparisons of random
+ *       times are unpredictable, so a branch there costs a misprediction per level. This needs
+ *       times and keys in [0, 2^63), which {@link #push} enforces for times.
+ * </ul>
  */
 public final class EventQueue {
 
@@ -30,13 +46,13 @@ public final class EventQueue {
   private long[] heap;
   private int nodes;
 
-  // Slots.
+  // Slots: one record of four longs per slot, so one event's data shares a cache line: [4s] the
+  // sequence number (-1 when free), [4s + 1] the argument, [4s + 2] the generation (high 32
+  // bits) and kind (low 32 bits), [4s + 3] the time; what a pop reads comes first. Handlers sit
+  // in a parallel array.
+  private static final int STRIDE = 4;
+  private long[] slots;
   private EventHandler[] handler;
-  private int[] kind;
-  private long[] arg;
-  private long[] slotTime;
-  private long[] slotSeq; // -1 when free
-  private int[] generation;
   private int[] freeSlots;
   private int freeCount;
   private int slotsUsed;
@@ -58,12 +74,10 @@ public final class EventQueue {
     checkArgument(initialCapacity > 0, "initialCapacity must be positive: %s", initialCapacity);
     heap = new long[2 * initialCapacity];
     handler = new EventHandler[initialCapacity];
-    kind = new int[initialCapacity];
-    arg = new long[initialCapacity];
-    slotTime = new long[initialCapacity];
-    slotSeq = new long[initialCapacity];
-    Arrays.fill(slotSeq, -1);
-    generation = new int[initialCapacity];
+    slots = new long[STRIDE * initialCapacity];
+    for (int i = 0; i < initialCapacity; i++) {
+      slots[STRIDE * i] = -1;
+    }
     freeSlots = new int[initialCapacity];
   }
 
@@ -82,22 +96,30 @@ public final class EventQueue {
     return nodes == 0 ? Long.MAX_VALUE : heap[0];
   }
 
-  /** Adds an event and returns its handle. */
+  /** Adds an event at {@code time} (not negative) and returns its handle. */
   public long push(long time, EventHandler h, int eventKind, long eventArg) {
+    checkArgument(time >= 0, "negative event time: %s", time);
     int slot = allocateSlot();
     long seq = nextSeq++;
+    long[] sl = slots;
+    int r = STRIDE * slot;
+    int gen = (int) (sl[r + 2] >>> 32) + 1;
+    sl[r] = seq;
+    sl[r + 1] = eventArg;
+    sl[r + 2] = ((long) gen << 32) | (eventKind & 0xFFFF_FFFFL);
+    sl[r + 3] = time;
     handler[slot] = h;
-    kind[slot] = eventKind;
-    arg[slot] = eventArg;
-    slotTime[slot] = time;
-    slotSeq[slot] = seq;
-    int gen = generation[slot] + 1;
-    generation[slot] = gen;
     live++;
-    if (2 * nodes == heap.length) {
-      heap = Arrays.copyOf(heap, heap.length * 2);
+    long key = (seq << SLOT_BITS) | slot;
+    if (nodes > 0 && isStale(heap[1])) {
+      // Replace top: the root is the event just popped (or a cancelled one).
+      siftDown(0, time, key);
+    } else {
+      if (2 * nodes == heap.length) {
+        heap = Arrays.copyOf(heap, heap.length * 2);
+      }
+      siftUp(nodes++, time, key);
     }
-    siftUp(nodes++, time, (seq << SLOT_BITS) | slot);
     return ((long) gen << 32) | slot;
   }
 
@@ -115,7 +137,7 @@ public final class EventQueue {
   /** Time at which the event behind {@code handle} is due, or -1 if it is not pending. */
   public long timeOf(long handle) {
     int slot = liveSlot(handle);
-    return slot < 0 ? -1 : slotTime[slot];
+    return slot < 0 ? -1 : slots[STRIDE * slot + 3];
   }
 
   private int liveSlot(long handle) {
@@ -124,7 +146,8 @@ public final class EventQueue {
     }
     int slot = (int) handle;
     int gen = (int) (handle >>> 32);
-    if (slot >= slotsUsed || generation[slot] != gen || slotSeq[slot] < 0) {
+    if (slot >= slotsUsed || slots[STRIDE * slot] < 0
+        || (int) (slots[STRIDE * slot + 2] >>> 32) != gen) {
       return -1;
     }
     return slot;
@@ -140,11 +163,13 @@ public final class EventQueue {
       throw new IllegalStateException("pop on an empty event queue");
     }
     int slot = (int) (heap[1] & SLOT_MASK);
+    int r = STRIDE * slot;
     poppedTime = heap[0];
     poppedHandler = handler[slot];
-    poppedKind = kind[slot];
-    poppedArg = arg[slot];
-    removeTop();
+    poppedKind = (int) slots[r + 2];
+    poppedArg = slots[r + 1];
+    // The root stays behind as a stale node: the next push replaces it, or the next read of the
+    // top drops it.
     freeSlot(slot);
     live--;
   }
@@ -166,14 +191,13 @@ public final class EventQueue {
   }
 
   private void dropStaleTop() {
-    while (nodes > 0) {
-      long key = heap[1];
-      int slot = (int) (key & SLOT_MASK);
-      if (slotSeq[slot] == (key >>> SLOT_BITS)) {
-        return;
-      }
+    while (nodes > 0 && isStale(heap[1])) {
       removeTop();
     }
+  }
+
+  private boolean isStale(long key) {
+    return slots[STRIDE * (int) (key & SLOT_MASK)] != (key >>> SLOT_BITS);
   }
 
   private void removeTop() {
@@ -199,6 +223,10 @@ public final class EventQueue {
     h[2 * i + 1] = key;
   }
 
+  /**
+   * Moves (t, key) down from node {@code i}. The least child is chosen branch-free: {@code less}
+   * is the sign of {@code (ct - bt) - borrow(ck - bk)}, exact for times and keys in [0, 2^63).
+   */
   private void siftDown(int i, long t, long key) {
     long[] h = heap;
     int n = nodes;
@@ -213,11 +241,11 @@ public final class EventQueue {
       int end = Math.min(first + 4, n);
       for (int c = first + 1; c < end; c++) {
         long ct = h[2 * c];
-        if (ct < bt || (ct == bt && h[2 * c + 1] < bk)) {
-          best = c;
-          bt = ct;
-          bk = h[2 * c + 1];
-        }
+        long ck = h[2 * c + 1];
+        long less = (ct - bt - ((ck - bk) >>> 63)) >> 63; // -1 if (ct, ck) < (bt, bk), else 0
+        best ^= (best ^ c) & (int) less;
+        bt ^= (bt ^ ct) & less;
+        bk ^= (bk ^ ck) & less;
       }
       if (bt > t || (bt == t && bk > key)) {
         break;
@@ -242,7 +270,7 @@ public final class EventQueue {
 
   private void freeSlot(int slot) {
     handler[slot] = null;
-    slotSeq[slot] = -1;
+    slots[STRIDE * slot] = -1;
     freeSlots[freeCount++] = slot;
   }
 
@@ -253,12 +281,10 @@ public final class EventQueue {
     }
     int n = Math.min(MAX_SLOTS, old * 2);
     handler = Arrays.copyOf(handler, n);
-    kind = Arrays.copyOf(kind, n);
-    arg = Arrays.copyOf(arg, n);
-    slotTime = Arrays.copyOf(slotTime, n);
-    slotSeq = Arrays.copyOf(slotSeq, n);
-    Arrays.fill(slotSeq, old, n, -1);
-    generation = Arrays.copyOf(generation, n);
+    slots = Arrays.copyOf(slots, STRIDE * n);
+    for (int i = old; i < n; i++) {
+      slots[STRIDE * i] = -1;
+    }
     freeSlots = Arrays.copyOf(freeSlots, n);
   }
 }

@@ -45,7 +45,9 @@ public final class Simulation {
   /** Schedules an event {@code delay} ns from now; returns a handle for {@link #cancel}. */
   public long schedule(long delay, EventHandler handler, int kind, long arg) {
     checkArgument(delay >= 0, "negative delay: %s", delay);
-    return queue.push(now + delay, handler, kind, arg);
+    long time = now + delay;
+    checkArgument(time >= 0, "delay %s overflows simulated time", delay);
+    return queue.push(time, handler, kind, arg);
   }
 
   /** Schedules an event at absolute time {@code time} (not in the past). */

@@ -78,4 +78,56 @@ class EventQueueTest {
   void pop_empty_throws() {
     assertThatThrownBy(() -> new EventQueue().pop()).isInstanceOf(IllegalStateException.class);
   }
+
+  @Test
+  void holdLoop_replaceTopWithTiesAndCancels_matchesReferenceQueue() {
+    // Each pop is followed by pushes (the replace-top path), with many equal times and cancels of
+    // pending events, so stale roots are both replaced and dropped.
+    SplittableRandom r = new SplittableRandom(11);
+    EventQueue q = new EventQueue(2);
+    PriorityQueue<long[]> ref = new PriorityQueue<>((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(a[1], b[1]));
+    List<long[]> live = new ArrayList<>();
+    long seq = 0;
+    long now = 0;
+    for (int i = 0; i < 200; i++) {
+      long t = r.nextLong(4);
+      long[] e = {t, seq, q.push(t, NOOP, 0, seq)};
+      seq++;
+      ref.add(e);
+      live.add(e);
+    }
+    for (int step = 0; step < 50_000; step++) {
+      long[] expected = ref.poll();
+      live.remove(expected);
+      q.pop();
+      assertThat(q.poppedTime()).isEqualTo(expected[0]);
+      assertThat(q.poppedArg()).as("insertion order among equal times").isEqualTo(expected[1]);
+      now = expected[0];
+      int pushes = r.nextInt(10) < 8 ? 1 : r.nextInt(3);
+      for (int k = 0; k < pushes; k++) {
+        long t = now + r.nextLong(3);
+        long[] e = {t, seq, q.push(t, NOOP, 0, seq)};
+        seq++;
+        ref.add(e);
+        live.add(e);
+      }
+      if (r.nextInt(10) == 0 && !live.isEmpty()) {
+        long[] c = live.remove(r.nextInt(live.size()));
+        ref.remove(c);
+        assertThat(q.cancel(c[2])).isTrue();
+      }
+      assertThat(q.size()).isEqualTo(ref.size());
+      if (ref.isEmpty()) {
+        break;
+      }
+      assertThat(q.peekTime()).isEqualTo(ref.peek()[0]);
+    }
+  }
+
+  @Test
+  void push_negativeTime_rejected() {
+    assertThatThrownBy(() -> new EventQueue().push(-1, NOOP, 0, 0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("negative event time");
+  }
 }

@@ -61,6 +61,71 @@ class SimulationTest {
         .hasMessageContaining("negative delay");
   }
 
+  @Test
+  void schedule_delayOverflowingTime_rejected() {
+    Simulation sim = new Simulation(1);
+    sim.schedule(10, (k, a) -> {}, 0, 0);
+    sim.runToCompletion();
+    assertThatThrownBy(() -> sim.schedule(Long.MAX_VALUE, (k, a) -> {}, 0, 0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("overflows");
+  }
+
+  @Test
+  void fingerprint_matchesIndependentReferenceEngine() {
+    // The documented definition, recomputed by a reference engine built on java.util.PriorityQueue:
+    // events in (time, insertion order); fp = mix(fp ^ t) + kind * golden + arg, from the golden seed.
+    Simulation sim = new Simulation(5);
+    SplittableRandom r1 = new SplittableRandom(99);
+    EventHandler[] self = new EventHandler[1];
+    long[] cancelMe = {EventQueue.NO_EVENT};
+    self[0] = (k, a) -> {
+      sim.schedule(r1.nextInt(4), self[0], k, a + 1);
+      if (r1.nextInt(8) == 0) {
+        sim.cancel(cancelMe[0]);
+        cancelMe[0] = sim.schedule(r1.nextInt(4), self[0], k + 100, a);
+      }
+    };
+    for (int i = 0; i < 20; i++) {
+      sim.schedule(r1.nextInt(4), self[0], i, 0);
+    }
+    sim.runUntil(5_000);
+
+    record Ev(long time, long seq, int kind, long arg) {}
+    java.util.PriorityQueue<Ev> ref = new java.util.PriorityQueue<>(
+        (a, b) -> a.time() != b.time() ? Long.compare(a.time(), b.time()) : Long.compare(a.seq(), b.seq()));
+    java.util.Set<Long> cancelled = new java.util.HashSet<>();
+    SplittableRandom r2 = new SplittableRandom(99);
+    long seq = 0;
+    long now = 0;
+    long cancelSeq = -1;
+    for (int i = 0; i < 20; i++) {
+      ref.add(new Ev(r2.nextInt(4), seq++, i, 0));
+    }
+    long fp = 0x9E3779B97F4A7C15L;
+    long events = 0;
+    while (!ref.isEmpty() && ref.peek().time() <= 5_000) {
+      Ev e = ref.poll();
+      if (cancelled.remove(e.seq())) {
+        continue;
+      }
+      now = e.time();
+      events++;
+      fp = Simulation.mix(fp ^ e.time()) + (e.kind() * 0x9E3779B97F4A7C15L) + e.arg();
+      ref.add(new Ev(now + r2.nextInt(4), seq++, e.kind(), e.arg() + 1));
+      if (r2.nextInt(8) == 0) {
+        if (cancelSeq >= 0) {
+          cancelled.add(cancelSeq);
+        }
+        cancelSeq = seq;
+        ref.add(new Ev(now + r2.nextInt(4), seq++, e.kind() + 100, e.arg()));
+      }
+    }
+    assertThat(events).isGreaterThan(5_000);
+    assertThat(sim.eventsProcessed()).isEqualTo(events);
+    assertThat(sim.fingerprint()).isEqualTo(fp);
+  }
+
   /** A stochastic model: each event reschedules itself after a random delay from a named stream. */
   private static long stochasticRun(long seed) {
     Simulation sim = new Simulation(seed);
