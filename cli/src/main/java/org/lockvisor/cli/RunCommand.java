@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.lockvisor.experiment.check.RunChecks;
 import org.lockvisor.experiment.io.AtomicFiles;
 import org.lockvisor.experiment.model.Durations;
 import org.lockvisor.experiment.model.Experiment;
@@ -18,6 +19,7 @@ import org.lockvisor.experiment.runner.ExperimentResult;
 import org.lockvisor.experiment.runner.ExperimentRunner;
 import org.lockvisor.experiment.runner.ResultJson;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -63,6 +65,9 @@ public final class RunCommand implements Callable<Integer> {
       converter = OutputFormat.Converter.class, description = "Output format (default: ${DEFAULT-VALUE}).")
   private OutputFormat format;
 
+  @Mixin
+  private CheckOptions checks = new CheckOptions();
+
   @Override
   public Integer call() {
     ExperimentRunner runner = lockvisor.injector().getInstance(ExperimentRunner.class);
@@ -81,7 +86,8 @@ public final class RunCommand implements Callable<Integer> {
     long start = System.nanoTime();
     PrintWriter stderr = spec.commandLine().getErr();
     for (String label : labels) {
-      results.add(runner.run(label.equals("base") ? e : ExperimentYaml.variant(e, label), label));
+      results.add(runner.run(label.equals("base") ? e : ExperimentYaml.variant(e, label), label,
+          checks.toRunChecks(RunChecks.defaults().invariants(), checks.perturbSeed(), checks.replay(file, sets, seed, label, checks.perturbSeed()))));
       double elapsed = (System.nanoTime() - start) / 1e9;
       if (elapsed > PROGRESS_AFTER_S && results.size() < labels.size()) {
         // Only runs that take a while report progress, on stderr.

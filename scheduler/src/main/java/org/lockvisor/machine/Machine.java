@@ -40,6 +40,20 @@ public final class Machine {
   private Kernel host;
   private MachineTrace trace = MachineTrace.NONE;
   private final int symSchedule;
+  /** Schedule exploration: perturbs the duration of every piece of work; null when off. */
+  WorkJitter workJitter;
+
+  /** Perturbs work durations (schedule exploration); must be deterministic per seed. */
+  @FunctionalInterface
+  public interface WorkJitter {
+    /** The duration to use for work of nominal duration {@code ns} (non-negative). */
+    long adjust(long ns);
+  }
+
+  /** Installs a work-duration perturbation for schedule exploration; null removes it. */
+  public void setWorkJitter(WorkJitter jitter) {
+    this.workJitter = jitter;
+  }
 
   public Machine(Simulation sim) {
     this.sim = sim;

@@ -43,6 +43,8 @@ public final class EventQueue {
   private int live;
 
   private long nextSeq;
+  /** Tie-break salt (schedule exploration); 0 keeps insertion order. */
+  private long tieSalt;
 
   // The last popped event (avoids allocating a result object).
   private long poppedTime;
@@ -86,6 +88,9 @@ public final class EventQueue {
   public long push(long time, EventHandler h, int eventKind, long eventArg) {
     int slot = allocateSlot();
     long seq = nextSeq++;
+    if (tieSalt != 0) {
+      seq = scramble(seq);
+    }
     handler[slot] = h;
     kind[slot] = eventKind;
     arg[slot] = eventArg;
@@ -147,6 +152,25 @@ public final class EventQueue {
     removeTop();
     freeSlot(slot);
     live--;
+  }
+
+  /**
+   * Schedule exploration: with a non-zero {@code salt}, events due at the same time are taken in
+   * an order that is a pseudo-random permutation (keyed by the salt) of their insertion order
+   * instead of insertion order itself. Still a pure function of the inputs and the salt. Set it
+   * before pushing anything.
+   */
+  public void setTieBreakSalt(long salt) {
+    checkArgument(live == 0 && nodes == 0, "tie-break salt set on a non-empty queue");
+    this.tieSalt = salt;
+  }
+
+  /** A bijection on 39-bit sequence numbers (odd multiplier, then xor with the salt). */
+  private long scramble(long seq) {
+    final long mask = (1L << (63 - SLOT_BITS)) - 1;
+    long x = (seq * 0x9E3779B97F4A7C15L) & mask;
+    x ^= (x >>> 17);
+    return (x ^ tieSalt) & mask;
   }
 
   public long poppedTime() {
