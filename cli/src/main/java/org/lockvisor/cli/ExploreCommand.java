@@ -90,7 +90,7 @@ public final class ExploreCommand implements Callable<Integer> {
         Experiment point = label.equals("base") ? e : ExperimentYaml.variant(e, label);
         String replay = checks.replay(file, sets, null, label, perturb);
         try {
-          ExperimentResult r = runner.run(point, label, checks.toRunChecks(true, perturb, replay));
+          ExperimentResult r = runner.run(point, label, checks.toRunChecks(true, perturb, ""));
           events += r.events();
         } catch (SimulationFailedException ex) {
           out.printf(Locale.ROOT, "explore: violation in run %d of %d (variant %s, perturbation %d) after %d clean"

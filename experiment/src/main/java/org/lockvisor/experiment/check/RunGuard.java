@@ -39,6 +39,8 @@ public final class RunGuard implements EventObserver {
   private long lastTime = Long.MIN_VALUE;
   private long events;
   private long[] trueSince = new long[64];
+  private long[] episode = new long[64];
+  private long lastScan;
   private int[] visit = new int[64];
   private int visitStamp;
 
@@ -84,7 +86,7 @@ public final class RunGuard implements EventObserver {
     }
     if (invariants != null) {
       invariants.check();
-      if (events % SCAN_EVERY == 0) {
+      if (events % SCAN_EVERY == 0 || time - lastScan >= checks.graceNs() / 8) {
         scanWaiters(time);
       }
     }
@@ -126,6 +128,7 @@ public final class RunGuard implements EventObserver {
   // Deadlocks and lost wakeups.
 
   private void scanWaiters(long now) {
+    lastScan = now;
     List<Task> tasks = machine.tasks();
     int n = tasks.size();
     if (trueSince.length < n) {
@@ -133,13 +136,17 @@ public final class RunGuard implements EventObserver {
       trueSince = Arrays.copyOf(trueSince, Math.max(n, old * 2));
       Arrays.fill(trueSince, old, trueSince.length, -1);
       visit = Arrays.copyOf(visit, trueSince.length);
+      episode = Arrays.copyOf(episode, trueSince.length);
     }
     for (int i = 0; i < n; i++) {
       Task t = tasks.get(i);
       Object on = t.blockedOn();
-      if (on == null) {
-        trueSince[i] = -1;
-        continue;
+      if (on == null || episode[i] != t.blockedSince()) {
+        trueSince[i] = -1; // not waiting, or waiting again since the last scan
+        episode[i] = t.blockedSince();
+        if (on == null) {
+          continue;
+        }
       }
       if (on instanceof CheckedLock) {
         findCycle(t, now);
@@ -189,8 +196,8 @@ public final class RunGuard implements EventObserver {
       trueSince[i] = now;
     } else if (now - trueSince[i] > checks.graceNs()) {
       throw new InvariantViolation(now, "lost wakeup: " + t + " (" + t.kernel() + ") has slept on "
-          + queueName(t.blockedOn()) + " since t=" + t.blockedSince() + " ns; its wake-up condition has been true since"
-          + " t<=" + trueSince[i] + " ns and no wakeup is in flight (" + taskState(t) + "); waits-for: " + chain(t));
+          + queueName(t.blockedOn()) + " since t=" + t.blockedSince() + " ns; its wake-up condition was true at t=" + trueSince[i]
+          + " ns and has stayed true, and no wakeup is in flight (" + taskState(t) + "); waits-for: " + chain(t));
     }
   }
 
