@@ -6,9 +6,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import org.lockvisor.core.random.RandomStreams;
 import org.lockvisor.experiment.SimulationFailedException;
 import org.lockvisor.experiment.UserInputException;
+import org.lockvisor.experiment.check.Perturbation;
 import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.model.ExperimentYaml;
 import org.lockvisor.experiment.runner.ExperimentResult;
@@ -85,7 +85,7 @@ public final class ExploreCommand implements Callable<Integer> {
     long events = 0;
     int done = 0;
     for (int i = 0; i < runs; i++) {
-      long perturb = perturbation(seed, i);
+      long perturb = Perturbation.seedOfRun(seed, i);
       for (String label : labels) {
         Experiment point = label.equals("base") ? e : ExperimentYaml.variant(e, label);
         String replay = checks.replay(file, sets, null, label, perturb);
@@ -115,9 +115,4 @@ public final class ExploreCommand implements Callable<Integer> {
     return Lockvisor.EXIT_OK;
   }
 
-  /** The perturbation seed of run {@code i} (never 0, which means unperturbed). */
-  static long perturbation(long seed, int i) {
-    long p = new RandomStreams(seed).seedFor("explore.run." + i) & Long.MAX_VALUE;
-    return p == 0 ? 1 : p;
-  }
 }

@@ -28,6 +28,12 @@ public final class Perturbation implements Machine.WorkJitter {
     }
   }
 
+  /** The perturbation seed of run {@code i} of an exploration with seed {@code seed} (never 0). */
+  public static long seedOfRun(long seed, int i) {
+    long p = new RandomStreams(seed).seedFor("explore.run." + i) & Long.MAX_VALUE;
+    return p == 0 ? 1 : p;
+  }
+
   @Override
   public long adjust(long ns) {
     if (ns <= 0) {
