@@ -47,6 +47,7 @@ public final class RunGuard implements EventObserver {
   // Runaway sampling (allocates, but only once the run has already failed).
   private String runaway;
   private int sampleLeft;
+  private int sampleSize;
   private Map<String, Integer> byType;
   private Map<String, Integer> byThread;
 
@@ -104,7 +105,7 @@ public final class RunGuard implements EventObserver {
    */
   public void finish() {
     if (runaway != null) {
-      throw new RunawayException(runaway + "; busiest over the remaining " + (SAMPLE_EVENTS - sampleLeft)
+      throw new RunawayException(runaway + "; busiest over the remaining " + (sampleSize - sampleLeft)
           + " events: event type " + top(byType) + ", handler " + top(byThread));
     }
     if (invariants == null) {
@@ -252,7 +253,8 @@ public final class RunGuard implements EventObserver {
 
   private void startSampling(String message) {
     runaway = message;
-    sampleLeft = SAMPLE_EVENTS;
+    sampleSize = (int) Math.min(SAMPLE_EVENTS, Math.max(100, checks.eventBudget() / 4));
+    sampleLeft = sampleSize;
     byType = new HashMap<>();
     byThread = new HashMap<>();
     sample(-1);
@@ -268,7 +270,7 @@ public final class RunGuard implements EventObserver {
       sampleLeft--;
     }
     if (sampleLeft <= 0 || kind < 0 && sim.pendingEvents() == 0) {
-      throw new RunawayException(runaway + "; busiest over the next " + (SAMPLE_EVENTS - sampleLeft)
+      throw new RunawayException(runaway + "; busiest over the next " + (sampleSize - sampleLeft)
           + " events: event type " + top(byType) + ", handler " + top(byThread));
     }
   }
