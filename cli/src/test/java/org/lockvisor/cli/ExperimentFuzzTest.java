@@ -9,6 +9,8 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,6 +22,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /**
  * Input robustness: {@value #CASES} seeded mutations of the example experiments (values replaced
@@ -66,6 +69,12 @@ class ExperimentFuzzTest {
       trees.add(YAML.readTree(s.toFile()));
     }
     SplittableRandom random = new SplittableRandom(SEED);
+    // One command line for all cases: plugins are discovered once (picocli resets the options).
+    CommandLine cli = Lockvisor.commandLine(CliFixture.WITHOUT_BUILT_IN_REPRODUCTIONS);
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    cli.setOut(new PrintWriter(out, true));
+    cli.setErr(new PrintWriter(err, true));
     int ran = 0;
     int rejected = 0;
     int budget = 0;
@@ -84,7 +93,10 @@ class ExperimentFuzzTest {
       }
       Path file = temp.resolve("case-" + i + ".yaml");
       Files.writeString(file, text, StandardCharsets.UTF_8);
-      CliFixture.Run r = CliFixture.run("run", file.toString(), "--max-events", "3000", "--max-wall", "5s");
+      out.getBuffer().setLength(0);
+      err.getBuffer().setLength(0);
+      int exit = cli.execute("run", file.toString(), "--max-events", "3000", "--max-wall", "5s");
+      CliFixture.Run r = new CliFixture.Run(exit, out.toString(), err.toString());
       String context = "case " + i + " (seed " + SEED + ", from " + seeds.get(which).getFileName() + "):\n" + text
           + "\nexit " + r.exitCode() + "\n" + r.err();
       assertThat(r.err()).as(context).doesNotContain("internal error", "\tat ", "Exception:");

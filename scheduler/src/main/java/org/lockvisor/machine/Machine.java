@@ -160,13 +160,23 @@ public final class Machine {
     return vm;
   }
 
+  /** Most tasks (idle, vCPU and spawned tasks) one machine holds: a runaway guard, not a model limit. */
+  public static final int MAX_TASKS = 200_000;
+
+  private void checkCapacity() {
+    checkState(tasks.size() < MAX_TASKS, "the machine would hold more than %s tasks (CPUs, vCPUs and threads)",
+        MAX_TASKS);
+  }
+
   Task newTask(Kernel kernel, String name, Program program) {
+    checkCapacity();
     Task t = new Task(this, kernel, tasks.size(), name, program);
     tasks.add(t);
     return t;
   }
 
   private void installIdle(Cpu c, Op idleOp) {
+    checkCapacity();
     Program p = Program.named("cpu_idle").op(idleOp).build();
     Task idle = new Task(this, c.kernel, tasks.size(), "swapper/" + c.index, p);
     tasks.add(idle);
