@@ -23,7 +23,9 @@ import org.lockvisor.experiment.runner.ExperimentRunner;
 import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.locking.spi.LockFactory.LockKind;
 import org.lockvisor.locking.spi.LockMode;
+import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
+import org.lockvisor.machine.WaitQueue;
 import org.lockvisor.workloads.spi.Workload;
 import org.lockvisor.workloads.spi.WorkloadContext;
 import org.lockvisor.workloads.spi.WorkloadFactory;
@@ -103,6 +105,84 @@ class ExplorerFindsBrokenWorkerTest {
         .hasMessageContaining("deadlock: waits-for cycle")
         .hasMessageMatching("(?s).*vm0/(ab|ba) -> lock \\[(A|B)\\] \\(\\S+\\) -> held by vm0/(ab|ba) -> lock "
             + "\\[(A|B)\\] \\(\\S+\\) -> held by vm0/(ab|ba) \\(cycle\\).*");
+  }
+
+  @Test
+  void sleepUntilWithoutWake_isReportedAsALostWakeup() {
+    Map<String, WorkloadFactory> workloads = new HashMap<>(PLUGINS.workloads());
+    workloads.put("no-wake", new TestWorkload("no-wake", ctx -> {
+      var guest = ctx.vm().guest();
+      WaitQueue wq = new WaitQueue("done_wait");
+      boolean[] done = {false};
+      guest.spawn("waiter", Program.named("wait_for_done").op(Ops.sleepUntil(wq, t -> done[0])).build(), 0);
+      // Sets the condition and never calls wake_up: the waiter's wakeup is lost.
+      guest.spawn("setter", Program.named("set_done").work(10_000, "prepare").run(t -> done[0] = true)
+          .userWork(50_000_000, "spin_forever").build(), 1);
+    }));
+    ExperimentRunner runner = new ExperimentRunner(new ExperimentPlugins(PLUGINS.arches(), PLUGINS.schedulers(),
+        PLUGINS.locks(), PLUGINS.devices(), workloads));
+    Experiment e = Experiment.builder("nowake").warmupNs(0).durationNs(10_000_000).host(2, "cfs")
+        .vm("vm0", vm -> vm.vcpus(2).pinning(0, 1).workload("w", "no-wake", Map.of()))
+        .build();
+
+    assertThatThrownBy(() -> runner.run(e, "base", RunChecks.NONE.withInvariants(true)))
+        .isInstanceOf(SimulationFailedException.class)
+        .hasMessageContaining("lost wakeup: waiter (vm0) has slept on wait queue [done_wait]")
+        .hasMessageContaining("waits-for: vm0/waiter -> wait queue [done_wait] -> no waker");
+    // Unchecked, the same run completes: the detector, not the machine, caught it.
+    assertThat(runner.run(e, "base", RunChecks.NONE).events()).isPositive();
+  }
+
+  /** A workload whose start is {@code starter}. */
+  private record TestWorkload(String type, java.util.function.Consumer<WorkloadContext> starter)
+      implements WorkloadFactory {
+    @Override
+    public String name() {
+      return type;
+    }
+
+    @Override
+    public String summary() {
+      return "test double";
+    }
+
+    @Override
+    public Set<String> capabilities() {
+      return Set.of();
+    }
+
+    @Override
+    public List<PluginOption> options() {
+      return List.of();
+    }
+
+    @Override
+    public Workload create(String instanceName, Map<String, String> options) {
+      return new Workload() {
+        @Override
+        public String name() {
+          return instanceName;
+        }
+
+        @Override
+        public String model() {
+          return type;
+        }
+
+        @Override
+        public void start(WorkloadContext ctx) {
+          starter.accept(ctx);
+        }
+
+        @Override
+        public void resetStats() {}
+
+        @Override
+        public com.google.common.collect.ImmutableMap<String, Number> figures() {
+          return com.google.common.collect.ImmutableMap.of();
+        }
+      };
+    }
   }
 
   /** Two kthreads taking spinlocks A and B in opposite orders. */

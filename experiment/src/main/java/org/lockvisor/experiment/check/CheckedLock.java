@@ -21,6 +21,8 @@ public final class CheckedLock implements KernelLock {
   private final KernelLock inner;
   private Task writer;
   private final List<Task> readers = new ArrayList<>();
+  private final Op[] acquireOps = new Op[LockMode.values().length];
+  private final Op[] releaseOps = new Op[LockMode.values().length];
 
   public CheckedLock(KernelLock inner) {
     this.inner = inner;
@@ -58,12 +60,22 @@ public final class CheckedLock implements KernelLock {
 
   @Override
   public Op lock(LockMode mode) {
-    return new Acquire(inner.lock(mode), mode == LockMode.READ);
+    Op op = acquireOps[mode.ordinal()];
+    if (op == null) {
+      op = new Acquire(inner.lock(mode), mode == LockMode.READ);
+      acquireOps[mode.ordinal()] = op;
+    }
+    return op;
   }
 
   @Override
   public Op unlock(LockMode mode) {
-    return new Release(inner.unlock(mode), mode == LockMode.READ);
+    Op op = releaseOps[mode.ordinal()];
+    if (op == null) {
+      op = new Release(inner.unlock(mode), mode == LockMode.READ);
+      releaseOps[mode.ordinal()] = op;
+    }
+    return op;
   }
 
   @Override

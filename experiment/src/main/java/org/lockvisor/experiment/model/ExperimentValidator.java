@@ -256,12 +256,13 @@ public final class ExperimentValidator {
         component(problems, p + ".workloads[" + w + "]", vm.workloads().get(w), workloadNames, "workload");
       }
     }
-    long totalCpus = Math.max(0, cpus);
+    // Only values within their own ranges count (the others are reported already).
+    long totalCpus = cpus >= 0 && cpus <= MAX_HOST_CPUS ? cpus : 0;
     for (VmSpec vm : e.vms()) {
-      totalCpus += Math.max(0, vm.vcpus());
+      totalCpus += vm.vcpus() >= 1 && vm.vcpus() <= MAX_VCPUS ? vm.vcpus() : 0;
     }
     for (BackgroundSpec.BackgroundVm vm : e.background().vms()) {
-      totalCpus += Math.max(0, vm.vcpus());
+      totalCpus += vm.vcpus() >= 1 && vm.vcpus() <= MAX_VCPUS ? vm.vcpus() : 0;
     }
     if (totalCpus > MAX_TOTAL_CPUS) {
       problems.add(new Problem("vms", "the host's CPUs and the VMs' vCPUs add up to [" + totalCpus
