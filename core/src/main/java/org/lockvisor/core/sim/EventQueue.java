@@ -45,6 +45,7 @@ public final class EventQueue {
   private long nextSeq;
   /** Tie-break salt (schedule exploration); 0 keeps insertion order. */
   private long tieSalt;
+  private long tieMultiplier;
 
   // The last popped event (avoids allocating a result object).
   private long poppedTime;
@@ -163,14 +164,20 @@ public final class EventQueue {
   public void setTieBreakSalt(long salt) {
     checkArgument(live == 0 && nodes == 0, "tie-break salt set on a non-empty queue");
     this.tieSalt = salt;
+    this.tieMultiplier = (salt * 0x9E3779B97F4A7C15L) | 1;
   }
 
-  /** A bijection on 39-bit sequence numbers (odd multiplier, then xor with the salt). */
+  /**
+   * A bijection on 39-bit sequence numbers keyed by the salt (xor, multiplications by odd
+   * numbers and xor-shifts, each invertible modulo 2^39), so keys stay unique.
+   */
   private long scramble(long seq) {
     final long mask = (1L << (63 - SLOT_BITS)) - 1;
-    long x = (seq * 0x9E3779B97F4A7C15L) & mask;
-    x ^= (x >>> 17);
-    return (x ^ tieSalt) & mask;
+    long x = ((seq ^ tieSalt) * tieMultiplier) & mask;
+    x ^= x >>> 19;
+    x = (x * 0xBF58476D1CE4E5B9L) & mask;
+    x ^= x >>> 17;
+    return x;
   }
 
   public long poppedTime() {
