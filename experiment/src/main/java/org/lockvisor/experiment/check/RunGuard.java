@@ -177,7 +177,10 @@ public final class RunGuard implements EventObserver {
   /** A sleeping lock waiter behind a lock nobody holds, with nobody waking it. */
   private void checkStranded(Task t, int i, long now) {
     CheckedLock l = (CheckedLock) t.blockedOn();
-    boolean stranded = l.writer() == null && l.readerList().isEmpty() && sleeping(t);
+    // A waker may have chosen this waiter and be preempted before its wake_up_q: only a kernel
+    // where nothing else can run any more (no task on a runqueue) is sure to leave it stranded.
+    boolean stranded = l.writer() == null && l.readerList().isEmpty() && l.inner().owner() == null
+        && l.inner().readers() == 0 && sleeping(t) && !anyRunnable(t.kernel());
     if (!stranded) {
       trueSince[i] = -1;
     } else if (trueSince[i] < 0) {
@@ -185,7 +188,8 @@ public final class RunGuard implements EventObserver {
     } else if (now - trueSince[i] > checks.graceNs()) {
       throw new InvariantViolation(now, "lost wakeup: " + t + " has slept since t=" + t.blockedSince()
           + " ns waiting for " + l + ", which nobody has held since t=" + trueSince[i]
-          + " ns, and no wakeup is in flight (" + taskState(t) + "); waits-for: " + chain(t));
+          + " ns, and no task of " + t.kernel() + " can run to wake it (" + taskState(t) + "); waits-for: "
+          + chain(t));
     }
   }
 
@@ -200,6 +204,15 @@ public final class RunGuard implements EventObserver {
           + queueName(t.blockedOn()) + " since t=" + t.blockedSince() + " ns; its wake-up condition was true at t=" + trueSince[i]
           + " ns and has stayed true, and no wakeup is in flight (" + taskState(t) + "); waits-for: " + chain(t));
     }
+  }
+
+  private boolean anyRunnable(org.lockvisor.machine.Kernel k) {
+    for (Task x : machine.tasks()) {
+      if (x.kernel() == k && x.onRq()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean sleeping(Task t) {
