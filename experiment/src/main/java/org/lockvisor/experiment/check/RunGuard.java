@@ -41,6 +41,8 @@ public final class RunGuard implements EventObserver {
   private long[] trueSince = new long[64];
   private long[] episode = new long[64];
   private long lastScan;
+  private final List<org.lockvisor.machine.Kernel> memoKernels = new ArrayList<>();
+  private final List<Boolean> memoRunnable = new ArrayList<>();
   private int[] visit = new int[64];
   private int visitStamp;
 
@@ -130,6 +132,8 @@ public final class RunGuard implements EventObserver {
 
   private void scanWaiters(long now) {
     lastScan = now;
+    memoKernels.clear();
+    memoRunnable.clear();
     List<Task> tasks = machine.tasks();
     int n = tasks.size();
     if (trueSince.length < n) {
@@ -206,13 +210,22 @@ public final class RunGuard implements EventObserver {
     }
   }
 
+  /** Whether any task of {@code k} is on a runqueue; computed once per kernel per scan. */
   private boolean anyRunnable(org.lockvisor.machine.Kernel k) {
+    int i = memoKernels.indexOf(k);
+    if (i >= 0) {
+      return memoRunnable.get(i);
+    }
+    boolean any = false;
     for (Task x : machine.tasks()) {
       if (x.kernel() == k && x.onRq()) {
-        return true;
+        any = true;
+        break;
       }
     }
-    return false;
+    memoKernels.add(k);
+    memoRunnable.add(any);
+    return any;
   }
 
   private static boolean sleeping(Task t) {
