@@ -34,7 +34,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
     mixinStandardHelpOptions = true,
     versionProvider = BuildInfo.class,
     description = "Simulates, event by event, what locks do inside virtualized Linux.",
-    subcommands = {PluginsCommand.class, ReproduceCommand.class, RunCommand.class, ValidateCommand.class,
+    subcommands = {PluginsCommand.class, ReproduceCommand.class, RunCommand.class, ExploreCommand.class,
+        ValidateCommand.class,
         SweepCommand.class, MergeCommand.class, CommandLine.HelpCommand.class})
 public final class Lockvisor implements Runnable {
 

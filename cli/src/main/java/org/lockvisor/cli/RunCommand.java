@@ -12,6 +12,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.lockvisor.experiment.UserInputException;
+import org.lockvisor.experiment.check.RunChecks;
 import org.lockvisor.experiment.io.AtomicFiles;
 import org.lockvisor.experiment.model.Durations;
 import org.lockvisor.experiment.model.Experiment;
@@ -25,6 +26,7 @@ import org.lockvisor.experiment.runner.Provenance;
 import org.lockvisor.experiment.runner.ResultJson;
 import org.lockvisor.experiment.runner.RunObserver;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -83,6 +85,9 @@ public final class RunCommand implements Callable<Integer> {
       converter = OutputFormat.Converter.class, description = "Output format (default: ${DEFAULT-VALUE}).")
   private OutputFormat format;
 
+  @Mixin
+  private CheckOptions checks = new CheckOptions();
+
   @Override
   public Integer call() {
     if (trace && out == null) {
@@ -111,7 +116,9 @@ public final class RunCommand implements Callable<Integer> {
     for (String label : labels) {
       Experiment run = label.equals("base") ? e : ExperimentYaml.variant(e, label);
       RunOutputs o = new RunOutputs(runner.plugins(), run.arch(), label, trace ? traceMaxEvents : 0);
-      results.add(runner.run(run, label, out == null ? RunObserver.NONE : o));
+      RunChecks runChecks = checks.toRunChecks(RunChecks.defaults().invariants(), checks.perturbSeed(),
+          checks.replay(file, sets, seed, label, checks.perturbSeed()));
+      results.add(runner.run(run, label, runChecks, out == null ? RunObserver.NONE : o));
       outputs.add(o);
       if (out != null && o.files().containsKey(RunOutputs.fileName("trace", "json", label))) {
         // The largest file: written now rather than held until every variant has run.

@@ -40,6 +40,20 @@ public final class Machine {
   private Kernel host;
   private MachineTrace trace = MachineTrace.NONE;
   private final int symSchedule;
+  /** Schedule exploration: perturbs the duration of every piece of work; null when off. */
+  WorkJitter workJitter;
+
+  /** Perturbs work durations (schedule exploration); must be deterministic per seed. */
+  @FunctionalInterface
+  public interface WorkJitter {
+    /** The duration to use for work of nominal duration {@code ns} (non-negative). */
+    long adjust(long ns);
+  }
+
+  /** Installs a work-duration perturbation for schedule exploration; null removes it. */
+  public void setWorkJitter(WorkJitter jitter) {
+    this.workJitter = jitter;
+  }
 
   public Machine(Simulation sim) {
     this.sim = sim;
@@ -146,13 +160,23 @@ public final class Machine {
     return vm;
   }
 
+  /** Most tasks (idle, vCPU and spawned tasks) one machine holds: a runaway guard, not a model limit. */
+  public static final int MAX_TASKS = 200_000;
+
+  private void checkCapacity() {
+    checkState(tasks.size() < MAX_TASKS, "the machine would hold more than %s tasks (CPUs, vCPUs and threads)",
+        MAX_TASKS);
+  }
+
   Task newTask(Kernel kernel, String name, Program program) {
+    checkCapacity();
     Task t = new Task(this, kernel, tasks.size(), name, program);
     tasks.add(t);
     return t;
   }
 
   private void installIdle(Cpu c, Op idleOp) {
+    checkCapacity();
     Program p = Program.named("cpu_idle").op(idleOp).build();
     Task idle = new Task(this, c.kernel, tasks.size(), "swapper/" + c.index, p);
     tasks.add(idle);

@@ -158,8 +158,10 @@ public final class Ops {
           if (wq != null) {
             wq.remove(t);
           }
+          t.clearBlockedOn();
           return NEXT;
         }
+        t.setBlockedOn(wq != null ? wq : (Object) "sleepUntil", condition);
         t.kernel.schedule(t.cpu, false);
         return AGAIN;
       }

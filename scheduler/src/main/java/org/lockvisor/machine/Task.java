@@ -79,6 +79,11 @@ public class Task implements EventHandler {
   // affinity: -1 means any CPU of the kernel
   int pinnedCpu = -1;
 
+  // What the task waits for (correctness checking): a WaitQueue, a lock, or null.
+  private Object blockedOn;
+  private java.util.function.Predicate<Task> blockedCondition;
+  private long blockedSince;
+
   /** Scheduler-owned fields (vruntime and friends); see the scheduler plugins. */
   public long vruntime;
   public int weight = 1024;
@@ -107,6 +112,39 @@ public class Task implements EventHandler {
     if (program != null) {
       pushFrame(program);
     }
+  }
+
+  /**
+   * What this task waits for: the {@link WaitQueue} it sleeps on, the lock it is acquiring (set
+   * by lock checkers), or null. Used by deadlock and lost-wakeup detection only.
+   */
+  public Object blockedOn() {
+    return blockedOn;
+  }
+
+  /** The condition the task sleeps until (with a wait queue), or null. */
+  public java.util.function.Predicate<Task> blockedCondition() {
+    return blockedCondition;
+  }
+
+  /** Simulated time at which the task started waiting for {@link #blockedOn()}. */
+  public long blockedSince() {
+    return blockedSince;
+  }
+
+  /** Records that the task waits for {@code what} until {@code condition} (may be null). */
+  public void setBlockedOn(Object what, java.util.function.Predicate<Task> condition) {
+    if (blockedOn != what) {
+      blockedSince = machine.sim().now();
+    }
+    blockedOn = what;
+    blockedCondition = condition;
+  }
+
+  /** The task no longer waits. */
+  public void clearBlockedOn() {
+    blockedOn = null;
+    blockedCondition = null;
   }
 
   public int id() {
@@ -286,7 +324,7 @@ public class Task implements EventHandler {
     checkState(activity == Activity.NONE, "%s: work started while %s", name, activity);
     activity = Activity.WORK;
     activityStack = machine.symbols().push(currentStack(), symbol);
-    workRemaining = Math.max(0, ns);
+    workRemaining = Math.max(0, machine.workJitter == null ? ns : machine.workJitter.adjust(ns));
     workUser = user;
     cpu.armCurrent();
   }

@@ -59,6 +59,9 @@ public final class EventQueue {
   private int live;
 
   private long nextSeq;
+  /** Tie-break salt (schedule exploration); 0 keeps insertion order. */
+  private long tieSalt;
+  private long tieMultiplier;
 
   // The last popped event (avoids allocating a result object).
   private long poppedTime;
@@ -101,6 +104,9 @@ public final class EventQueue {
     checkArgument(time >= 0, "negative event time: %s", time);
     int slot = allocateSlot();
     long seq = nextSeq++;
+    if (tieSalt != 0) {
+      seq = scramble(seq);
+    }
     long[] sl = slots;
     int r = STRIDE * slot;
     int gen = (int) (sl[r + 2] >>> 32) + 1;
@@ -172,6 +178,31 @@ public final class EventQueue {
     // top drops it.
     freeSlot(slot);
     live--;
+  }
+
+  /**
+   * Schedule exploration: with a non-zero {@code salt}, events due at the same time are taken in
+   * an order that is a pseudo-random permutation (keyed by the salt) of their insertion order
+   * instead of insertion order itself. Still a pure function of the inputs and the salt. Set it
+   * before pushing anything.
+   */
+  public void setTieBreakSalt(long salt) {
+    checkArgument(live == 0 && nodes == 0, "tie-break salt set on a non-empty queue");
+    this.tieSalt = salt;
+    this.tieMultiplier = (salt * 0x9E3779B97F4A7C15L) | 1;
+  }
+
+  /**
+   * A bijection on 39-bit sequence numbers keyed by the salt (xor, multiplications by odd
+   * numbers and xor-shifts, each invertible modulo 2^39), so keys stay unique.
+   */
+  private long scramble(long seq) {
+    final long mask = (1L << (63 - SLOT_BITS)) - 1;
+    long x = ((seq ^ tieSalt) * tieMultiplier) & mask;
+    x ^= x >>> 19;
+    x = (x * 0xBF58476D1CE4E5B9L) & mask;
+    x ^= x >>> 17;
+    return x;
   }
 
   public long poppedTime() {

@@ -23,6 +23,7 @@ public final class Simulation {
   private boolean stopped;
   private long eventBudget = Long.MAX_VALUE;
   private EventObserver observer;
+  private EventHandler current;
 
   public Simulation(long seed) {
     this.seed = seed;
@@ -86,7 +87,9 @@ public final class Simulation {
       now = t;
       events++;
       fingerprint = mix(fingerprint ^ t) + (kind * 0x9E3779B97F4A7C15L) + arg;
-      q.poppedHandler().onEvent(kind, arg);
+      EventHandler h = q.poppedHandler();
+      current = h;
+      h.onEvent(kind, arg);
       if (observer != null) {
         observer.afterEvent(t, kind, arg);
       }
@@ -110,6 +113,11 @@ public final class Simulation {
     return stopped;
   }
 
+  /** The handler of the event being (or last) processed, or null; for observers' reports. */
+  public EventHandler currentHandler() {
+    return current;
+  }
+
   public long eventsProcessed() {
     return events;
   }
@@ -128,6 +136,15 @@ public final class Simulation {
   /** Installs an observer called after every event (invariant checking, tracing); null removes it. */
   public void setObserver(EventObserver observer) {
     this.observer = observer;
+  }
+
+  /**
+   * Schedule exploration hook: a non-zero salt makes the order of simultaneous events a
+   * pseudo-random permutation keyed by the salt (0, the default, is insertion order). Must be
+   * set before anything is scheduled.
+   */
+  public void setTieBreakSalt(long salt) {
+    queue.setTieBreakSalt(salt);
   }
 
   /** SplitMix64 finalizer. */

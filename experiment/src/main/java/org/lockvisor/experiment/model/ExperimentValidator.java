@@ -30,6 +30,8 @@ public final class ExperimentValidator {
   public static final int MAX_VCPUS = 1024;
   public static final int MAX_VMS = 256;
   public static final int MAX_HOST_THREADS = 65_536;
+  /** Physical CPUs plus every VM's vCPUs: checked before anything is allocated. */
+  public static final int MAX_TOTAL_CPUS = 16_384;
   /** One simulated hour: longer runs are almost certainly a unit mistake. */
   public static final long MAX_SIMULATED_NS = 3_600_000_000_000L;
 
@@ -253,6 +255,18 @@ public final class ExperimentValidator {
       for (int w = 0; w < vm.workloads().size(); w++) {
         component(problems, p + ".workloads[" + w + "]", vm.workloads().get(w), workloadNames, "workload");
       }
+    }
+    // Only values within their own ranges count (the others are reported already).
+    long totalCpus = cpus >= 0 && cpus <= MAX_HOST_CPUS ? cpus : 0;
+    for (VmSpec vm : e.vms()) {
+      totalCpus += vm.vcpus() >= 1 && vm.vcpus() <= MAX_VCPUS ? vm.vcpus() : 0;
+    }
+    for (BackgroundSpec.BackgroundVm vm : e.background().vms()) {
+      totalCpus += vm.vcpus() >= 1 && vm.vcpus() <= MAX_VCPUS ? vm.vcpus() : 0;
+    }
+    if (totalCpus > MAX_TOTAL_CPUS) {
+      problems.add(new Problem("vms", "the host's CPUs and the VMs' vCPUs add up to [" + totalCpus
+          + "] simulated CPUs; at most [" + MAX_TOTAL_CPUS + "]"));
     }
     int hostThreads = e.background().hostThreads();
     if (hostThreads < 0 || hostThreads > MAX_HOST_THREADS) {

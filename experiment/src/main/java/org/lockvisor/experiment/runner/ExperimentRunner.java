@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.core.sim.EventBudgetExceededException;
+import org.lockvisor.core.sim.EventHandler;
 import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.devices.spi.CostSource;
 import org.lockvisor.devices.spi.Device;
@@ -13,6 +14,11 @@ import org.lockvisor.devices.spi.DeviceContext;
 import org.lockvisor.devices.spi.DeviceFactory;
 import org.lockvisor.devices.spi.LockProvider;
 import org.lockvisor.experiment.SimulationFailedException;
+import org.lockvisor.experiment.check.CheckedLock;
+import org.lockvisor.experiment.check.Perturbation;
+import org.lockvisor.experiment.check.RunChecks;
+import org.lockvisor.experiment.check.RunGuard;
+import org.lockvisor.experiment.check.RunawayException;
 import org.lockvisor.experiment.model.BackgroundSpec;
 import org.lockvisor.experiment.model.Choice;
 import org.lockvisor.experiment.model.ComponentSpec;
@@ -30,6 +36,7 @@ import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.locking.spi.LockCosts;
 import org.lockvisor.locking.spi.LockFactory;
 import org.lockvisor.locking.spi.LockFactory.LockKind;
+import org.lockvisor.machine.InvariantViolation;
 import org.lockvisor.machine.Kernel;
 import org.lockvisor.machine.KernelConfig;
 import org.lockvisor.machine.Machine;
@@ -135,9 +142,22 @@ public final class ExperimentRunner {
     return results;
   }
 
-  /** Runs {@code e} (assumed valid) and labels the result with {@code variant}. */
+  /**
+   * Runs {@code e} (assumed valid) and labels the result with {@code variant}, with the checks
+   * of {@link RunChecks#defaults()} (invariant mode in the build's tests).
+   */
   public ExperimentResult run(Experiment e, String variant) {
-    return run(e, variant, RunObserver.NONE);
+    return run(e, variant, RunChecks.defaults(), RunObserver.NONE);
+  }
+
+  /**
+   * Runs {@code e} (assumed valid) with {@code checks}: invariant mode, runaway budgets and the
+   * perturbations of schedule exploration. A violated invariant, a deadlock, a lost wakeup or an
+   * exceeded budget fails the run with a {@link SimulationFailedException} whose message names
+   * the event, the time, the threads and locks involved, and the replay command.
+   */
+  public ExperimentResult run(Experiment e, String variant, RunChecks checks) {
+    return run(e, variant, checks, RunObserver.NONE);
   }
 
   /**
@@ -146,21 +166,38 @@ public final class ExperimentRunner {
    * write reports that need the machine).
    */
   public ExperimentResult run(Experiment e, String variant, RunObserver observer) {
+    return run(e, variant, RunChecks.defaults(), observer);
+  }
+
+  /** Runs {@code e} with {@code checks} and {@code observer}. */
+  public ExperimentResult run(Experiment e, String variant, RunChecks checks, RunObserver observer) {
     long wallStart = System.nanoTime();
-    Assembly a = assemble(e);
+    Assembly a = assemble(e, checks);
     Simulation sim = a.machine.sim();
+    RunGuard guard = checks.guarded() ? new RunGuard(a.machine, checks, a.checkedLocks).install() : null;
     try {
       sim.runUntil(e.warmupNs());
       a.resetStats();
       long[] cpuAtStart = a.threadCpu();
       observer.measurementStarted(a.machine);
       sim.runUntil(e.warmupNs() + e.durationNs());
+      if (guard != null) {
+        guard.finish();
+      }
       ExperimentResult result = a.result(e, variant, cpuAtStart, System.nanoTime() - wallStart);
       observer.finished(a.machine, result, a.locks.stream().map(RegisteredLock::lock).toList());
       return result;
+    } catch (InvariantViolation | RunawayException ex) {
+      EventHandler h = sim.currentHandler();
+      throw new SimulationFailedException("experiment [" + e.name() + "] variant [" + variant + "]: "
+          + ex.getMessage() + "; at event #" + sim.eventsProcessed() + " (" + (h == null ? "none"
+          : h.getClass().getSimpleName() + " " + h) + ")" + (checks.perturbSeed() != 0
+          ? "; perturbation " + checks.perturbSeed() : "") + (checks.replay().isEmpty() ? ""
+          : "; replay: " + checks.replay()), ex);
     } catch (EventBudgetExceededException | IllegalStateException | IllegalArgumentException ex) {
       throw new SimulationFailedException("experiment [" + e.name() + "] variant [" + variant + "] failed at t="
-          + sim.now() + "ns: " + ex.getMessage(), ex);
+          + sim.now() + "ns: " + ex.getMessage() + (checks.replay().isEmpty() ? "" : "; replay: " + checks.replay()),
+          ex);
     }
   }
 
@@ -184,6 +221,8 @@ public final class ExperimentRunner {
     final List<Workload> workloads = new ArrayList<>();
     final List<String> workloadVms = new ArrayList<>();
     final List<RegisteredLock> locks = new ArrayList<>();
+    final List<CheckedLock> checkedLocks = new ArrayList<>();
+    boolean checkLocks;
 
     Assembly(Machine machine, ArchProfile profile, Kernel host, LockChoices hostLocks) {
       this.machine = machine;
@@ -233,6 +272,11 @@ public final class ExperimentRunner {
       boolean check = kernel.isGuest() && choices(kernel).vcpuIsPreempted();
       KernelLock lock = f.create(name, kernel, lockCosts, check, options);
       locks.add(new RegisteredLock(lock, List.of(callSites)));
+      if (checkLocks) {
+        CheckedLock checked = new CheckedLock(lock);
+        checkedLocks.add(checked);
+        return checked;
+      }
       return lock;
     }
 
@@ -302,13 +346,22 @@ public final class ExperimentRunner {
 
   /** Builds the machine of {@code e}; a component that rejects its configuration is a problem at its path. */
   private Assembly assemble(Experiment e) {
+    return assemble(e, RunChecks.NONE);
+  }
+
+  private Assembly assemble(Experiment e, RunChecks checks) {
     List<Problem> problems = new ArrayList<>();
     ArchProfile profile = plugins.arches().get(e.arch()).create();
-    Machine machine = new Machine(new Simulation(e.seed()));
+    Simulation simulation = new Simulation(e.seed());
+    Machine machine = new Machine(simulation);
+    if (checks.perturbSeed() != 0) {
+      Perturbation.install(machine, checks.perturbSeed(), checks.jitterPercent());
+    }
     int cpus = e.host().cpus() > 0 ? e.host().cpus() : profile.topology().cpus();
     KernelConfig hostConfig = Platforms.hostKernel(profile, TtwuQueueMode.CROSS_LLC, e.host().preemptible());
     Kernel host = machine.createHost("host", cpus, hostConfig, scheduler(e.host().scheduler()));
     Assembly a = new Assembly(machine, profile, host, e.host().locks());
+    a.checkLocks = checks.invariants();
     CostSource costs = CostSource.of(profile);
     var hypervisor = Platforms.hypervisor(profile);
     for (int i = 0; i < e.vms().size(); i++) {

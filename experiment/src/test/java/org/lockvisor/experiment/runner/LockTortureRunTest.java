@@ -1,6 +1,7 @@
 package org.lockvisor.experiment.runner;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.HashMap;
 import java.util.List;
@@ -13,6 +14,8 @@ import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.arch.spi.ArchProfileFactory;
 import org.lockvisor.arch.spi.HypervisorBehaviour;
 import org.lockvisor.core.plugin.PluginOption;
+import org.lockvisor.experiment.SimulationFailedException;
+import org.lockvisor.experiment.check.RunChecks;
 import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.model.ExperimentPlugins;
 import org.lockvisor.experiment.report.LockStatReport;
@@ -39,6 +42,11 @@ class LockTortureRunTest {
 
   private static ExperimentResult torture(ExperimentPlugins plugins, int cpus, int vcpus, String kind,
       String algorithm, Map<String, String> options) {
+    return torture(plugins, cpus, vcpus, kind, algorithm, options, RunChecks.defaults());
+  }
+
+  private static ExperimentResult torture(ExperimentPlugins plugins, int cpus, int vcpus, String kind,
+      String algorithm, Map<String, String> options, RunChecks checks) {
     Integer[] pinning = new Integer[vcpus];
     for (int i = 0; i < vcpus; i++) {
       pinning[i] = i % cpus;
@@ -56,7 +64,7 @@ class LockTortureRunTest {
         .build();
     ExperimentRunner runner = new ExperimentRunner(plugins);
     runner.validate("test", e);
-    return runner.run(e, "base");
+    return runner.run(e, "base", checks);
   }
 
   private static long figure(ExperimentResult r, String name) {
@@ -85,11 +93,31 @@ class LockTortureRunTest {
   @Test
   void lockThatExcludesNothing_isCaughtByTheFailCount() {
     ExperimentResult r = torture(withBrokenLock(), 4, 4, "spinlock", "no-exclusion",
-        Map.of("nwriters", "4", "hold-ns", "2us", "think-ns", "100ns"));
+        Map.of("nwriters", "4", "hold-ns", "2us", "think-ns", "100ns"), RunChecks.NONE);
 
     assertThat(figure(r, "fail")).isPositive();
     assertThat((List<?>) r.workload("vm0", "torture").nativeReport().get("stats")).singleElement().asString()
         .contains("Fail: 1 !!!");
+  }
+
+  @Test
+  void lockThatExcludesNothing_isStoppedByInvariantMode_atTheSecondEntry() {
+    assertThatThrownBy(() -> torture(withBrokenLock(), 4, 4, "spinlock", "no-exclusion",
+        Map.of("nwriters", "4", "hold-ns", "2us", "think-ns", "100ns"), RunChecks.NONE.withInvariants(true)))
+        .isInstanceOf(SimulationFailedException.class)
+        .hasMessageContaining("mutual exclusion")
+        .hasMessageContaining("lock [vm0/torture/torture_lock] (no-exclusion)")
+        .hasMessageMatching("(?s).*lock_torture_wr/\\d .*while lock_torture_wr/\\d .*holds it.*")
+        .hasMessageContaining("at event #");
+  }
+
+  @Test
+  void builtInLock_passesInvariantModeUnderPerturbedSchedules() {
+    for (long perturb = 1; perturb <= 3; perturb++) {
+      ExperimentResult r = torture(PLUGINS, 2, 4, "spinlock", "pv-qspinlock", Map.of("nwriters", "6", "hold-ns",
+          "1us", "think-ns", "1us"), RunChecks.NONE.withInvariants(true).withPerturbation(perturb, 20));
+      assertThat(figure(r, "acquisitions")).isPositive();
+    }
   }
 
   @Test

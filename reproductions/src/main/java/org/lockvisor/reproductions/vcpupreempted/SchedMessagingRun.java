@@ -10,6 +10,7 @@ import org.lockvisor.arch.spi.CostKey;
 import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.devices.spi.CostSource;
 import org.lockvisor.devices.spi.LockProvider;
+import org.lockvisor.experiment.check.Checks;
 import org.lockvisor.experiment.report.PerfReport;
 import org.lockvisor.locking.builtin.CountMutexFactory;
 import org.lockvisor.locking.builtin.PvQueuedSpinLockFactory;
@@ -107,7 +108,7 @@ final class SchedMessagingRun {
         ? config.withSymbols("__copy_tofrom_user_power7", "copypage_power7")
         : config.withSymbols("copy_user_enhanced_fast_string", "copy_page");
     SchedMessagingWorkload bench = new SchedMessagingWorkload("sched-messaging", cfg, null);
-    bench.start(new WorkloadContext(machine, vm, List.of(), costs, WorkloadLocks.of(locks)));
+    bench.start(new WorkloadContext(machine, vm, List.of(), costs, WorkloadLocks.of(Checks.guardedIfEnabled(machine, locks))));
     long step = 20_000_000L;
     long t = 0;
     while (!bench.finished() && t < limitNs) {

@@ -19,6 +19,7 @@ import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.devices.spi.CostSource;
 import org.lockvisor.devices.spi.DeviceContext;
 import org.lockvisor.devices.spi.LockProvider;
+import org.lockvisor.experiment.check.Checks;
 import org.lockvisor.devices.vhostnet.VhostNet;
 import org.lockvisor.devices.vhostnet.VhostNetConfig;
 import org.lockvisor.locking.spi.LockCosts;
@@ -73,7 +74,7 @@ final class VhostScenario {
     };
     CostSource costs = costs(profile);
     this.device = new VhostNet("eth0", VhostNetConfig.defaults().withWorkQueue(variant));
-    device.attach(new DeviceContext(machine, vm, locks, costs));
+    device.attach(new DeviceContext(machine, vm, Checks.guardedIfEnabled(machine, locks), costs));
     this.iperf = new IperfWorkload("iperf", IperfConfig.defaults(streams));
     iperf.start(new WorkloadContext(machine, vm, List.of(device), costs));
   }

@@ -9,6 +9,7 @@ import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.devices.spi.CostSource;
 import org.lockvisor.devices.spi.DeviceContext;
 import org.lockvisor.devices.spi.LockProvider;
+import org.lockvisor.experiment.check.Checks;
 import org.lockvisor.devices.virtioblk.VirtioBlk;
 import org.lockvisor.devices.virtioblk.VirtioBlkConfig;
 import org.lockvisor.devices.virtioblk.VirtioBlkConfig.NotifyMode;
@@ -89,7 +90,7 @@ final class NotifyScenario {
       checkArgument(kind == LockKind.MUTEX, "no %s lock in this scenario", kind);
       return mutex.create(name, kernel, lockCosts, false, Map.of("optimistic-spin", "false"));
     };
-    device.attach(new DeviceContext(machine, vm, locks, costs));
+    device.attach(new DeviceContext(machine, vm, Checks.guardedIfEnabled(machine, locks), costs));
     this.fio = new FioWorkload("fio", fioConfig, FioCosts.from(costs));
     fio.start(new WorkloadContext(machine, vm, List.of(device), costs));
     machine.sim().setEventBudget(400_000_000);
