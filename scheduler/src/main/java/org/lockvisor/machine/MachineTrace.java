@@ -16,4 +16,10 @@ public interface MachineTrace {
    * started at {@code start} and may include time the task was frozen (its CPU stopped).
    */
   default void onSpin(Task task, int symbol, long start, long end) {}
+
+  /** {@code holder} released {@code lock}, which it held from {@code start} to {@code end}. */
+  default void onLockHeld(Task holder, String lock, long start, long end) {}
+
+  /** A reschedule IPI was sent from {@code from} to {@code to}. */
+  default void onIpi(Cpu from, Cpu to) {}
 }

@@ -475,6 +475,7 @@ public final class Ops {
           t.scratch = 0;
           t.scratchObject = null;
           k.ipisSent++;
+          t.machine.trace().onIpi(t.cpu, dest);
           if (queuedIpi) {
             dest.raiseInterrupt(k.reschedIpiHandler());
           }

@@ -23,9 +23,10 @@ import org.lockvisor.machine.Vm;
  * {@value #THREADS_PID} and up) with a track per thread. Slices ({@code ph: X}) show which task
  * ran on each CPU (and, on the thread's track, on which CPU it ran), the spins (named by their
  * kernel symbol, on the CPU and on the thread) and VM exits (on the guest CPU that stopped for
- * them, a halt being the {@code HLT} exit); instant events mark wakeups and preemptions (a task
- * switched out while still runnable). Lock hold times and IPIs have no trace hook in the
- * machine and are not shown. Timestamps are microseconds with nanosecond decimals.
+ * them, a halt being the {@code HLT} exit) and lock holds ({@code hold <lock>}, on the CPU that
+ * released the lock); instant events mark wakeups, preemptions (a task switched out while still
+ * runnable) and reschedule IPIs (on the target CPU). Timestamps are microseconds with nanosecond
+ * decimals.
  *
  * <p>Bounded: after {@code maxEvents} the recorder stops, keeps what it has, and the file says
  * so (a {@code trace truncated} instant and {@code "truncated": true} in the metadata). Events
@@ -39,6 +40,8 @@ public final class ChromeTrace implements MachineTrace {
   private static final byte SLICE_EXIT = 2;
   private static final byte INSTANT_WAKE = 3;
   private static final byte INSTANT_PREEMPT = 4;
+  private static final byte SLICE_LOCK = 5;
+  private static final byte INSTANT_IPI = 6;
   /** Process ids of the per-thread tracks: this plus 0 for the host, plus 1.. for each VM. */
   static final int THREADS_PID = 1000;
 
@@ -123,6 +126,21 @@ public final class ChromeTrace implements MachineTrace {
     if (c != null) {
       add(SLICE_SPIN, c.id(), spinStart, end - spinStart, task, spinSymbol);
     }
+  }
+
+  @Override
+  public void onLockHeld(Task holder, String lock, long heldFrom, long end) {
+    next.onLockHeld(holder, lock, heldFrom, end);
+    Cpu c = holder.cpu();
+    if (c != null) {
+      add(SLICE_LOCK, c.id(), heldFrom, end - heldFrom, lock, -1);
+    }
+  }
+
+  @Override
+  public void onIpi(Cpu from, Cpu to) {
+    next.onIpi(from, to);
+    add(INSTANT_IPI, to.id(), machine.sim().now(), 0, from, -1);
   }
 
   private void add(byte kind, int cpuId, long at, long ns, Object what, int sym) {
@@ -260,12 +278,20 @@ public final class ChromeTrace implements MachineTrace {
         g.writeStringField("name", "preempt " + ((Task) what).name());
         g.writeStringField("cat", "preempt");
       }
+      case SLICE_LOCK -> {
+        g.writeStringField("name", "hold " + what);
+        g.writeStringField("cat", "lock");
+      }
+      case INSTANT_IPI -> {
+        g.writeStringField("name", "IPI from " + ((Cpu) what).name());
+        g.writeStringField("cat", "ipi");
+      }
       default -> {
         g.writeStringField("name", "wake " + ((Task) what).name());
         g.writeStringField("cat", "wakeup");
       }
     }
-    boolean instant = kind == INSTANT_WAKE || kind == INSTANT_PREEMPT;
+    boolean instant = kind == INSTANT_WAKE || kind == INSTANT_PREEMPT || kind == INSTANT_IPI;
     g.writeStringField("ph", instant ? "i" : "X");
     if (instant) {
       g.writeStringField("s", "t");

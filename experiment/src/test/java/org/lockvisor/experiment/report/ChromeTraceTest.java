@@ -19,6 +19,7 @@ import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.Task;
 import org.lockvisor.machine.Vm;
+import org.lockvisor.machine.WaitQueue;
 import org.lockvisor.scheduler.builtin.CfsScheduler;
 
 /** trace.json parses back as Chrome trace events: named tracks, non-overlapping run slices, spins, exits. */
@@ -104,6 +105,35 @@ class ChromeTraceTest {
         assertThat(slices.get(i)[0]).as(track).isGreaterThanOrEqualTo(slices.get(i - 1)[0] + slices.get(i - 1)[1] - 1e-9);
       }
     });
+  }
+
+  @Test
+  void remoteWakeOfAnIdleCpu_sendsAnIpi_recordedOnTheTargetCpu() throws Exception {
+    Simulation sim = new Simulation(4);
+    Machine machine = new Machine(sim);
+    machine.createHost("host", 2, KernelConfig.zeroCost(MS).withTtwu(org.lockvisor.machine.TtwuQueueMode.NEVER, 100, 300, 1 * US, 1 * US, false), CfsScheduler.withDefaults());
+    ChromeTrace trace = ChromeTrace.attach(machine, 10_000);
+    WaitQueue wq = new WaitQueue("wq");
+    boolean[] ready = {false};
+    machine.host().spawn("sleeper", Program.named("sleeper")
+        .op(Ops.sleepUntil(wq, t -> ready[0])).work(10 * US, "after_wake").build(), 1);
+    machine.host().spawn("waker", Program.named("waker")
+        .work(100 * US, "before_wake").run(t -> ready[0] = true).op(Ops.wakeOne(wq)).build(), 0);
+    sim.runUntil(MS);
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    trace.writeTo(bytes);
+    JsonNode root = new ObjectMapper().readTree(bytes.toByteArray());
+
+    List<JsonNode> ipis = new ArrayList<>();
+    root.get("traceEvents").forEach(e -> {
+      if (e.path("cat").asText().equals("ipi")) {
+        ipis.add(e);
+      }
+    });
+    assertThat(ipis).hasSize(1);
+    assertThat(ipis.get(0).get("ph").asText()).isEqualTo("i");
+    assertThat(ipis.get(0).get("name").asText()).isEqualTo("IPI from host/cpu0");
+    assertThat(ipis.get(0).get("tid").asInt()).isEqualTo(machine.host().cpus().get(1).id());
   }
 
   @Test

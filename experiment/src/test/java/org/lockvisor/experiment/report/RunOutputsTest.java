@@ -233,7 +233,17 @@ class RunOutputsTest {
       }
     }
     assertThat(slices).isGreaterThan(100);
-    assertThat(cats).contains("run", "spin");
+    assertThat(cats).contains("run", "spin", "lock");
+    // every lock hold lasts at least the configured hold time (2 us) of the critical section
+    int holds = 0;
+    for (JsonNode e : events) {
+      if (e.get("ph").asText().equals("X") && e.get("cat").asText().equals("lock")) {
+        holds++;
+        assertThat(e.get("name").asText()).isEqualTo("hold vm0/torture/torture_lock");
+        assertThat(e.get("dur").asDouble()).isGreaterThanOrEqualTo(2.0);
+      }
+    }
+    assertThat(holds).isGreaterThan(100);
     // A track per thread (the thread groups from pid 1000), named, with the thread's own slices.
     Set<String> namedThreadTracks = new HashSet<>();
     int writerTracks = 0;

@@ -157,6 +157,7 @@ abstract class BaseLock implements KernelLock {
     checkState(owner == t, "%s: %s releases a lock held by %s", name, t, owner);
     accountHolder();
     stats.released(now() - acquiredAt);
+    machine.trace().onLockHeld(t, name, acquiredAt, now());
     // The steal clock of the holder's vCPU advanced by the time that vCPU was runnable but not
     // running on the host during the hold. A spinlock holder cannot migrate; a sleeping-lock
     // holder that moved to another vCPU is not counted (its old vCPU's steal is not its own).

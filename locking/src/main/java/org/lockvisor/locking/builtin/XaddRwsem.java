@@ -470,6 +470,7 @@ final class XaddRwsem extends BaseLock {
             }
             readers--;
             stats.released(now() - n.acquiredAt);
+            machine.trace().onLockHeld(t, name, n.acquiredAt, now());
           }
           pokeSpinner();
           long cost = rmw(t);
