@@ -37,6 +37,7 @@ public final class MergeCommand implements Callable<Integer> {
     if (out != null) {
       try {
         AtomicFiles.writeString(out.resolve("sweep.json"), json + System.lineSeparator());
+        SweepPlots.write(merged, out.resolve("plots"));
       } catch (IOException e) {
         throw new UncheckedIOException("cannot write [" + out.resolve("sweep.json") + "]", e);
       }

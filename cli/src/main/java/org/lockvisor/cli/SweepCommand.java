@@ -8,6 +8,7 @@ import java.util.concurrent.Callable;
 import org.lockvisor.experiment.UserInputException;
 import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.runner.ExperimentRunner;
+import org.lockvisor.experiment.runner.ResultJson;
 import org.lockvisor.experiment.runner.SweepRunner;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -90,11 +91,23 @@ public final class SweepCommand implements Callable<Integer> {
     if (terminal) {
       err.println();
     }
+    if (outcome.complete()) {
+      writePlots(out);
+    }
     PrintWriter stdout = spec.commandLine().getOut();
     stdout.println("sweep [" + e.name() + "]: " + outcome.points() + " points, ran " + outcome.ran()
         + ", skipped " + outcome.skipped() + (outcome.complete() ? "; wrote " + out.resolve("sweep.json")
         : "; incomplete in " + out + " (merge the shards with 'lockvisor merge')"));
     stdout.flush();
     return Lockvisor.EXIT_OK;
+  }
+
+  /** Plots of every metric against the first swept parameter, beside sweep.json. */
+  static void writePlots(Path out) {
+    try {
+      SweepPlots.write(ResultJson.MAPPER.readTree(out.resolve("sweep.json").toFile()), out.resolve("plots"));
+    } catch (java.io.IOException ex) {
+      throw new java.io.UncheckedIOException("cannot write the sweep plots into [" + out.resolve("plots") + "]", ex);
+    }
   }
 }

@@ -62,6 +62,9 @@ class SweepCommandsTest {
     // Replications use different seeds.
     JsonNode point = json(full.resolve("points/point-00000.json"));
     assertThat(point.at("/replications/0/seed").asLong()).isNotEqualTo(point.at("/replications/1/seed").asLong());
+    // A plot per metric against the first swept parameter, beside sweep.json.
+    assertThat(full.resolve("plots/vm0_torture.acquisitions_per_s.png")).isRegularFile();
+    assertThat(full.resolve("plots/vm0_torture.acquisitions_per_s.svg")).isRegularFile();
   }
 
   @Test

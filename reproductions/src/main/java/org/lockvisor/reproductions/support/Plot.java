@@ -25,12 +25,21 @@ import org.lockvisor.experiment.io.AtomicFiles;
  */
 public final class Plot {
 
-  /** One series: simulated lines connect their points; {@code published} series show markers only. */
-  public record Series(String name, double[] x, double[] y, boolean published) {
+  /**
+   * One series: simulated lines connect their points; {@code published} series show markers only;
+   * {@code errors} (may be null) are half-widths of confidence bars around each y.
+   */
+  public record Series(String name, double[] x, double[] y, boolean published, double[] errors) {
     public Series {
       checkArgument(x.length == y.length && x.length > 0, "series [%s] needs matching, non-empty x and y", name);
+      checkArgument(errors == null || errors.length == y.length, "series [%s] needs one error per point", name);
       x = x.clone();
       y = y.clone();
+      errors = errors == null ? null : errors.clone();
+    }
+
+    public Series(String name, double[] x, double[] y, boolean published) {
+      this(name, x, y, published, null);
     }
   }
 
@@ -66,6 +75,12 @@ public final class Plot {
     return this;
   }
 
+  /** A simulated line with confidence bars ({@code errors}: half-widths, e.g. the 95 % interval). */
+  public Plot lineWithErrors(String name, double[] x, double[] y, double[] errors) {
+    series.add(new Series(name, x, y, false, errors));
+    return this;
+  }
+
   public Plot published(String name, double[] x, double[] y) {
     series.add(new Series(name, x, y, true));
     return this;
@@ -92,11 +107,14 @@ public final class Plot {
   }
 
   private XYChart build() {
-    XYChart chart = new XYChartBuilder().width(800).height(500).title(title)
+    int legendChars = series.stream().mapToInt(x -> x.name().length() + 6).sum();
+    int height = legendChars > 90 ? 500 + 18 * series.size() : 500;
+    XYChart chart = new XYChartBuilder().width(800).height(height).title(title)
         .xAxisTitle(xLabel).yAxisTitle(yLabel).build();
     Styler styler = chart.getStyler();
     styler.setLegendPosition(Styler.LegendPosition.OutsideS);
-    styler.setLegendLayout(Styler.LegendLayout.Horizontal);
+    // a legend wider than the chart goes one series per line
+    styler.setLegendLayout(legendChars > 90 ? Styler.LegendLayout.Vertical : Styler.LegendLayout.Horizontal);
     styler.setChartBackgroundColor(Color.WHITE);
     styler.setPlotBackgroundColor(Color.WHITE);
     styler.setAntiAlias(true);
@@ -106,7 +124,9 @@ public final class Plot {
     }
     int colour = 0;
     for (Series s : series) {
-      XYSeries xy = chart.addSeries(s.name(), s.x(), s.y());
+      XYSeries xy = s.errors() == null
+          ? chart.addSeries(s.name(), s.x(), s.y())
+          : chart.addSeries(s.name(), s.x(), s.y(), s.errors());
       Color c = PALETTE[colour++ % PALETTE.length];
       xy.setLineColor(c);
       xy.setMarkerColor(c);
