@@ -99,6 +99,13 @@ public final class SweepCommand implements Callable<Integer> {
         + ", skipped " + outcome.skipped() + (outcome.complete() ? "; wrote " + out.resolve("sweep.json")
         : "; incomplete in " + out + " (merge the shards with 'lockvisor merge')"));
     stdout.flush();
+    if (!outcome.failed().isEmpty()) {
+      for (String f : outcome.failed()) {
+        err.println("lockvisor: sweep [" + e.name() + "]: " + f);
+      }
+      err.flush();
+      return Lockvisor.EXIT_FAILED;
+    }
     return Lockvisor.EXIT_OK;
   }
 

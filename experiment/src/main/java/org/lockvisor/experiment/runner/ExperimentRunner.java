@@ -194,10 +194,16 @@ public final class ExperimentRunner {
           : h.getClass().getSimpleName() + " " + h) + ")" + (checks.perturbSeed() != 0
           ? "; perturbation " + checks.perturbSeed() : "") + (checks.replay().isEmpty() ? ""
           : "; replay: " + checks.replay()), ex);
-    } catch (EventBudgetExceededException | IllegalStateException | IllegalArgumentException ex) {
+    } catch (EventBudgetExceededException ex) {
       throw new SimulationFailedException("experiment [" + e.name() + "] variant [" + variant + "] failed at t="
           + sim.now() + "ns: " + ex.getMessage() + (checks.replay().isEmpty() ? "" : "; replay: " + checks.replay()),
           ex);
+    } catch (RuntimeException ex) {
+      // A plugin (or the machine under it) threw while the simulation ran: fail this run, name the plugin.
+      String plugin = new PluginFault(plugins).attribute(ex);
+      throw new SimulationFailedException("experiment [" + e.name() + "] variant [" + variant + "]: "
+          + (plugin.isEmpty() ? "the simulation" : plugin) + " failed while running at t=" + sim.now() + "ns: "
+          + PluginFault.describe(ex) + (checks.replay().isEmpty() ? "" : "; replay: " + checks.replay()), ex);
     }
   }
 
@@ -270,7 +276,7 @@ public final class ExperimentRunner {
             + kind.name().toLowerCase(java.util.Locale.ROOT) + " one: " + plugins.locksOfKind(kind));
       }
       boolean check = kernel.isGuest() && choices(kernel).vcpuIsPreempted();
-      KernelLock lock = f.create(name, kernel, lockCosts, check, options);
+      KernelLock lock = guarded(f, "creating lock [" + name + "]", () -> f.create(name, kernel, lockCosts, check, options));
       locks.add(new RegisteredLock(lock, List.of(callSites)));
       if (checkLocks) {
         CheckedLock checked = new CheckedLock(lock);
@@ -399,8 +405,12 @@ public final class ExperimentRunner {
         String path = "vms[" + i + "].devices[" + d + "]";
         try {
           DeviceFactory f = plugins.devices().get(c.type());
-          Device device = f.create(c.name(), ExperimentPlugins.normalizeOptions(f, c.options()));
-          device.attach(new DeviceContext(machine, vm, a, costs));
+          Device device = guarded(f, "creating " + path, () -> f.create(c.name(),
+              ExperimentPlugins.normalizeOptions(f, c.options())));
+          guarded(f, "attaching " + path, () -> {
+            device.attach(new DeviceContext(machine, vm, a, costs));
+            return device;
+          });
           vmDevices.add(device);
           a.devices.add(device);
           a.deviceVms.add(vm.name());
@@ -413,8 +423,12 @@ public final class ExperimentRunner {
         String path = "vms[" + i + "].workloads[" + w + "]";
         try {
           WorkloadFactory f = plugins.workloads().get(c.type());
-          Workload workload = f.create(c.name(), ExperimentPlugins.normalizeOptions(f, c.options()));
-          workload.start(new WorkloadContext(machine, vm, vmDevices, costs, a));
+          Workload workload = guarded(f, "creating " + path, () -> f.create(c.name(),
+              ExperimentPlugins.normalizeOptions(f, c.options())));
+          guarded(f, "starting " + path, () -> {
+            workload.start(new WorkloadContext(machine, vm, vmDevices, costs, a));
+            return workload;
+          });
           a.workloads.add(workload);
           a.workloadVms.add(vm.name());
         } catch (IllegalArgumentException | IllegalStateException ex) {
@@ -430,7 +444,23 @@ public final class ExperimentRunner {
 
   private Scheduler scheduler(Choice c) {
     SchedulerFactory f = plugins.schedulers().get(c.name());
-    return f.create(ExperimentPlugins.normalizeOptions(f, c.options()));
+    return guarded(f, "creating", () -> f.create(ExperimentPlugins.normalizeOptions(f, c.options())));
+  }
+
+  /**
+   * Runs a plugin's creation or start-up step. A rejected configuration (IllegalArgumentException,
+   * IllegalStateException) stays a problem of the experiment file; anything else is a fault of the
+   * plugin and fails the run with the plugin's kind, name and the phase.
+   */
+  private static <T> T guarded(org.lockvisor.core.plugin.Plugin plugin, String phase, java.util.function.Supplier<T> step) {
+    try {
+      return step.get();
+    } catch (IllegalArgumentException | IllegalStateException ex) {
+      throw ex;
+    } catch (RuntimeException | LinkageError ex) {
+      throw new SimulationFailedException(plugin.kind() + " [" + plugin.name() + "] failed while " + phase + ": "
+          + PluginFault.describe(ex), ex);
+    }
   }
 
   private static int[] pins(List<Integer> pinning) {

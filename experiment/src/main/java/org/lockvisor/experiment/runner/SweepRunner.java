@@ -58,7 +58,15 @@ public final class SweepRunner {
   }
 
   /** What a sweep did. */
-  public record Outcome(int points, int ran, int skipped, boolean complete) {}
+  /**
+   * @param failed points whose run failed (a plugin fault, an invariant, a budget): their point
+   *     files record the error, the other points complete, and {@code resume} retries them
+   */
+  public record Outcome(int points, int ran, int skipped, boolean complete, List<String> failed) {
+    public Outcome(int points, int ran, int skipped, boolean complete) {
+      this(points, ran, skipped, complete, List.of());
+    }
+  }
 
   /** A stable identity of the sweep's configuration: resumed and merged files must share it. */
   public static String sweepHash(Experiment e) {
@@ -95,6 +103,7 @@ public final class SweepRunner {
       todo.add(i);
     }
     int replications = e.replications();
+    List<String> failed = new ArrayList<>();
     long start = System.nanoTime();
     ExecutorService pool = Executors.newFixedThreadPool(options.jobs(), r -> {
       Thread t = new Thread(r, "lockvisor-sweep");
@@ -117,11 +126,22 @@ public final class SweepRunner {
       int done = 0;
       for (Map.Entry<Integer, List<Future<List<ExperimentResult>>>> entry : futures.entrySet()) {
         List<List<ExperimentResult>> reps = new ArrayList<>();
+        String error = null;
         for (Future<List<ExperimentResult>> f : entry.getValue()) {
-          reps.add(get(f));
+          try {
+            reps.add(get(f));
+          } catch (SimulationFailedException ex) {
+            // One point's failure must not lose the others: record it and go on.
+            error = error == null ? ex.getMessage() : error;
+          }
         }
         int i = entry.getKey();
-        write(pointFile(out, i), ResultJson.write(pointDocument(source, e, hash, i, points.get(i), reps)));
+        if (error != null) {
+          failed.add("point " + i + " " + points.get(i) + ": " + error);
+          write(pointFile(out, i), ResultJson.write(failedPointDocument(source, e, hash, i, points.get(i), error)));
+        } else {
+          write(pointFile(out, i), ResultJson.write(pointDocument(source, e, hash, i, points.get(i), reps)));
+        }
         done++;
         double elapsed = (System.nanoTime() - start) / 1e9;
         double eta = elapsed / done * (todo.size() - done);
@@ -139,7 +159,7 @@ public final class SweepRunner {
     if (complete) {
       write(out.resolve("sweep.json"), ResultJson.write(merge(List.of(out))));
     }
-    return new Outcome(points.size(), todo.size(), skipped, complete);
+    return new Outcome(points.size(), todo.size(), skipped, complete, List.copyOf(failed));
   }
 
   private List<ExperimentResult> runOne(Experiment seeded) {
@@ -171,10 +191,25 @@ public final class SweepRunner {
     }
     try {
       JsonNode n = ResultJson.MAPPER.readTree(file.toFile());
-      return hash.equals(n.path("sweep_hash").asText());
+      // a failed point is not finished: resume runs it again
+      return hash.equals(n.path("sweep_hash").asText()) && !n.has("error");
     } catch (IOException ex) {
       return false; // unreadable: run it again
     }
+  }
+
+  /** {@code {sweep_hash, point, overrides, error}}: a point whose run failed. */
+  static ObjectNode failedPointDocument(String source, Experiment e, String hash, int index,
+      Map<String, String> overrides, String error) {
+    ObjectNode o = ResultJson.MAPPER.createObjectNode();
+    o.put("experiment", e.name());
+    o.put("source", source);
+    o.put("sweep_hash", hash);
+    o.put("point", index);
+    ObjectNode ov = o.putObject("overrides");
+    overrides.forEach(ov::put);
+    o.put("error", error);
+    return o;
   }
 
   /** {@code {sweep_hash, point, overrides, replications: [{seed, runs}], summary}}. */
@@ -291,12 +326,22 @@ public final class SweepRunner {
     root.put("experiment", experiment);
     root.put("sweep_hash", hash == null ? "" : hash);
     ArrayNode list = root.putArray("points");
+    List<Integer> failures = new ArrayList<>();
     points.forEach((index, n) -> {
       ObjectNode p = list.addObject();
       p.put("point", index);
       p.set("overrides", n.path("overrides"));
-      p.set("summary", n.path("summary"));
+      if (n.has("error")) {
+        p.put("error", n.path("error").asText());
+        failures.add(index);
+      } else {
+        p.set("summary", n.path("summary"));
+      }
     });
+    if (!failures.isEmpty()) {
+      ArrayNode f = root.putArray("failed_points");
+      failures.forEach(f::add);
+    }
     return root;
   }
 
