@@ -22,6 +22,7 @@ import org.lockvisor.experiment.SimulationFailedException;
 import org.lockvisor.experiment.UserInputException;
 import org.lockvisor.experiment.io.AtomicFiles;
 import org.lockvisor.experiment.report.PerfReport;
+import org.lockvisor.reproductions.support.Published;
 import org.lockvisor.reproductions.support.TextTable;
 import org.lockvisor.workloads.schedmessaging.SchedMessagingConfig;
 
@@ -43,13 +44,9 @@ import org.lockvisor.workloads.schedmessaging.SchedMessagingConfig;
 public final class VcpuPreemptedReproduction implements Reproduction {
   static final String NAME = "vcpu-preempted";
 
-  /** The seed's profiles (shared/seeds/R3-vcpu-is-preempted.txt), for the tables only. */
-  private static final Map<String, Double> PUBLISHED_BEFORE = ordered(
-      "osq_lock", 18.09, "rwsem_spin_on_owner", 12.28, "mutex_unlock", 5.27, "wait_consider_task", 3.89,
-      "_raw_write_lock_irq", 3.64, "mutex_spin_on_owner", 3.41, "system_call", 2.49);
-  private static final Map<String, Double> PUBLISHED_AFTER = ordered(
-      "mutex_unlock", 9.99, "[H]", 5.28, "__copy_tofrom_user_power7", 4.27, "copypage_power7", 3.77,
-      "_raw_write_lock_irq", 3.24, "system_call", 3.02, "wait_consider_task", 2.69);
+  /** The seed's profiles, read from published/vcpu-preempted.properties, for the tables only. */
+  private static final Map<String, Double> PUBLISHED_BEFORE = Published.of(NAME).ordered("before");
+  private static final Map<String, Double> PUBLISHED_AFTER = Published.of(NAME).ordered("after");
 
   static final List<String> SPIN = List.of("osq_lock", "rwsem_spin_on_owner", "mutex_spin_on_owner");
   private static final List<String> TABLE_SYMBOLS = List.of("osq_lock", "rwsem_spin_on_owner",
@@ -203,7 +200,8 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     for (String s : TABLE_SYMBOLS) {
       t.row(s, pub(PUBLISHED_BEFORE, s), pct(b.share(s)), pub(PUBLISHED_AFTER, s), pct(p.share(s)));
     }
-    t.row("spin symbols together", pct(18.09 + 12.28 + 3.41), pct(b.spin()), "gone", pct(p.spin()));
+    t.row("spin symbols together", pct(SPIN.stream().mapToDouble(PUBLISHED_BEFORE::get).sum()), pct(b.spin()),
+        "gone", pct(p.spin()));
     t.row("  per seed", "", spins(b), "", spins(p));
     report.addAll(t.lines());
     report.add("(tasklist_lock is modelled as an exclusive spinlock: its write side shows as _raw_spin_lock_irq, "
@@ -348,11 +346,4 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     return v == null ? "-" : pct(v);
   }
 
-  private static Map<String, Double> ordered(Object... kv) {
-    Map<String, Double> m = new LinkedHashMap<>();
-    for (int i = 0; i < kv.length; i += 2) {
-      m.put((String) kv[i], (Double) kv[i + 1]);
-    }
-    return m;
-  }
 }

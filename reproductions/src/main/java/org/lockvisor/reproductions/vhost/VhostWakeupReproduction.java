@@ -17,6 +17,7 @@ import org.lockvisor.experiment.ReproductionOptions;
 import org.lockvisor.experiment.ReproductionResult;
 import org.lockvisor.experiment.SimulationFailedException;
 import org.lockvisor.reproductions.support.Plot;
+import org.lockvisor.reproductions.support.Published;
 import org.lockvisor.reproductions.support.TextTable;
 
 /**
@@ -31,12 +32,11 @@ import org.lockvisor.reproductions.support.TextTable;
 public final class VhostWakeupReproduction implements Reproduction {
   static final String NAME = "vhost-wakeup";
   static final int[] THREADS = {1, 8, 64, 256};
-  /** The seed's table [B]: thread_num -> {tp baseline, vhost% baseline, tp patched, vhost% patched}. */
-  static final double[][] PUBLISHED = {
-      {9.59, 28.82, 9.59, 27.49},
-      {9.61, 32.92, 9.62, 26.77},
-      {9.58, 46.48, 9.55, 38.99},
-      {9.60, 63.70, 9.60, 52.59}};
+  /**
+   * The seed's table [B], read from published/vhost-wakeup.properties: per entry of {@link
+   * #THREADS}, {tp baseline, vhost% baseline, tp patched, vhost% patched}.
+   */
+  static final double[][] PUBLISHED = published();
   static final long SEED = 20130607L; // the date of the seed mail; any seed must do
   static final int GUEST_VCPUS = 4;
   /** Run-to-run spread of a vhost CPU % figure (measured: up to ~0.7 point at 256 threads). */
@@ -226,10 +226,11 @@ public final class VhostWakeupReproduction implements Reproduction {
     options.outputDirectory().ifPresent(dir -> writePlot(dir, p));
 
     String headline = TextTable.f("%s: vhost CPU %% baseline -> patched at 1/256 threads: %.1f -> %.1f / %.1f -> %.1f "
-            + "(published 28.8 -> 27.5 / 63.7 -> 52.6); throughput %.2f-%.2f Gbps",
+            + "(published %.1f -> %.1f / %.1f -> %.1f); throughput %.2f-%.2f Gbps",
         ok ? "reproduced" : "not reproduced",
         p[0][0].vhostCpuPercent(), p[0][1].vhostCpuPercent(), p[last][0].vhostCpuPercent(),
-        p[last][1].vhostCpuPercent(), minGbps(p), maxGbps(p));
+        p[last][1].vhostCpuPercent(), PUBLISHED[0][1], PUBLISHED[0][3], PUBLISHED[last][1], PUBLISHED[last][3],
+        minGbps(p), maxGbps(p));
     return ReproductionResult.of(NAME, ok, headline, report, metrics, data);
   }
 
@@ -298,5 +299,16 @@ public final class VhostWakeupReproduction implements Reproduction {
     } catch (IOException e) {
       throw new UncheckedIOException("vhost-wakeup: cannot write the plot to " + dir + ": " + e.getMessage(), e);
     }
+  }
+
+  private static double[][] published() {
+    Published pub = Published.of(NAME);
+    double[][] out = new double[THREADS.length][];
+    for (int i = 0; i < THREADS.length; i++) {
+      String t = THREADS[i] + ".";
+      out[i] = new double[] {pub.get(t + "baseline.throughputGbps"), pub.get(t + "baseline.vhostCpuPercent"),
+          pub.get(t + "patched.throughputGbps"), pub.get(t + "patched.vhostCpuPercent")};
+    }
+    return out;
   }
 }
