@@ -45,8 +45,9 @@ public final class VcpuPreemptedReproduction implements Reproduction {
   static final String NAME = "vcpu-preempted";
 
   /** The seed's profiles, read from published/vcpu-preempted.properties, for the tables only. */
-  private static final Map<String, Double> PUBLISHED_BEFORE = Published.of(NAME).ordered("before");
-  private static final Map<String, Double> PUBLISHED_AFTER = Published.of(NAME).ordered("after");
+  private static final Published PUBLISHED = Published.of(NAME);
+  private static final Map<String, Double> PUBLISHED_BEFORE = PUBLISHED.ordered("before");
+  private static final Map<String, Double> PUBLISHED_AFTER = PUBLISHED.ordered("after");
 
   static final List<String> SPIN = List.of("osq_lock", "rwsem_spin_on_owner", "mutex_spin_on_owner");
   private static final List<String> TABLE_SYMBOLS = List.of("osq_lock", "rwsem_spin_on_owner",
