@@ -436,9 +436,20 @@ public final class VhostNet implements NetDevice, EventHandler {
   }
 
   private Program workerProgram() {
-    Program sleep = Program.named("schedule").op(Ops.schedule()).build();
+    // The worker sleeps in a bare schedule() after set_current_state(TASK_INTERRUPTIBLE), not in
+    // a wait_event: record what it waits for so the lost-wakeup detector can see it (queued work
+    // and nobody waking it).
+    boolean llist = config.workQueue() == VhostNetConfig.WorkQueue.LLIST;
+    java.util.function.Predicate<Task> hasWork =
+        llist ? t -> !workerBatchPending.isEmpty() : t -> !workList.isEmpty();
+    String waitsFor = llist ? "vhost work_list (llist)" : "vhost work_list";
+    Program sleep = Program.named("schedule")
+        .run(t -> t.setBlockedOn(waitsFor, hasWork))
+        .op(Ops.schedule())
+        .run(Task::clearBlockedOn)
+        .build();
     Program body;
-    if (config.workQueue() == VhostNetConfig.WorkQueue.LLIST) {
+    if (llist) {
       body = Program.named("vhost_worker")
           .op(Ops.setState(TaskState.INTERRUPTIBLE))
           .work(costs.llistAddNs(), "llist_del_all")
