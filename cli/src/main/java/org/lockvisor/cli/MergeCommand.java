@@ -32,6 +32,7 @@ public final class MergeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    OutputDirectory.prepare("--out", out);
     ObjectNode merged = SweepRunner.merge(dirs);
     String json = ResultJson.write(merged);
     if (out != null) {

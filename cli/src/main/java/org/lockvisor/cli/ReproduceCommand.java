@@ -54,6 +54,7 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
 
   @Override
   public Integer call() {
+    OutputDirectory.prepare("--out", out);
     Reproductions registry = lockvisor.injector().getInstance(Reproductions.class);
     ImmutableList<Reproduction> chosen = ALL.equals(target)
         ? registry.all().values().asList()

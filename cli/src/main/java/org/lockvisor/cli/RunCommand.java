@@ -99,6 +99,7 @@ public final class RunCommand implements Callable<Integer> {
     ExperimentRunner runner = lockvisor.injector().getInstance(ExperimentRunner.class);
     ObjectNode tree = ExperimentFiles.load(file, sets, seed);
     Experiment e = runner.validateTree(file.toString(), tree);
+    OutputDirectory.prepare("--out", out);
     List<String> labels = new ArrayList<>();
     if (variant == null || variant.equals("base")) {
       labels.add("base");

@@ -57,6 +57,7 @@ public final class SweepCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    OutputDirectory.prepare("--out", out);
     int shardIndex = 0;
     int shardCount = 1;
     if (shard != null) {

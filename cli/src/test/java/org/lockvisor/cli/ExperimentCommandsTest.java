@@ -146,6 +146,39 @@ class ExperimentCommandsTest {
   }
 
   @Test
+  void run_outIsAFile_exit2OneLineNamingThePath_beforeRunning() throws java.io.IOException {
+    Path file = Files.writeString(temp.resolve("taken"), "not a directory");
+
+    Run run = CliFixture.run("run", EXAMPLE.toString(), "--out", file.toString());
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.errLines()).singleElement().asString().contains("--out", file.toString(), "not a directory");
+    assertThat(run.out()).isEmpty();
+    assertThat(Files.readString(file)).isEqualTo("not a directory");
+  }
+
+  @Test
+  void outUnderAFile_orUnwritable_exit2ForRunSweepAndReproduce() throws java.io.IOException {
+    Path file = Files.writeString(temp.resolve("plain"), "x");
+    Path below = file.resolve("sub");
+    for (String[] args : new String[][] {
+        {"run", EXAMPLE.toString(), "--out", below.toString()},
+        {"sweep", "../examples/experiments/locktorture-sweep.yaml", "--out", below.toString()},
+        {"reproduce", "all", "--out", below.toString()}}) {
+      Run run = CliFixture.run(args);
+      assertThat(run.exitCode()).as("%s: %s", args[0], run.err()).isEqualTo(2);
+      assertThat(run.errLines()).as(args[0]).singleElement().asString().contains("--out", below.toString());
+    }
+    Path locked = Files.createDirectory(temp.resolve("locked"));
+    if (locked.toFile().setWritable(false) && !Files.isWritable(locked)) { // not as root
+      Run run = CliFixture.run("run", EXAMPLE.toString(), "--out", locked.resolve("x").toString());
+      assertThat(run.exitCode()).isEqualTo(2);
+      assertThat(run.errLines()).singleElement().asString().contains("cannot be created");
+      locked.toFile().setWritable(true);
+    }
+  }
+
+  @Test
   void pluginsOptions_printsTypesDefaultsAllowedAndDocs() {
     Run run = CliFixture.run("plugins", "--options", "locktorture");
 
