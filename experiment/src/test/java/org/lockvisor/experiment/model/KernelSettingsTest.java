@@ -1,6 +1,7 @@
 package org.lockvisor.experiment.model;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -163,9 +164,9 @@ class KernelSettingsTest {
     Experiment.Builder b = Experiment.builder("h").host(2, "cfs")
         .hostKernel(KernelSpec.defaults().withReschedIpi(true).withStealTimeAccounting(false))
         .vm("vm0", vm -> vm.vcpus(1));
-    assertThat(org.assertj.core.api.Assertions.catchThrowableOfType(b::build, InvalidExperimentException.class)
-        .problems()).extracting(Problem::path)
-        .containsExactlyInAnyOrder("host.kernel.resched-ipi", "host.kernel.steal-time-accounting");
+    assertThatThrownBy(b::build).isInstanceOfSatisfying(InvalidExperimentException.class,
+        ex -> assertThat(ex.problems()).extracting(Problem::path)
+            .containsExactlyInAnyOrder("host.kernel.resched-ipi", "host.kernel.steal-time-accounting"));
   }
 
   /** mutex-count as it is, recording the wait_lock each instance is created with. */
