@@ -5,9 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.lockvisor.cli.CliFixture.Run;
 
@@ -38,6 +41,31 @@ class ExampleExperimentsTest {
   @Test
   void thereAreExamples() throws IOException {
     assertThat(examples().count()).isGreaterThanOrEqualTo(3);
+  }
+
+  /**
+   * The seed reproductions' experiment files run at a quick scale ({@code --set} overrides, as a
+   * user would), base and variant, with the headline figure they document.
+   */
+  static Stream<Arguments> seedExamples() {
+    return Stream.of(
+        Arguments.of("r1-vhost-wakeup.yaml", "worker_cpu_percent", List.of("--set", "warmup=20ms", "--set",
+            "duration=10ms", "--set", "vms[0].workloads[0].options.streams=8")),
+        Arguments.of("r3-vcpu-preempted.yaml", "messages_written", List.of("--set", "duration=20ms", "--set",
+            "host.cpus=4", "--set", "host.scheduler-options.entitlement=4", "--set", "vms[0].vcpus=8", "--set",
+            "vms[0].workloads[0].options.groups=1")));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("seedExamples")
+  void seedExample_runsBaseAndPatched(String name, String figure, List<String> quick) {
+    List<String> args = new ArrayList<>(List.of("run", DIR.resolve(name).toString()));
+    args.addAll(quick);
+
+    Run run = CliFixture.run(args.toArray(String[]::new));
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out()).contains("[base]", "[patched]", figure);
   }
 
   @ParameterizedTest(name = "{0}")

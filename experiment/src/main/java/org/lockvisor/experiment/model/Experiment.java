@@ -141,7 +141,8 @@ public record Experiment(
 
     /** Host CPUs and scheduler; the other host settings keep their values. */
     public Builder host(int cpus, String scheduler) {
-      this.host = new HostSpec(cpus, Choice.of(scheduler), host.preemptible(), host.exclusivePinning(), host.locks());
+      this.host = new HostSpec(cpus, Choice.of(scheduler), host.preemptible(), host.exclusivePinning(), host.locks(),
+          host.kernel());
       return this;
     }
 
@@ -151,12 +152,24 @@ public record Experiment(
     }
 
     public Builder hostLocks(LockChoices locks) {
-      this.host = new HostSpec(host.cpus(), host.scheduler(), host.preemptible(), host.exclusivePinning(), locks);
+      this.host = new HostSpec(host.cpus(), host.scheduler(), host.preemptible(), host.exclusivePinning(), locks,
+          host.kernel());
+      return this;
+    }
+
+    /**
+     * The host kernel's wakeup behaviour, e.g. {@code KernelSpec.defaults().withTtwuQueue("any-remote")
+     * .withTtwuWaitsOnCpu(true)} for a 3.0 host.
+     */
+    public Builder hostKernel(KernelSpec kernel) {
+      this.host = new HostSpec(host.cpus(), host.scheduler(), host.preemptible(), host.exclusivePinning(),
+          host.locks(), kernel);
       return this;
     }
 
     public Builder exclusivePinning(boolean exclusive) {
-      this.host = new HostSpec(host.cpus(), host.scheduler(), host.preemptible(), exclusive, host.locks());
+      this.host = new HostSpec(host.cpus(), host.scheduler(), host.preemptible(), exclusive, host.locks(),
+          host.kernel());
       return this;
     }
 
@@ -223,6 +236,7 @@ public record Experiment(
     private Choice scheduler = Choice.of(HostSpec.DEFAULT_SCHEDULER);
     private boolean preemptible;
     private LockChoices locks = LockChoices.defaults();
+    private KernelSpec kernel = KernelSpec.defaults();
     private final List<ComponentSpec> devices = new ArrayList<>();
     private final List<ComponentSpec> workloads = new ArrayList<>();
 
@@ -275,6 +289,36 @@ public record Experiment(
       return this;
     }
 
+    /** The guest kernel's wakeup, IPI and steal-time behaviour as a whole. */
+    public VmBuilder kernel(KernelSpec spec) {
+      this.kernel = spec;
+      return this;
+    }
+
+    /** try_to_wake_up's wake-list mode: {@code cross-llc}, {@code any-remote} or {@code never}. */
+    public VmBuilder ttwuQueue(String mode) {
+      this.kernel = kernel.withTtwuQueue(mode);
+      return this;
+    }
+
+    /** try_to_wake_up waits for a wakee still being switched out (3.0 on x86). */
+    public VmBuilder ttwuWaitsOnCpu(boolean on) {
+      this.kernel = kernel.withTtwuWaitsOnCpu(on);
+      return this;
+    }
+
+    /** Priced reschedule IPIs for remote preemption, taken with the platform's accept path. */
+    public VmBuilder reschedIpi(boolean on) {
+      this.kernel = kernel.withReschedIpi(on);
+      return this;
+    }
+
+    /** CONFIG_PARAVIRT_TIME_ACCOUNTING on or off (the default follows the arch profile). */
+    public VmBuilder stealTimeAccounting(boolean on) {
+      this.kernel = kernel.withStealTimeAccounting(on);
+      return this;
+    }
+
     public VmBuilder device(String instance, String type, Map<String, String> options) {
       this.devices.add(new ComponentSpec(instance, type, options));
       return this;
@@ -286,7 +330,7 @@ public record Experiment(
     }
 
     public VmSpec build() {
-      return new VmSpec(name, vcpus, pinning, scheduler, preemptible, locks, devices, workloads);
+      return new VmSpec(name, vcpus, pinning, scheduler, preemptible, locks, devices, workloads, kernel);
     }
   }
 }

@@ -119,10 +119,18 @@ public final class ExperimentValidator {
     ArchProfileFactory arch = plugins.arches().get(e.arch());
     if (arch == null) {
       problems.add(new Problem("arch", DidYouMean.unknownMessage("arch profile", e.arch(), plugins.arches().keySet())));
-    } else if (e.host().cpus() == 0) {
+    } else {
       ArchProfile profile = arch.create();
-      int cpus = profile.topology().cpus();
-      pinningAgainst(e, cpus, "the default topology of [" + e.arch() + "] has", problems);
+      if (e.host().cpus() == 0) {
+        int cpus = profile.topology().cpus();
+        pinningAgainst(e, cpus, "the default topology of [" + e.arch() + "] has", problems);
+      }
+      for (int i = 0; i < e.vms().size(); i++) {
+        if (Boolean.TRUE.equals(e.vms().get(i).kernel().stealTimeAccounting()) && !profile.hypervisor().stealTime()) {
+          problems.add(new Problem("vms[" + i + "].kernel.steal-time-accounting", "[true] but the hypervisor of ["
+              + e.arch() + "] gives its guests no steal time; allowed: [false], or leave it out"));
+        }
+      }
     }
     plugin(problems, "host.scheduler", "scheduler", e.host().scheduler(), plugins.schedulers());
     lockChoices(problems, "host.locks", e.host().locks());
@@ -229,6 +237,15 @@ public final class ExperimentValidator {
       problems.add(new Problem("duration", "warm-up plus duration is [" + Durations.format(e.warmupNs()
           + e.durationNs()) + "] of simulated time; at most [" + Durations.format(MAX_SIMULATED_NS) + "]"));
     }
+    kernel(problems, "host.kernel", e.host().kernel());
+    if (e.host().kernel().reschedIpi()) {
+      problems.add(new Problem("host.kernel.resched-ipi", "is a guest kernel setting (the accept path is the"
+          + " platform's interrupt controller as a guest sees it); set it under vms[i].kernel"));
+    }
+    if (e.host().kernel().stealTimeAccounting() != null) {
+      problems.add(new Problem("host.kernel.steal-time-accounting", "is a guest kernel setting (the host has no"
+          + " steal time); set it under vms[i].kernel"));
+    }
     int cpus = e.host().cpus();
     if (cpus < 0 || cpus > MAX_HOST_CPUS) {
       problems.add(new Problem("host.cpus", "[" + cpus + "] is out of range; allowed: [1, " + MAX_HOST_CPUS
@@ -247,6 +264,7 @@ public final class ExperimentValidator {
       String p = "vms[" + i + "]";
       name(problems, p + ".name", vm.name(), vmNames, "VM");
       vcpus(problems, p, vm.vcpus(), vm.pinning());
+      kernel(problems, p + ".kernel", vm.kernel());
       Set<String> deviceNames = new HashSet<>();
       for (int d = 0; d < vm.devices().size(); d++) {
         component(problems, p + ".devices[" + d + "]", vm.devices().get(d), deviceNames, "device");
@@ -304,6 +322,13 @@ public final class ExperimentValidator {
       }
     }
     return problems;
+  }
+
+  private static void kernel(List<Problem> problems, String path, KernelSpec kernel) {
+    if (!KernelSpec.TTWU_QUEUE_MODES.contains(kernel.ttwuQueue())) {
+      problems.add(new Problem(path + ".ttwu-queue", DidYouMean.unknownMessage("ttwu-queue mode", kernel.ttwuQueue(),
+          KernelSpec.TTWU_QUEUE_MODES)));
+    }
   }
 
   private static void name(List<Problem> problems, String path, String name, Set<String> seen, String what) {

@@ -39,6 +39,7 @@ import org.lockvisor.core.plugin.DidYouMean;
  *     vcpus: 8
  *     pinning: [0, 1, 2, 3, 0, 1, 2, 3]
  *     locks: {spinlock: pv-qspinlock, vcpu-is-preempted: true}
+ *     kernel: {ttwu-queue: any-remote, ttwu-waits-on-cpu: true}
  *     workloads:
  *       - {name: torture, type: locktorture, options: {torture-type: spin_lock}}
  * </pre>
@@ -57,10 +58,13 @@ public final class ExperimentYaml {
   static final Set<String> TOP_KEYS = Set.of("name", "description", "arch", "seed", "warmup", "duration", "host",
       "vms", "background", "variants", "replications", "sweep");
   static final Set<String> HOST_KEYS = Set.of("cpus", "scheduler", "scheduler-options", "preemptible",
-      "exclusive-pinning", "locks");
+      "exclusive-pinning", "locks", "kernel");
   static final Set<String> VM_KEYS = Set.of("name", "vcpus", "pinning", "scheduler", "scheduler-options",
-      "preemptible", "locks", "devices", "workloads");
+      "preemptible", "locks", "devices", "workloads", "kernel");
   static final Set<String> LOCK_KEYS = Set.of("spinlock", "mutex", "rwsem", "vcpu-is-preempted");
+  static final Set<String> HOST_KERNEL_KEYS = Set.of("ttwu-queue", "ttwu-waits-on-cpu");
+  static final Set<String> VM_KERNEL_KEYS = Set.of("ttwu-queue", "ttwu-waits-on-cpu", "resched-ipi",
+      "steal-time-accounting");
   static final Set<String> COMPONENT_KEYS = Set.of("name", "type", "options");
   static final Set<String> BACKGROUND_KEYS = Set.of("host-threads", "vms");
   static final Set<String> BACKGROUND_VM_KEYS = Set.of("name", "vcpus", "pinning");
@@ -417,7 +421,8 @@ public final class ExperimentYaml {
           choice(o, path),
           bool(o, path, "preemptible", false),
           bool(o, path, "exclusive-pinning", false),
-          locks(o.get("locks"), join(path, "locks")));
+          locks(o.get("locks"), join(path, "locks")),
+          kernel(o.get("kernel"), join(path, "kernel"), HOST_KERNEL_KEYS));
     }
 
     List<VmSpec> vms(JsonNode node, String path) {
@@ -444,7 +449,8 @@ public final class ExperimentYaml {
             bool(o, p, "preemptible", false),
             locks(o.get("locks"), join(p, "locks")),
             components(o.get("devices"), join(p, "devices"), "dev"),
-            components(o.get("workloads"), join(p, "workloads"), "wl")));
+            components(o.get("workloads"), join(p, "workloads"), "wl"),
+            kernel(o.get("kernel"), join(p, "kernel"), VM_KERNEL_KEYS)));
       }
       return vms;
     }
@@ -463,6 +469,23 @@ public final class ExperimentYaml {
           string(o, path, "mutex", LockChoices.DEFAULT_MUTEX),
           string(o, path, "rwsem", LockChoices.DEFAULT_RWSEM),
           bool(o, path, "vcpu-is-preempted", false));
+    }
+
+    KernelSpec kernel(JsonNode node, String path, Set<String> known) {
+      if (node == null || node.isNull()) {
+        return KernelSpec.defaults();
+      }
+      ObjectNode o = object(node, path);
+      if (o == null) {
+        return KernelSpec.defaults();
+      }
+      keys(o, path, known);
+      JsonNode steal = o.get("steal-time-accounting");
+      return new KernelSpec(
+          string(o, path, "ttwu-queue", KernelSpec.CROSS_LLC),
+          bool(o, path, "ttwu-waits-on-cpu", false),
+          bool(o, path, "resched-ipi", false),
+          steal == null || steal.isNull() ? null : bool(o, path, "steal-time-accounting", false));
     }
 
     List<ComponentSpec> components(JsonNode node, String path, String defaultPrefix) {
@@ -723,6 +746,7 @@ public final class ExperimentYaml {
     host.put("preemptible", e.host().preemptible());
     host.put("exclusive-pinning", e.host().exclusivePinning());
     locks(host.putObject("locks"), e.host().locks());
+    kernel(host.putObject("kernel"), e.host().kernel(), false);
     ArrayNode vms = o.putArray("vms");
     for (VmSpec vm : e.vms()) {
       ObjectNode v = vms.addObject();
@@ -733,6 +757,7 @@ public final class ExperimentYaml {
       choice(v, vm.scheduler());
       v.put("preemptible", vm.preemptible());
       locks(v.putObject("locks"), vm.locks());
+      kernel(v.putObject("kernel"), vm.kernel(), true);
       components(v.putArray("devices"), vm.devices());
       components(v.putArray("workloads"), vm.workloads());
     }
@@ -777,6 +802,17 @@ public final class ExperimentYaml {
     o.put("mutex", l.mutex());
     o.put("rwsem", l.rwsem());
     o.put("vcpu-is-preempted", l.vcpuIsPreempted());
+  }
+
+  private static void kernel(ObjectNode o, KernelSpec k, boolean guest) {
+    o.put("ttwu-queue", k.ttwuQueue());
+    o.put("ttwu-waits-on-cpu", k.ttwuWaitsOnCpu());
+    if (guest) {
+      o.put("resched-ipi", k.reschedIpi());
+      if (k.stealTimeAccounting() != null) {
+        o.put("steal-time-accounting", k.stealTimeAccounting());
+      }
+    }
   }
 
   private static void components(ArrayNode list, List<ComponentSpec> components) {

@@ -15,6 +15,7 @@ import java.util.List;
  * @param locks the guest kernel's lock algorithms and vcpu_is_preempted switch
  * @param devices devices in attachment order
  * @param workloads workloads in start order
+ * @param kernel the guest kernel's wakeup, IPI and steal-time behaviour
  */
 public record VmSpec(
     String name,
@@ -24,7 +25,8 @@ public record VmSpec(
     boolean preemptible,
     LockChoices locks,
     List<ComponentSpec> devices,
-    List<ComponentSpec> workloads) {
+    List<ComponentSpec> workloads,
+    KernelSpec kernel) {
 
   public VmSpec {
     name = name == null ? "" : name;
@@ -33,5 +35,12 @@ public record VmSpec(
     locks = locks == null ? LockChoices.defaults() : locks;
     devices = devices == null ? ImmutableList.of() : ImmutableList.copyOf(devices);
     workloads = workloads == null ? ImmutableList.of() : ImmutableList.copyOf(workloads);
+    kernel = kernel == null ? KernelSpec.defaults() : kernel;
+  }
+
+  /** A VM whose guest kernel has the default wakeup behaviour. */
+  public VmSpec(String name, int vcpus, List<Integer> pinning, Choice scheduler, boolean preemptible,
+      LockChoices locks, List<ComponentSpec> devices, List<ComponentSpec> workloads) {
+    this(name, vcpus, pinning, scheduler, preemptible, locks, devices, workloads, KernelSpec.defaults());
   }
 }

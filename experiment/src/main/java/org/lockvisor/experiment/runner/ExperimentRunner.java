@@ -27,6 +27,7 @@ import org.lockvisor.experiment.model.ExperimentPlugins;
 import org.lockvisor.experiment.model.ExperimentValidator;
 import org.lockvisor.experiment.model.ExperimentYaml;
 import org.lockvisor.experiment.model.InvalidExperimentException;
+import org.lockvisor.experiment.model.KernelSpec;
 import org.lockvisor.experiment.model.LockChoices;
 import org.lockvisor.experiment.model.Problem;
 import org.lockvisor.experiment.model.SweepPoints;
@@ -63,12 +64,17 @@ import org.lockvisor.workloads.spi.WorkloadLocks;
  * {@code vcpu_is_preempted} semantics from the profile's hypervisor with each VM's switch, devices
  * attached then workloads started in model order, background VMs (one CPU-bound task per vCPU)
  * and CPU-bound host threads pinned round-robin. Every lock created for devices and workloads is
- * registered for the run's lock_stat.
+ * registered for the run's lock_stat. Each kernel's {@code kernel:} section sets its wakeup path
+ * (TTWU_QUEUE mode, waiting on {@code on_cpu}), a guest's priced reschedule IPIs ({@link
+ * Platforms#configureIpis}) and its steal-time accounting; a sleeping lock's {@code wait_lock}
+ * is its kernel's spinlock choice unless the lock's options name one.
  */
 public final class ExperimentRunner {
 
   /** Work quantum of a CPU-bound background thread (it loops forever). */
   static final long HOG_QUANTUM_NS = 1_000_000;
+  /** The option of sleeping-lock plugins that names their wait_lock's spinlock algorithm. */
+  static final String WAIT_LOCK = "wait-lock";
 
   private final ExperimentPlugins plugins;
   private final ExperimentValidator validator;
@@ -276,7 +282,9 @@ public final class ExperimentRunner {
             + kind.name().toLowerCase(java.util.Locale.ROOT) + " one: " + plugins.locksOfKind(kind));
       }
       boolean check = kernel.isGuest() && choices(kernel).vcpuIsPreempted();
-      KernelLock lock = guarded(f, "creating lock [" + name + "]", () -> f.create(name, kernel, lockCosts, check, options));
+      Map<String, String> effective = withWaitLock(f, kernel, options);
+      KernelLock lock = guarded(f, "creating lock [" + name + "]", () -> f.create(name, kernel, lockCosts, check,
+          effective));
       locks.add(new RegisteredLock(lock, List.of(callSites)));
       if (checkLocks) {
         CheckedLock checked = new CheckedLock(lock);
@@ -284,6 +292,25 @@ public final class ExperimentRunner {
         return checked;
       }
       return lock;
+    }
+
+    /**
+     * A sleeping lock's {@code wait_lock} is a spinlock_t of the same kernel: unless the options
+     * name it, it is the kernel's spinlock choice (when the lock plugin offers that algorithm).
+     */
+    private Map<String, String> withWaitLock(LockFactory f, Kernel kernel, Map<String, String> options) {
+      if (options.containsKey(WAIT_LOCK)) {
+        return options;
+      }
+      String spinlock = choices(kernel).spinlock();
+      for (org.lockvisor.core.plugin.PluginOption o : f.options()) {
+        if (o.name().equals(WAIT_LOCK) && o.allowed().contains(spinlock)) {
+          Map<String, String> out = new java.util.TreeMap<>(options);
+          out.put(WAIT_LOCK, spinlock);
+          return out;
+        }
+      }
+      return options;
     }
 
     void resetStats() {
@@ -364,19 +391,27 @@ public final class ExperimentRunner {
       Perturbation.install(machine, checks.perturbSeed(), checks.jitterPercent());
     }
     int cpus = e.host().cpus() > 0 ? e.host().cpus() : profile.topology().cpus();
-    KernelConfig hostConfig = Platforms.hostKernel(profile, TtwuQueueMode.CROSS_LLC, e.host().preemptible());
+    KernelConfig hostConfig = Platforms.hostKernel(profile, ttwuQueue(e.host().kernel()), e.host().preemptible());
     Kernel host = machine.createHost("host", cpus, hostConfig, scheduler(e.host().scheduler()));
+    host.setTtwuWaitsOnCpu(e.host().kernel().ttwuWaitsOnCpu());
     Assembly a = new Assembly(machine, profile, host, e.host().locks());
     a.checkLocks = checks.invariants();
     CostSource costs = CostSource.of(profile);
     var hypervisor = Platforms.hypervisor(profile);
     for (int i = 0; i < e.vms().size(); i++) {
       VmSpec spec = e.vms().get(i);
-      KernelConfig guestConfig = Platforms.guestKernel(profile, spec.vcpus(), TtwuQueueMode.CROSS_LLC,
-          spec.preemptible());
+      KernelSpec kernel = spec.kernel();
+      KernelConfig guestConfig = Platforms.guestKernel(profile, spec.vcpus(), ttwuQueue(kernel), spec.preemptible());
       Vm vm = machine.createVm(spec.name(), spec.vcpus(), guestConfig, scheduler(spec.scheduler()), hypervisor,
           pins(spec.pinning()));
       Platforms.configureGuest(vm, profile);
+      vm.guest().setTtwuWaitsOnCpu(kernel.ttwuWaitsOnCpu());
+      if (kernel.reschedIpi()) {
+        Platforms.configureIpis(profile, vm);
+      }
+      if (kernel.stealTimeAccounting() != null) {
+        vm.guest().setStealTimeAccounting(kernel.stealTimeAccounting());
+      }
       a.vms.add(vm);
       a.vmSpecs.add(spec);
     }
@@ -461,6 +496,14 @@ public final class ExperimentRunner {
       throw new SimulationFailedException(plugin.kind() + " [" + plugin.name() + "] failed while " + phase + ": "
           + PluginFault.describe(ex), ex);
     }
+  }
+
+  private static TtwuQueueMode ttwuQueue(KernelSpec kernel) {
+    return switch (kernel.ttwuQueue()) {
+      case KernelSpec.ANY_REMOTE -> TtwuQueueMode.ANY_REMOTE;
+      case KernelSpec.NEVER -> TtwuQueueMode.NEVER;
+      default -> TtwuQueueMode.CROSS_LLC;
+    };
   }
 
   private static int[] pins(List<Integer> pinning) {

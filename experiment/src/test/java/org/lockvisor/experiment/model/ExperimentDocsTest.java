@@ -29,6 +29,7 @@ class ExperimentDocsTest {
   void reference_mentionsEveryKey() throws IOException {
     String block = referenceBlock();
     Stream.of(ExperimentYaml.TOP_KEYS, ExperimentYaml.HOST_KEYS, ExperimentYaml.VM_KEYS, ExperimentYaml.LOCK_KEYS,
+            ExperimentYaml.HOST_KERNEL_KEYS, ExperimentYaml.VM_KERNEL_KEYS,
             ExperimentYaml.COMPONENT_KEYS, ExperimentYaml.BACKGROUND_KEYS, ExperimentYaml.BACKGROUND_VM_KEYS)
         .flatMap(Set::stream)
         .forEach(key -> assertThat(block).as("docs/experiments.md documents [%s]", key)

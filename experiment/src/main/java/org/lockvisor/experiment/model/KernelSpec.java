@@ -1,0 +1,56 @@
+package org.lockvisor.experiment.model;
+
+import com.google.common.collect.ImmutableList;
+import java.util.List;
+
+/**
+ * Scheduler-core behaviour of one kernel that changed between kernel generations, for the host
+ * ({@code host.kernel}) or a guest ({@code vms[i].kernel}). The defaults are today's kernels on
+ * the arch profile; the R1 reproduction sets the 3.0 wakeup path, the R3 one the PowerVM guest's
+ * reschedule IPIs and no paravirt steal-time accounting.
+ *
+ * @param ttwuQueue when try_to_wake_up queues a remote wakee on the target's wake list instead
+ *     of taking its runqueue lock: {@code cross-llc} (3.5 and later: only across last-level
+ *     caches), {@code any-remote} (3.0-3.4: any other CPU) or {@code never}
+ * @param ttwuWaitsOnCpu whether try_to_wake_up spins until a wakee still being switched out is
+ *     off its CPU ({@code while (p->on_cpu) cpu_relax();} in 3.0 on x86)
+ * @param reschedIpi whether a wakeup that preempts a task on another running CPU sends it a
+ *     priced reschedule IPI, taken with the platform's interrupt accept path (PowerVM: the H_XIRR
+ *     and H_EOI hcalls); off, the target reacts at once and nothing is priced (guests only)
+ * @param stealTimeAccounting whether the guest scheduler's task clock excludes steal time
+ *     (CONFIG_PARAVIRT_TIME_ACCOUNTING); null follows the arch profile (on where the hypervisor
+ *     publishes steal time); guests only
+ */
+public record KernelSpec(String ttwuQueue, boolean ttwuWaitsOnCpu, boolean reschedIpi, Boolean stealTimeAccounting) {
+  public static final String CROSS_LLC = "cross-llc";
+  public static final String ANY_REMOTE = "any-remote";
+  public static final String NEVER = "never";
+  /** The values of {@code ttwu-queue}. */
+  public static final List<String> TTWU_QUEUE_MODES = ImmutableList.of(CROSS_LLC, ANY_REMOTE, NEVER);
+
+  public KernelSpec {
+    ttwuQueue = ttwuQueue == null ? CROSS_LLC : ttwuQueue;
+  }
+
+  /** cross-llc wake lists, no on_cpu wait, no priced reschedule IPIs, steal time as the profile says. */
+  public static KernelSpec defaults() {
+    return new KernelSpec(CROSS_LLC, false, false, null);
+  }
+
+  public KernelSpec withTtwuQueue(String mode) {
+    return new KernelSpec(mode, ttwuWaitsOnCpu, reschedIpi, stealTimeAccounting);
+  }
+
+  public KernelSpec withTtwuWaitsOnCpu(boolean on) {
+    return new KernelSpec(ttwuQueue, on, reschedIpi, stealTimeAccounting);
+  }
+
+  public KernelSpec withReschedIpi(boolean on) {
+    return new KernelSpec(ttwuQueue, ttwuWaitsOnCpu, on, stealTimeAccounting);
+  }
+
+  /** {@code on} null: as the arch profile says. */
+  public KernelSpec withStealTimeAccounting(Boolean on) {
+    return new KernelSpec(ttwuQueue, ttwuWaitsOnCpu, reschedIpi, on);
+  }
+}
