@@ -20,6 +20,8 @@ import org.lockvisor.experiment.runner.ResultJson;
 import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.Task;
+import org.lockvisor.machine.VcpuTask;
+import org.lockvisor.machine.Vm;
 import org.lockvisor.workloads.spi.Workload;
 
 /**
@@ -131,9 +133,18 @@ public final class RunCapture {
     }
   }
 
-  /** The measurement window opens now: statistics were reset by the caller. */
+  /**
+   * The measurement window opens now: the caller reset its workloads' and devices' statistics
+   * (which reset the devices' locks). The VM-exit statistics of every vCPU, read only by {@code
+   * kvm-stat.txt}, are reset here.
+   */
   public void measurementStarted(Machine machine) {
     checkState(startNs < 0, "run [%s]: measurement already started", label);
+    for (Vm vm : machine.vms()) {
+      for (VcpuTask vcpu : vm.vcpus()) {
+        vcpu.exitStats().values().forEach(VcpuTask.ExitStats::reset);
+      }
+    }
     startNs = machine.sim().now();
     cpuAtStart = threadCpu(machine);
     outputs.measurementStarted(machine);
