@@ -175,6 +175,11 @@ public final class RunCapture {
         HexFormat.of().toHexDigits(machine.sim().fingerprint()), w, d, LockStatReport.of(classes),
         threads(machine, cpuAtStart));
     outputs.finished(machine, result, locks.stream().map(RegisteredLock::lock).toList());
+    // Keep the result and files only: a finished capture may be held while other runs go on.
+    workloads.clear();
+    devices.clear();
+    locks.clear();
+    cpuAtStart = null;
     return result;
   }
 

@@ -159,6 +159,9 @@ public final class RunOutputs implements RunObserver {
       }
       files.put(name("trace", "json"), bytes.toByteArray());
     }
+    // The files are built: let the machine go (outputs may be kept while other runs go on).
+    window = null;
+    waits = null;
   }
 
   /**
