@@ -236,7 +236,8 @@ class ReproduceOutputFilesTest {
 
   @Test
   void progress_goesToStderrOnly_andStdoutStaysOneJsonDocument() throws IOException {
-    List<String> progress = first.errLines().stream().filter(l -> l.startsWith("reproduce " + NAME + ": run ")).toList();
+    List<String> progress = first.errLines().stream().filter(l -> l.startsWith("reproduce " + NAME + ": run "))
+        .toList();
     assertThat(progress).hasSize(labels().size());
     assertThat(progress.get(progress.size() - 1)).matches(
         "reproduce virtio-blk-notify: run \\S+ done \\(10/10\\), [0-9.]+ s elapsed, ETA 0\\.0 s");
