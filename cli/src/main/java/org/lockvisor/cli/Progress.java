@@ -1,6 +1,9 @@
 package org.lockvisor.cli;
 
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Locale;
 
 /**
@@ -26,15 +29,33 @@ final class Progress {
   private int lastWidth;
   private boolean open;
 
-  /** Progress on {@code err}, as a bar when the process has a terminal. */
+  /** Progress on {@code err}, as a bar when the process's stderr is a terminal. */
   Progress(PrintWriter err) {
-    this(err, System.console() != null, afterS());
+    this(err, stderrIsTerminal(), afterS());
   }
 
   Progress(PrintWriter err, boolean terminal, double afterS) {
     this.err = err;
     this.terminal = terminal;
     this.afterS = afterS;
+  }
+
+  /**
+   * Whether file descriptor 2 is a terminal: on Linux from {@code /proc/self/fd/2} (so {@code
+   * lockvisor ... --format json > out.json} still gets the bar), elsewhere whether the JVM has a
+   * console.
+   */
+  static boolean stderrIsTerminal() {
+    try {
+      Path fd = Path.of("/proc/self/fd/2");
+      if (Files.isSymbolicLink(fd)) {
+        String target = Files.readSymbolicLink(fd).toString();
+        return target.startsWith("/dev/pts/") || target.startsWith("/dev/tty");
+      }
+    } catch (IOException | RuntimeException e) {
+      // no /proc: fall back to the console
+    }
+    return System.console() != null;
   }
 
   private static double afterS() {
