@@ -10,10 +10,13 @@ import java.util.Optional;
 import org.lockvisor.experiment.Reproduction;
 import org.lockvisor.experiment.ReproductionOptions;
 import org.lockvisor.experiment.ReproductionResult;
+import org.lockvisor.experiment.ReproductionRuns;
 import org.lockvisor.experiment.Reproductions;
 import org.lockvisor.experiment.SimulationFailedException;
 import org.lockvisor.experiment.io.AtomicFiles;
 import org.lockvisor.experiment.report.ReproductionPage;
+import org.lockvisor.experiment.report.RunCapture;
+import org.lockvisor.experiment.report.RunDirectories;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -24,7 +27,8 @@ import picocli.CommandLine.Spec;
 /**
  * {@code lockvisor reproduce <name>|all}: runs registered reproductions and judges them. Exit 0
  * when every one reproduced; 1 when any simulation failed or did not reproduce; 2 for an unknown
- * name.
+ * name. Progress of the internal runs goes to stderr ({@link Progress}); with {@code --out}, each
+ * internal run's files are written by {@link RunDirectories}.
  */
 @Command(name = "reproduce", mixinStandardHelpOptions = true,
     description = "Runs one registered reproduction, or all of them, and prints the verdicts.")
@@ -49,7 +53,9 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
   private OutputFormat format;
 
   @Option(names = "--out", paramLabel = "DIR",
-      description = "Write <name>.json per reproduction, and its own artefacts under <name>/, into DIR.")
+      description = "Write <name>.json per reproduction, its own artefacts under <name>/ and each internal run's"
+          + " files (result.json, perf-report.txt, *.folded, lock_stat.txt, kvm-stat.txt, ...) under"
+          + " <name>/runs/<run>/, into DIR (see docs/outputs.md).")
   private Path out;
 
   @Override
@@ -69,12 +75,18 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
 
     ArrayNode json = Json.MAPPER.createArrayNode();
     boolean allReproduced = true;
+    Progress progress = new Progress(stderr);
+    BuildInfo build = new BuildInfo();
     for (Reproduction reproduction : chosen) {
       String name = reproduction.name();
       ReproductionResult result;
+      Optional<Path> outDir = Optional.ofNullable(out).map(d -> d.resolve(name));
+      ReportedRuns runs = new ReportedRuns(name, progress,
+          outDir.map(d -> new RunDirectories(d, build.version(), build.commit())).orElse(null));
       try {
-        result = reproduction.run(new ReproductionOptions(quick, Optional.ofNullable(out).map(d -> d.resolve(name))));
+        result = reproduction.run(new ReproductionOptions(quick, outDir, runs));
       } catch (SimulationFailedException e) {
+        progress.finish();
         // Keep going: one broken reproduction must not hide the verdicts of the others.
         allReproduced = false;
         String error = "reproduction [" + name + "] failed: " + Lockvisor.oneLine(e.getMessage());
@@ -82,6 +94,7 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
         json.add(Json.reproductionFailure(name, error));
         continue;
       }
+      progress.finish();
       if (!result.reproduced()) {
         allReproduced = false;
         stderr.println("lockvisor: reproduction [" + name + "] did not reproduce: " + result.headline());
@@ -103,6 +116,43 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
     stdout.flush();
     stderr.flush();
     return allReproduced ? Lockvisor.EXIT_OK : Lockvisor.EXIT_FAILED;
+  }
+
+  /**
+   * A reproduction's internal runs: each one advances the progress on stderr and, with {@code
+   * --out}, is written under {@code <name>/runs/<label>/}.
+   */
+  private static final class ReportedRuns implements ReproductionRuns {
+    private final String name;
+    private final Progress progress;
+    private final RunDirectories files;
+    private int planned;
+    private int done;
+
+    ReportedRuns(String name, Progress progress, RunDirectories files) {
+      this.name = name;
+      this.progress = progress;
+      this.files = files;
+    }
+
+    @Override
+    public boolean capturing() {
+      return files != null;
+    }
+
+    @Override
+    public synchronized void planned(int runs) {
+      planned = runs;
+    }
+
+    @Override
+    public synchronized void done(String label, RunCapture capture) {
+      done++;
+      if (files != null) {
+        files.done(label, capture);
+      }
+      progress.step("reproduce " + name + ": run " + label, done, planned > 0 ? Math.max(planned, done) : 0);
+    }
   }
 
   private static void printText(PrintWriter stdout, Reproduction reproduction, ReproductionResult result) {

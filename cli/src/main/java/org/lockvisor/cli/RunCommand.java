@@ -47,7 +47,7 @@ import picocli.CommandLine.Spec;
 public final class RunCommand implements Callable<Integer> {
 
   /** Runs that finish sooner than this print no progress. */
-  static final double PROGRESS_AFTER_S = 2.0;
+  static final double PROGRESS_AFTER_S = Progress.AFTER_S;
 
   @ParentCommand
   private Lockvisor lockvisor;
@@ -112,8 +112,7 @@ public final class RunCommand implements Callable<Integer> {
     }
     List<ExperimentResult> results = new ArrayList<>();
     List<RunOutputs> outputs = new ArrayList<>();
-    long start = System.nanoTime();
-    PrintWriter stderr = spec.commandLine().getErr();
+    Progress progress = new Progress(spec.commandLine().getErr());
     for (String label : labels) {
       Experiment run = label.equals("base") ? e : ExperimentYaml.variant(e, label);
       RunOutputs o = new RunOutputs(runner.plugins(), run.arch(), label, trace ? traceMaxEvents : 0);
@@ -127,14 +126,12 @@ public final class RunCommand implements Callable<Integer> {
         write(out.resolve(name), o.files().get(name));
         o.releaseTrace();
       }
-      double elapsed = (System.nanoTime() - start) / 1e9;
-      if (elapsed > PROGRESS_AFTER_S && results.size() < labels.size()) {
+      if (results.size() < labels.size()) {
         // Only runs that take a while report progress, on stderr.
-        stderr.printf(Locale.ROOT, "run: %s done (%d/%d), %.1f s elapsed, ETA %.1f s%n", label, results.size(),
-            labels.size(), elapsed, elapsed / results.size() * (labels.size() - results.size()));
-        stderr.flush();
+        progress.step("run: " + label, results.size(), labels.size());
       }
     }
+    progress.finish();
     BuildInfo build = new BuildInfo();
     Provenance provenance = Provenance.of(build.version(), build.commit(), tree, e, runner.plugins());
     ObjectNode document = ResultJson.document(file.toString(), results, provenance);

@@ -83,15 +83,10 @@ public final class SweepCommand implements Callable<Integer> {
           + " 'lockvisor run')");
     }
     PrintWriter err = spec.commandLine().getErr();
-    boolean terminal = System.console() != null;
+    Progress progress = new Progress(err);
     SweepRunner.Outcome outcome = new SweepRunner(runner).run(file.toString(), e, out,
-        new SweepRunner.Options(threads, shardIndex, shardCount, resume), line -> {
-          err.print(terminal ? "\r" + line : line + System.lineSeparator());
-          err.flush();
-        });
-    if (terminal) {
-      err.println();
-    }
+        new SweepRunner.Options(threads, shardIndex, shardCount, resume), progress::line);
+    progress.finish();
     if (outcome.complete()) {
       writePlots(out);
     }

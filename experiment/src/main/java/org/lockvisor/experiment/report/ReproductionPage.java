@@ -13,7 +13,8 @@ import org.lockvisor.experiment.ReproductionResult;
 /**
  * The {@code report.html} of one reproduction: verdict, its own report (the tables that print the
  * published figures beside the simulated ones), the metrics, every SVG plot it wrote inlined, and
- * links to every file in its output directory.
+ * links to every file in its output directory and to the page of each of its runs ({@code
+ * runs/<label>/report.html}, see {@link RunDirectories}).
  */
 public final class ReproductionPage {
 
@@ -57,7 +58,26 @@ public final class ReproductionPage {
       page.heading("Files");
       page.links(links);
     }
+    List<String> runs = runPages(directory);
+    if (!runs.isEmpty()) {
+      page.heading("Runs (each with result.json, perf-report.txt, folded stacks, lock_stat.txt, kvm-stat.txt)");
+      page.links(runs);
+    }
     return page.render();
+  }
+
+  /** {@code runs/<label>/report.html} of every run directory the reproduction wrote, sorted. */
+  private static List<String> runPages(Path directory) {
+    Path runs = directory == null ? null : directory.resolve(RunDirectories.RUNS);
+    if (runs == null || !Files.isDirectory(runs)) {
+      return List.of();
+    }
+    try (Stream<Path> s = Files.list(runs)) {
+      return s.filter(d -> Files.isRegularFile(d.resolve(FILE_NAME))).map(d -> d.getFileName().toString()).sorted()
+          .map(label -> RunDirectories.RUNS + "/" + label + "/" + FILE_NAME).toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot list [" + runs + "]", e);
+    }
   }
 
   private static String format(double v) {

@@ -50,6 +50,7 @@ public final class RunOutputs implements RunObserver {
   private final ExperimentPlugins plugins;
   private final String arch;
   private final String variant;
+  private final String suffix;
   private final int traceEvents;
   private final Map<String, byte[]> files = new LinkedHashMap<>();
   private final List<String> perfTop = new ArrayList<>();
@@ -63,11 +64,24 @@ public final class RunOutputs implements RunObserver {
    * @param traceEvents bound of {@code trace.json}; 0 writes no trace
    */
   public RunOutputs(ExperimentPlugins plugins, String arch, String variant, int traceEvents) {
+    this(plugins, arch, variant, suffix(variant), traceEvents);
+  }
+
+  private RunOutputs(ExperimentPlugins plugins, String arch, String variant, String suffix, int traceEvents) {
     checkArgument(traceEvents >= 0, "trace event limit must not be negative: [%s]", traceEvents);
     this.plugins = plugins;
     this.arch = arch;
     this.variant = variant;
+    this.suffix = suffix;
     this.traceEvents = traceEvents;
+  }
+
+  /**
+   * The outputs of a run that has a directory of its own (a reproduction's internal run): the
+   * files carry no variant suffix, e.g. {@code perf-report.txt} for any variant.
+   */
+  public static RunOutputs ownDirectory(ExperimentPlugins plugins, String arch, String variant, int traceEvents) {
+    return new RunOutputs(plugins, arch, variant, "", traceEvents);
   }
 
   /** {@code ""} for the base, {@code -<variant>} for a variant. */
@@ -143,8 +157,11 @@ public final class RunOutputs implements RunObserver {
       } catch (IOException e) {
         throw new UncheckedIOException("cannot write trace.json", e);
       }
-      files.put(fileName("trace", "json", variant), bytes.toByteArray());
+      files.put(name("trace", "json"), bytes.toByteArray());
     }
+    // The files are built: let the machine go (outputs may be kept while other runs go on).
+    window = null;
+    waits = null;
   }
 
   /**
@@ -199,13 +216,18 @@ public final class RunOutputs implements RunObserver {
   }
 
   private void text(String base, String ext, String content) {
-    files.put(fileName(base, ext, variant), content.getBytes(StandardCharsets.UTF_8));
+    files.put(name(base, ext), content.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** The name of one of this run's files, e.g. {@code perf-report-ticket.txt} or {@code perf-report.txt}. */
+  public String name(String base, String ext) {
+    return base + suffix + "." + ext;
   }
 
   private void json(String base, Object tree) {
     try {
       String text = JSON.writeValueAsString(tree) + "\n";
-      files.put(fileName(base, "json", variant), text.getBytes(StandardCharsets.UTF_8));
+      files.put(name(base, "json"), text.getBytes(StandardCharsets.UTF_8));
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("cannot serialize " + base, e);
     }
@@ -230,7 +252,7 @@ public final class RunOutputs implements RunObserver {
    * {@link #files} with a {@code null} content.
    */
   public void releaseTrace() {
-    files.replace(fileName("trace", "json", variant), null);
+    files.replace(name("trace", "json"), null);
   }
 
   /** The content of one of {@link #files} as text. */

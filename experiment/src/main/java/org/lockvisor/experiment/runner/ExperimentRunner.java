@@ -33,6 +33,7 @@ import org.lockvisor.experiment.model.Problem;
 import org.lockvisor.experiment.model.SweepPoints;
 import org.lockvisor.experiment.model.VmSpec;
 import org.lockvisor.experiment.report.LockStatReport;
+import org.lockvisor.experiment.report.RunCapture;
 import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.locking.spi.LockCosts;
 import org.lockvisor.locking.spi.LockFactory;
@@ -43,7 +44,6 @@ import org.lockvisor.machine.KernelConfig;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.Scheduler;
-import org.lockvisor.machine.Task;
 import org.lockvisor.machine.TtwuQueueMode;
 import org.lockvisor.machine.VcpuTask;
 import org.lockvisor.machine.Vm;
@@ -333,13 +333,7 @@ public final class ExperimentRunner {
     }
 
     long[] threadCpu() {
-      machine.syncAccounting();
-      List<Task> tasks = machine.tasks();
-      long[] cpu = new long[tasks.size()];
-      for (int i = 0; i < cpu.length; i++) {
-        cpu[i] = machine.account().threadTotal(tasks.get(i).id());
-      }
-      return cpu;
+      return RunCapture.threadCpu(machine);
     }
 
     ExperimentResult result(Experiment e, String variant, long[] cpuAtStart, long wallNs) {
@@ -358,18 +352,7 @@ public final class ExperimentRunner {
       for (RegisteredLock l : locks) {
         classes.add(LockStatReport.ClassStats.of(l.lock().lockClass(), l.lock().stats(), l.callSites()));
       }
-      long[] cpuNow = threadCpu();
-      List<ExperimentResult.ThreadCpu> threads = new ArrayList<>();
-      List<Task> tasks = machine.tasks();
-      for (int i = 0; i < tasks.size(); i++) {
-        Task t = tasks.get(i);
-        if (t.name().startsWith("swapper/")) {
-          continue; // idle
-        }
-        long before = i < cpuAtStart.length ? cpuAtStart[i] : 0;
-        threads.add(new ExperimentResult.ThreadCpu(t.kernel().isGuest() ? t.kernel().vm().name() : "host", t.name(),
-            cpuNow[i] - before));
-      }
+      List<ExperimentResult.ThreadCpu> threads = RunCapture.threads(machine, cpuAtStart);
       Simulation sim = machine.sim();
       return new ExperimentResult(e.name(), variant, e.arch(), e.seed(), e.warmupNs(), e.durationNs(), wallNs,
           sim.eventsProcessed(), HexFormat.of().toHexDigits(sim.fingerprint()), workloadResults, deviceResults,

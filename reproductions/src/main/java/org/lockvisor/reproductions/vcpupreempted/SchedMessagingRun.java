@@ -12,6 +12,7 @@ import org.lockvisor.devices.spi.CostSource;
 import org.lockvisor.devices.spi.LockProvider;
 import org.lockvisor.experiment.check.Checks;
 import org.lockvisor.experiment.report.PerfReport;
+import org.lockvisor.experiment.report.RunCapture;
 import org.lockvisor.locking.builtin.CountMutexFactory;
 import org.lockvisor.locking.builtin.PvQueuedSpinLockFactory;
 import org.lockvisor.locking.builtin.SplparSpinLockFactory;
@@ -70,6 +71,15 @@ final class SchedMessagingRun {
   }
 
   static Outcome run(Platform platform, boolean check, SchedMessagingConfig config, long seed, long limitNs) {
+    return run(platform, check, config, seed, limitNs, null);
+  }
+
+  /**
+   * One run; {@code capture}, when not {@code null}, captures its files over the whole run (the
+   * benchmark has no warm-up: perf samples it from start to finish).
+   */
+  static Outcome run(Platform platform, boolean check, SchedMessagingConfig config, long seed, long limitNs,
+      RunCapture capture) {
     ArchProfile profile = ArchProfiles.byName(platform.profile());
     boolean powervm = profile.hypervisor().dispatchWindowNs() > 0 && profile.hypervisor().hostHz() == 0;
     Simulation sim = new Simulation(seed);
@@ -94,7 +104,7 @@ final class SchedMessagingRun {
     XaddRwsemFactory rwsem = new XaddRwsemFactory();
     var spin = powervm ? new SplparSpinLockFactory() : new PvQueuedSpinLockFactory();
     List<KernelLock> created = new ArrayList<>();
-    LockProvider locks = (Kernel kernel, String name, LockKind kind) -> {
+    LockProvider created0 = (Kernel kernel, String name, LockKind kind) -> {
       var lock = switch (kind) {
         case MUTEX -> mutex.create(name, kernel, lockCosts, check, mutexOptions);
         case RWSEM -> rwsem.create(name, kernel, lockCosts, check, rwsemOptions);
@@ -103,17 +113,25 @@ final class SchedMessagingRun {
       created.add(lock);
       return lock;
     };
+    LockProvider locks = capture == null ? created0
+        : capture.scheduler(powervm ? "powervm-dispatch" : "cfs").scheduler("cfs").locks(created0);
     CostSource costs = CostSource.of(profile);
     SchedMessagingConfig cfg = powervm
         ? config.withSymbols("__copy_tofrom_user_power7", "copypage_power7")
         : config.withSymbols("copy_user_enhanced_fast_string", "copy_page");
     SchedMessagingWorkload bench = new SchedMessagingWorkload("sched-messaging", cfg, null);
     bench.start(new WorkloadContext(machine, vm, List.of(), costs, WorkloadLocks.of(Checks.guardedIfEnabled(machine, locks))));
+    if (capture != null) {
+      capture.workload(vm.name(), bench).measurementStarted(machine);
+    }
     long step = 20_000_000L;
     long t = 0;
     while (!bench.finished() && t < limitNs) {
       t = Math.min(limitNs, t + step);
       sim.runUntil(t);
+    }
+    if (capture != null) {
+      capture.finished(machine);
     }
     PerfReport report = PerfReport.guest(machine, vm, powervm, SchedMessagingWorkload.COMMAND);
     long sleeps = 0;

@@ -18,10 +18,12 @@ import java.util.concurrent.Future;
 import org.lockvisor.experiment.Reproduction;
 import org.lockvisor.experiment.ReproductionOptions;
 import org.lockvisor.experiment.ReproductionResult;
+import org.lockvisor.experiment.ReproductionRuns;
 import org.lockvisor.experiment.SimulationFailedException;
 import org.lockvisor.experiment.UserInputException;
 import org.lockvisor.experiment.io.AtomicFiles;
 import org.lockvisor.experiment.report.PerfReport;
+import org.lockvisor.experiment.report.RunCapture;
 import org.lockvisor.reproductions.support.Published;
 import org.lockvisor.reproductions.support.TextTable;
 import org.lockvisor.workloads.schedmessaging.SchedMessagingConfig;
@@ -103,11 +105,13 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     SchedMessagingConfig kvmBench = bench.withGroups(scale.kvmGroups());
     long limit = scale.limitNs();
     List<Callable<SchedMessagingRun.Outcome>> jobs = new ArrayList<>();
+    ReproductionRuns runs = options.runs();
+    runs.planned(4 * SEEDS.size());
     for (long seed : SEEDS) {
-      jobs.add(() -> finished(SchedMessagingRun.run(ppc, false, ppcBench, seed, limit)));
-      jobs.add(() -> finished(SchedMessagingRun.run(ppc, true, ppcBench, seed, limit)));
-      jobs.add(() -> finished(SchedMessagingRun.run(kvm, false, kvmBench, seed, limit)));
-      jobs.add(() -> finished(SchedMessagingRun.run(kvm, true, kvmBench, seed, limit)));
+      jobs.add(() -> job(ppc, false, ppcBench, seed, limit, runs));
+      jobs.add(() -> job(ppc, true, ppcBench, seed, limit, runs));
+      jobs.add(() -> job(kvm, false, kvmBench, seed, limit, runs));
+      jobs.add(() -> job(kvm, true, kvmBench, seed, limit, runs));
     }
     List<SchedMessagingRun.Outcome> done = runAll(jobs);
     List<List<SchedMessagingRun.Outcome>> byVariant = List.of(new ArrayList<>(), new ArrayList<>(),
@@ -147,6 +151,31 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     } finally {
       pool.shutdownNow();
     }
+  }
+
+  /**
+   * One run, reported to {@code runs} as {@code <profile>-groups<G>-baseline-seed<S>} (check off)
+   * or {@code -patched-} (check on), captured when {@code runs} asks.
+   */
+  private static SchedMessagingRun.Outcome job(SchedMessagingRun.Platform platform, boolean check,
+      SchedMessagingConfig bench, long seed, long limit, ReproductionRuns runs) {
+    String row = platform.profile() + "-groups" + bench.groups();
+    String label = row + (check ? "-patched" : "-baseline") + "-seed" + seed;
+    RunCapture capture = null;
+    if (runs.capturing()) {
+      Map<String, Object> config = new LinkedHashMap<>();
+      config.put("physical_cpus", platform.physicalCpus());
+      config.put("vcpus", platform.vcpus());
+      config.put("groups", bench.groups());
+      config.put("tasks", bench.tasks());
+      config.put("vcpu_is_preempted", check);
+      config.put("limit_ns", limit);
+      capture = new RunCapture(NAME, label, check ? "patched" : "baseline", platform.profile(), seed, config)
+          .baseline(check ? row + "-baseline-seed" + seed : null);
+    }
+    SchedMessagingRun.Outcome o = finished(SchedMessagingRun.run(platform, check, bench, seed, limit, capture));
+    runs.done(label, capture);
+    return o;
   }
 
   private static SchedMessagingRun.Outcome finished(SchedMessagingRun.Outcome o) {

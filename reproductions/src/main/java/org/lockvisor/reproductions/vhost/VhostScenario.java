@@ -20,6 +20,7 @@ import org.lockvisor.devices.spi.CostSource;
 import org.lockvisor.devices.spi.DeviceContext;
 import org.lockvisor.devices.spi.LockProvider;
 import org.lockvisor.experiment.check.Checks;
+import org.lockvisor.experiment.report.RunCapture;
 import org.lockvisor.devices.vhostnet.VhostNet;
 import org.lockvisor.devices.vhostnet.VhostNetConfig;
 import org.lockvisor.locking.spi.LockCosts;
@@ -50,8 +51,18 @@ final class VhostScenario {
   final Machine machine;
   final VhostNet device;
   final IperfWorkload iperf;
+  private final RunCapture capture;
 
   VhostScenario(long seed, int vcpus, int streams, VhostNetConfig.WorkQueue variant) {
+    this(seed, vcpus, streams, variant, null);
+  }
+
+  /**
+   * @param capture captures the run's files (device, workload, locks, measurement window), or
+   *     {@code null}
+   */
+  VhostScenario(long seed, int vcpus, int streams, VhostNetConfig.WorkQueue variant, RunCapture capture) {
+    this.capture = capture;
     ArchProfile profile = ArchProfiles.discover().get(PROFILE).create();
     this.machine = new Machine(new Simulation(seed));
     int pcpus = profile.topology().cpus();
@@ -66,17 +77,21 @@ final class VhostScenario {
         .filter(f -> f.name().equals(SPINLOCK)).findFirst()
         .orElseThrow(() -> new IllegalStateException("lock plugin [" + SPINLOCK + "] not found"));
     LockCosts lockCosts = LockCosts.fromProfile(profile);
-    LockProvider locks = (Kernel kernel, String name, LockFactory.LockKind kind) -> {
+    LockProvider spinlocks = (Kernel kernel, String name, LockFactory.LockKind kind) -> {
       if (kind != LockFactory.LockKind.SPINLOCK) {
         throw new IllegalArgumentException("the vhost-wakeup scenario has no " + kind + " locks");
       }
       return spin.create(name, kernel, lockCosts, false, Map.of());
     };
+    LockProvider locks = capture == null ? spinlocks : capture.scheduler("cfs").locks(spinlocks);
     CostSource costs = costs(profile);
     this.device = new VhostNet("eth0", VhostNetConfig.defaults().withWorkQueue(variant));
     device.attach(new DeviceContext(machine, vm, Checks.guardedIfEnabled(machine, locks), costs));
     this.iperf = new IperfWorkload("iperf", IperfConfig.defaults(streams));
     iperf.start(new WorkloadContext(machine, vm, List.of(device), costs));
+    if (capture != null) {
+      capture.device(vm.name(), device).workload(vm.name(), iperf);
+    }
   }
 
   /** Warm-up, reset, measurement window. */
@@ -84,7 +99,13 @@ final class VhostScenario {
     machine.sim().runUntil(warmupNs);
     device.resetStats();
     iperf.resetStats();
+    if (capture != null) {
+      capture.measurementStarted(machine);
+    }
     machine.sim().runUntil(warmupNs + measureNs);
+    if (capture != null) {
+      capture.finished(machine);
+    }
     return this;
   }
 

@@ -15,7 +15,9 @@ import org.lockvisor.devices.vhostnet.VhostNetConfig.WorkQueue;
 import org.lockvisor.experiment.Reproduction;
 import org.lockvisor.experiment.ReproductionOptions;
 import org.lockvisor.experiment.ReproductionResult;
+import org.lockvisor.experiment.ReproductionRuns;
 import org.lockvisor.experiment.SimulationFailedException;
+import org.lockvisor.experiment.report.RunCapture;
 import org.lockvisor.reproductions.support.Plot;
 import org.lockvisor.reproductions.support.Published;
 import org.lockvisor.reproductions.support.TextTable;
@@ -78,22 +80,48 @@ public final class VhostWakeupReproduction implements Reproduction {
     long warmup = options.quick() ? 150_000_000L : 250_000_000L;
     long measure = options.quick() ? 60_000_000L : 400_000_000L;
     Point[][] points = new Point[THREADS.length][2];
+    ReproductionRuns runs = options.runs();
+    runs.planned(2 * THREADS.length);
     for (int i = 0; i < THREADS.length; i++) {
-      points[i][0] = simulate(THREADS[i], WorkQueue.WAKE_INSIDE_LOCK, warmup, measure);
-      points[i][1] = simulate(THREADS[i], WorkQueue.WAKE_OUTSIDE_LOCK, warmup, measure);
+      points[i][0] = simulate(THREADS[i], WorkQueue.WAKE_INSIDE_LOCK, warmup, measure, runs);
+      points[i][1] = simulate(THREADS[i], WorkQueue.WAKE_OUTSIDE_LOCK, warmup, measure, runs);
     }
     return judge(points, options, warmup, measure);
   }
 
   static Point simulate(int threads, WorkQueue variant, long warmupNs, long measureNs) {
+    return simulate(threads, variant, warmupNs, measureNs, ReproductionRuns.NONE);
+  }
+
+  /**
+   * One run, reported to {@code runs} as {@code x86_64-kvm-streams<N>-baseline} (wake inside the
+   * lock) or {@code -patched} (wake outside), captured when {@code runs} asks.
+   */
+  static Point simulate(int threads, WorkQueue variant, long warmupNs, long measureNs, ReproductionRuns runs) {
+    String row = VhostScenario.PROFILE + "-streams" + threads;
+    String name = variant == WorkQueue.WAKE_INSIDE_LOCK ? "baseline"
+        : variant == WorkQueue.WAKE_OUTSIDE_LOCK ? "patched" : variant.option();
+    RunCapture capture = null;
+    if (runs.capturing()) {
+      Map<String, Object> config = new LinkedHashMap<>();
+      config.put("vcpus", GUEST_VCPUS);
+      config.put("streams", threads);
+      config.put("work_queue", variant.option());
+      config.put("spinlock", VhostScenario.SPINLOCK);
+      config.put("warmup_ns", warmupNs);
+      config.put("measure_ns", measureNs);
+      capture = new RunCapture(NAME, row + "-" + name, name, VhostScenario.PROFILE, SEED, config)
+          .baseline(variant == WorkQueue.WAKE_INSIDE_LOCK ? null : row + "-baseline");
+    }
     VhostScenario s;
     try {
-      s = new VhostScenario(SEED, GUEST_VCPUS, threads, variant).run(warmupNs, measureNs);
+      s = new VhostScenario(SEED, GUEST_VCPUS, threads, variant, capture).run(warmupNs, measureNs);
     } catch (RuntimeException e) {
       throw new SimulationFailedException(
           "vhost-wakeup: simulation of " + threads + " streams with " + variant.option() + " failed: "
               + e.getMessage(), e);
     }
+    runs.done(row + "-" + name, capture);
     Map<String, Number> d = s.device.stats();
     double secs = measureNs / 1e9;
     return new Point(

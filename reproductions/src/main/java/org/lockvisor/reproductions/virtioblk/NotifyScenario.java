@@ -10,6 +10,7 @@ import org.lockvisor.devices.spi.CostSource;
 import org.lockvisor.devices.spi.DeviceContext;
 import org.lockvisor.devices.spi.LockProvider;
 import org.lockvisor.experiment.check.Checks;
+import org.lockvisor.experiment.report.RunCapture;
 import org.lockvisor.devices.virtioblk.VirtioBlk;
 import org.lockvisor.devices.virtioblk.VirtioBlkConfig;
 import org.lockvisor.devices.virtioblk.VirtioBlkConfig.NotifyMode;
@@ -48,6 +49,7 @@ final class NotifyScenario {
   final Machine machine;
   final VirtioBlk device;
   final FioWorkload fio;
+  private final RunCapture capture;
   private long measuredNs;
 
   /**
@@ -60,6 +62,15 @@ final class NotifyScenario {
    * @param seed the run's seed (a baseline/patched pair shares it)
    */
   NotifyScenario(ArchProfile profile, CostSource costs, int vcpus, NotifyMode mode, FioConfig fioConfig, long seed) {
+    this(profile, costs, vcpus, mode, fioConfig, seed, null);
+  }
+
+  /**
+   * @param capture captures the run's files (devices, workload, locks, measurement window), or
+   *     {@code null}
+   */
+  NotifyScenario(ArchProfile profile, CostSource costs, int vcpus, NotifyMode mode, FioConfig fioConfig, long seed,
+      RunCapture capture) {
     checkArgument(vcpus > 0, "vcpus must be positive: %s", vcpus);
     this.arch = profile.name();
     this.machine = new Machine(new Simulation(seed));
@@ -90,9 +101,16 @@ final class NotifyScenario {
       checkArgument(kind == LockKind.MUTEX, "no %s lock in this scenario", kind);
       return mutex.create(name, kernel, lockCosts, false, Map.of("optimistic-spin", "false"));
     };
+    this.capture = capture;
+    if (capture != null) {
+      locks = capture.scheduler("cfs").locks(locks);
+    }
     device.attach(new DeviceContext(machine, vm, Checks.guardedIfEnabled(machine, locks), costs));
     this.fio = new FioWorkload("fio", fioConfig, FioCosts.from(costs));
     fio.start(new WorkloadContext(machine, vm, List.of(device), costs));
+    if (capture != null) {
+      capture.device(vm.name(), device).workload(vm.name(), fio);
+    }
     machine.sim().setEventBudget(400_000_000);
   }
 
@@ -101,7 +119,13 @@ final class NotifyScenario {
     machine.sim().runUntil(warmupMs * MS);
     fio.resetStats();
     device.resetStats();
+    if (capture != null) {
+      capture.measurementStarted(machine);
+    }
     machine.sim().runUntil((warmupMs + measureMs) * MS);
+    if (capture != null) {
+      capture.finished(machine);
+    }
     this.measuredNs = measureMs * MS;
     return this;
   }

@@ -1,5 +1,7 @@
 package org.lockvisor.reproductions.virtioblk;
 
+import static com.google.common.base.Preconditions.checkState;
+
 import com.google.auto.service.AutoService;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -18,6 +20,8 @@ import org.lockvisor.devices.virtioblk.VirtioBlkConfig.NotifyMode;
 import org.lockvisor.experiment.Reproduction;
 import org.lockvisor.experiment.ReproductionOptions;
 import org.lockvisor.experiment.ReproductionResult;
+import org.lockvisor.experiment.ReproductionRuns;
+import org.lockvisor.experiment.report.RunCapture;
 import org.lockvisor.reproductions.support.Plot;
 import org.lockvisor.reproductions.support.Published;
 import org.lockvisor.reproductions.support.TextTable;
@@ -119,27 +123,67 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
 
   static Point point(ArchProfile p, CostSource costs, int vcpus, int numjobs, Plan plan, double pubBase,
       double pubPatched) {
+    return point(p, costs, vcpus, numjobs, plan, pubBase, pubPatched, ReproductionRuns.NONE, "");
+  }
+
+  /**
+   * Both variants of one point, each reported to {@code runs} as {@code
+   * <arch>-numjobs<N><tag>-baseline} and {@code ...-patched} (captured when {@code runs} asks).
+   */
+  static Point point(ArchProfile p, CostSource costs, int vcpus, int numjobs, Plan plan, double pubBase,
+      double pubPatched, ReproductionRuns runs, String tag) {
     FioConfig fio = FioConfig.libaio(numjobs, "randread", IODEPTH);
-    Variant base = Variant.of(new NotifyScenario(p, costs, vcpus, NotifyMode.INSIDE_LOCK, fio, SEED)
-        .run(plan.warmupMs(), plan.measureMs()));
-    Variant patched = Variant.of(new NotifyScenario(p, costs, vcpus, NotifyMode.OUTSIDE_LOCK, fio, SEED)
-        .run(plan.warmupMs(), plan.measureMs()));
+    String row = p.name() + "-numjobs" + numjobs + tag;
+    Variant base = Variant.of(scenario(p, costs, vcpus, NotifyMode.INSIDE_LOCK, fio, plan, runs, row, "baseline",
+        costs.arch(), null));
+    Variant patched = Variant.of(scenario(p, costs, vcpus, NotifyMode.OUTSIDE_LOCK, fio, plan, runs, row, "patched",
+        costs.arch(), row + "-baseline"));
     return new Point(p.name(), numjobs, base, patched, pubBase, pubPatched);
+  }
+
+  private static NotifyScenario scenario(ArchProfile p, CostSource costs, int vcpus, NotifyMode mode, FioConfig fio,
+      Plan plan, ReproductionRuns runs, String row, String variant, String costTable, String baseline) {
+    String label = row + "-" + variant;
+    RunCapture capture = null;
+    if (runs.capturing()) {
+      Map<String, Object> config = new LinkedHashMap<>();
+      config.put("vcpus", vcpus);
+      config.put("numjobs", fio.numjobs());
+      config.put("iodepth", IODEPTH);
+      config.put("notify", mode.name());
+      config.put("costs", costTable);
+      config.put("warmup_ms", plan.warmupMs());
+      config.put("measure_ms", plan.measureMs());
+      capture = new RunCapture(NAME, label, variant, p.name(), SEED, config).baseline(baseline);
+    }
+    NotifyScenario s = new NotifyScenario(p, costs, vcpus, mode, fio, SEED, capture)
+        .run(plan.warmupMs(), plan.measureMs());
+    runs.done(label, capture);
+    return s;
   }
 
   /** The points of the reproduction: arm64 first, then x86 by numjobs. */
   static List<Point> runAll(Plan plan) {
+    return runAll(plan, ReproductionRuns.NONE);
+  }
+
+  static List<Point> runAll(Plan plan, ReproductionRuns runs) {
     List<Point> points = new ArrayList<>();
     ArchProfile arm = ArchProfiles.byName("arm64-kvm");
     points.add(point(arm, CostSource.of(arm), ARM_VCPUS, ARM_NUMJOBS, plan, ARM_BASELINE_PUBLISHED,
-        ARM_PATCHED_PUBLISHED));
+        ARM_PATCHED_PUBLISHED, runs, ""));
     ArchProfile x86 = ArchProfiles.byName("x86_64-kvm");
     for (int nj : X86_NUMJOBS) {
       boolean published = nj == 2;
       points.add(point(x86, CostSource.of(x86), X86_VCPUS, nj, plan, published ? X86_NJ2_BASELINE_PUBLISHED : 0,
-          published ? X86_NJ2_PATCHED_PUBLISHED : 0));
+          published ? X86_NJ2_PATCHED_PUBLISHED : 0, runs, ""));
     }
     return points;
+  }
+
+  /** Internal runs of the reproduction: two per point, and two per sensitivity case. */
+  static int plannedRuns(Plan plan) {
+    return 2 * (1 + X86_NUMJOBS.length) + (plan.sensitivity() ? 2 * SENSITIVITY_CASES : 0);
   }
 
   /** One band of issue 6 and whether the simulated figure falls in it. */
@@ -170,7 +214,8 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
   @Override
   public ReproductionResult run(ReproductionOptions options) {
     Plan plan = plan(options.quick());
-    List<Point> points = runAll(plan);
+    options.runs().planned(plannedRuns(plan));
+    List<Point> points = runAll(plan, options.runs());
     List<Band> bands = bands(points);
     boolean reproduced = bands.stream().allMatch(Band::ok);
     long passed = bands.stream().filter(Band::ok).count();
@@ -221,7 +266,7 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
     List<Map<String, Object>> sensitivity = new ArrayList<>();
     if (plan.sensitivity()) {
       report.add("");
-      report.addAll(sensitivity(plan, sensitivity));
+      report.addAll(sensitivity(plan, sensitivity, options.runs()));
     }
     report.add("");
     report.add("Costs: every constant comes from the arm64-kvm and x86_64-kvm profiles (./lockvisor plugins "
@@ -306,7 +351,10 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
       CostKey.AIO_SUBMIT_PER_IO, 2_000.0, CostKey.AIO_REAP_PER_IO, 500.0, CostKey.BENCH_USER_PER_IO, 3_000.0,
       CostKey.EXIT_IO_KERNEL, 5_000.0};
 
-  private static List<String> sensitivity(Plan plan, List<Map<String, Object>> out) {
+  /** The number of sensitivity cases ({@link #sensitivity}). */
+  static final int SENSITIVITY_CASES = 6;
+
+  private static List<String> sensitivity(Plan plan, List<Map<String, Object>> out, ReproductionRuns runs) {
     List<String> lines = new ArrayList<>();
     lines.add("Sensitivity (not used for the verdict): the least certain constants at the ends of the ranges "
         + "their profiles state.");
@@ -324,7 +372,10 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
         {x86, X86_VCPUS, 2, GUEST_HEAVY_X86},
         {x86, X86_VCPUS, 4, GUEST_HEAVY_X86},
     };
-    for (Object[] c : cases) {
+    checkState(cases.length == SENSITIVITY_CASES, "SENSITIVITY_CASES is %s, not %s", SENSITIVITY_CASES,
+        cases.length);
+    for (int n = 0; n < cases.length; n++) {
+      Object[] c = cases[n];
       ArchProfile p = (ArchProfile) c[0];
       Object[] kv = (Object[]) c[3];
       List<Cost> overrides = new ArrayList<>();
@@ -336,7 +387,7 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
         label.append(label.length() == 0 ? "" : ", ").append(key.name()).append('=').append(Math.round(v));
       }
       CostSource costs = CostSource.of(p.name() + "+sensitivity", p.costs().with(overrides));
-      Point pt = point(p, costs, (Integer) c[1], (Integer) c[2], plan, 0, 0);
+      Point pt = point(p, costs, (Integer) c[1], (Integer) c[2], plan, 0, 0, runs, "-sensitivity" + (n + 1));
       t.row(p.name(), pt.numjobs(), label.toString(), Math.round(pt.baseline().iops()),
           Math.round(pt.patched().iops()), TextTable.f("%.2f", pt.ratio()));
       Map<String, Object> m = new LinkedHashMap<>();

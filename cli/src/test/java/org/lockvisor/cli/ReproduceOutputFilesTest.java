@@ -1,0 +1,249 @@
+package org.lockvisor.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.lockvisor.cli.CliFixture.Run;
+
+/**
+ * {@code lockvisor reproduce virtio-blk-notify --quick --out DIR} (the quickest built-in
+ * reproduction): every internal run gets its directory under {@code virtio-blk-notify/runs/} with
+ * the files of docs/outputs.md, each read back the way a script would; progress goes to stderr
+ * only and stdout stays the same JSON document. (That the same seed writes the same bytes is
+ * checked on one point in the reproductions module, RunFilesTest, to keep this test short.)
+ */
+class ReproduceOutputFilesTest {
+
+  static final String NAME = "virtio-blk-notify";
+  static final List<String> ROWS = List.of("arm64-kvm-numjobs4", "x86_64-kvm-numjobs2", "x86_64-kvm-numjobs4",
+      "x86_64-kvm-numjobs8", "x86_64-kvm-numjobs12");
+  static final List<String> FILES = List.of("result.json", "perf-report.txt", "oncpu.folded", "spin.folded",
+      "offcpu.folded", "lock_stat.txt", "lock-contention.txt", "kvm-stat.txt", "fio-vm0-fio.json", "report.html");
+  static final ObjectMapper MAPPER = new ObjectMapper();
+
+  @TempDir
+  static Path temp;
+
+  static Run first;
+
+  @BeforeAll
+  static void reproduceTwice() {
+    String before = System.getProperty(Progress.AFTER_PROPERTY);
+    System.setProperty(Progress.AFTER_PROPERTY, "0"); // progress from the first run on, however fast
+    try {
+      first = reproduce(temp.resolve("a"));
+    } finally {
+      if (before == null) {
+        System.clearProperty(Progress.AFTER_PROPERTY);
+      } else {
+        System.setProperty(Progress.AFTER_PROPERTY, before);
+      }
+    }
+  }
+
+  private static Run reproduce(Path out) {
+    return CliFixture.run(ReproduceOutputFilesTest.class.getClassLoader(), "reproduce", NAME, "--quick", "--out",
+        out.toString(), "--format", "json");
+  }
+
+  private static Path runs(String dir) {
+    return temp.resolve(dir).resolve(NAME).resolve("runs");
+  }
+
+  private static List<String> labels() {
+    List<String> labels = new ArrayList<>();
+    for (String row : ROWS) {
+      labels.add(row + "-baseline");
+      labels.add(row + "-patched");
+    }
+    return labels;
+  }
+
+  @Test
+  void everyInternalRun_hasItsDirectory_withEveryFile_andThePageLinksThem() throws IOException {
+    assertThat(first.exitCode()).as(first.err()).isIn(Lockvisor.EXIT_OK, Lockvisor.EXIT_FAILED);
+    try (Stream<Path> dirs = Files.list(runs("a"))) {
+      assertThat(dirs.map(d -> d.getFileName().toString())).containsExactlyInAnyOrderElementsOf(labels());
+    }
+    String page = Files.readString(temp.resolve("a").resolve(NAME).resolve("report.html"));
+    for (String label : labels()) {
+      Path dir = runs("a").resolve(label);
+      for (String f : FILES) {
+        assertThat(dir.resolve(f)).as(label).isNotEmptyFile();
+      }
+      if (label.endsWith("-patched")) {
+        assertThat(dir.resolve("oncpu-diff.folded")).isNotEmptyFile();
+        assertThat(dir.resolve("spin-diff.folded")).exists();
+      } else {
+        assertThat(dir.resolve("oncpu-diff.folded")).doesNotExist();
+      }
+      assertThat(page).contains("href=\"runs/" + label + "/report.html\"");
+      assertThat(Files.readString(dir.resolve("report.html"))).contains("perf-report.txt", "config sha256");
+    }
+    try (Stream<Path> all = Files.walk(temp.resolve("a"))) {
+      assertThat(all.map(p -> p.getFileName().toString())).noneMatch(n -> n.endsWith(".tmp"));
+    }
+  }
+
+  @Test
+  void resultJson_carriesTheManifest_andTheFiguresTheReproductionReports() throws IOException {
+    JsonNode reproduction = MAPPER.readTree(first.out());
+    for (String label : labels()) {
+      JsonNode doc = MAPPER.readTree(runs("a").resolve(label).resolve("result.json").toFile());
+      JsonNode p = doc.get("provenance");
+      JsonNode run = doc.at("/runs/0");
+      assertThat(doc.get("runs")).hasSize(1);
+      assertThat(doc.get("experiment").asText()).isEqualTo(NAME);
+      assertThat(p.get("lockvisor_version").asText()).isNotBlank();
+      assertThat(p.get("git_commit").asText()).isNotBlank();
+      assertThat(p.get("config_sha256").asText()).matches("[0-9a-f]{64}");
+      assertThat(p.get("root_seed").asLong()).isEqualTo(2014);
+      List<String> plugins = new ArrayList<>();
+      p.get("plugins").forEach(u -> {
+        assertThat(u.get("version").asText()).isNotBlank();
+        plugins.add(u.get("kind").asText() + "/" + u.get("name").asText());
+      });
+      assertThat(plugins).contains("workload/fio", "device/virtio-blk", "lock/ticket", "scheduler/cfs",
+          "arch/" + run.get("arch").asText());
+      assertThat(p.get("events").asLong()).isPositive().isEqualTo(run.get("events").asLong());
+      assertThat(p.at("/fingerprints/0/fingerprint").asText()).isEqualTo(run.get("fingerprint").asText())
+          .matches("[0-9a-f]{16}");
+      assertThat(p.get("simulated_ns").asLong())
+          .isEqualTo(run.get("warmup_ns").asLong() + run.get("simulated_ns").asLong());
+      assertThat(run.get("simulated_ns").asLong()).isEqualTo(25_000_000L); // --quick: 25 ms measured
+      assertThat(p.get("wall_ns").asLong()).isPositive();
+      assertThat(p.get("events_per_s").asLong()).isPositive();
+      assertThat(run.get("variant").asText()).isEqualTo(label.endsWith("-patched") ? "patched" : "baseline");
+
+      // The run's own fio figure is the one the reproduction's row prints.
+      int row = ROWS.indexOf(label.substring(0, label.lastIndexOf('-')));
+      long iops = reproduction.at("/rows/" + row + "/" + run.get("variant").asText() + "/iops").asLong();
+      assertThat(Math.round(run.at("/workloads/0/figures/iops").asDouble())).as(label).isEqualTo(iops);
+      JsonNode fio = MAPPER.readTree(runs("a").resolve(label).resolve("fio-vm0-fio.json").toFile());
+      double fioIops = 0;
+      for (JsonNode job : fio.get("jobs")) {
+        fioIops += job.at("/read/iops").asDouble();
+      }
+      assertThat(fioIops).as(label).isCloseTo(iops, within(0.01 * iops + 1));
+    }
+  }
+
+  private static final Pattern SAMPLES = Pattern.compile("^# Samples: exact CPU time of (.+) \\(([0-9.]+) ms\\)$");
+  private static final Pattern PERF_LINE = Pattern.compile("^\\s+(\\d+\\.\\d\\d)%\\s+\\S.*\\[\\S\\] \\S.*$");
+
+  @Test
+  void perfReport_sectionsSumTo100_foldedLinesAreWellFormed() throws IOException {
+    for (String label : labels()) {
+      Path dir = runs("a").resolve(label);
+      List<Double> sums = new ArrayList<>();
+      List<Integer> counts = new ArrayList<>();
+      List<String> titles = new ArrayList<>();
+      for (String line : Files.readAllLines(dir.resolve("perf-report.txt"))) {
+        Matcher m = SAMPLES.matcher(line);
+        if (m.matches()) {
+          titles.add(m.group(1));
+          sums.add(0.0);
+          counts.add(0);
+          continue;
+        }
+        Matcher l = PERF_LINE.matcher(line);
+        if (l.matches()) {
+          int i = sums.size() - 1;
+          sums.set(i, sums.get(i) + Double.parseDouble(l.group(1)));
+          counts.set(i, counts.get(i) + 1);
+        } else {
+          assertThat(line.isBlank() || line.startsWith("#")).as(label + ": " + line).isTrue();
+        }
+      }
+      assertThat(titles).as(label).contains("guest vm0", "host host");
+      for (int i = 0; i < sums.size(); i++) {
+        assertThat(counts.get(i)).as(titles.get(i)).isPositive();
+        assertThat(sums.get(i)).as(label + " " + titles.get(i)).isCloseTo(100, within(0.005 * counts.get(i) + 0.01));
+      }
+      for (String f : List.of("oncpu.folded", "spin.folded", "offcpu.folded")) {
+        List<String> lines = Files.readAllLines(dir.resolve(f));
+        if (!f.equals("spin.folded")) {
+          assertThat(lines).as(label + "/" + f).isNotEmpty();
+        }
+        assertThat(lines).as(label + "/" + f).allMatch(s -> s.matches("[^ ;]+(;[^;]+)* [1-9]\\d*"));
+      }
+      if (label.endsWith("-patched")) {
+        assertThat(Files.readAllLines(dir.resolve("oncpu-diff.folded"))).isNotEmpty()
+            .allMatch(s -> s.matches("[^ ;]+(;[^;]+)* \\d+ \\d+"));
+      }
+    }
+  }
+
+  @Test
+  void lockStat_columnsAreConsistent_withEachOtherAndResultJson() throws IOException {
+    for (String label : labels()) {
+      Path dir = runs("a").resolve(label);
+      JsonNode locks = MAPPER.readTree(dir.resolve("result.json").toFile()).at("/runs/0/lock_stat");
+      List<String> lines = Files.readAllLines(dir.resolve("lock_stat.txt"));
+      assertThat(lines.get(0)).isEqualTo("lock_stat version 0.4");
+      List<String> header = List.of(lines.get(2).trim().replace("class name", "class-name").split("\\s+"));
+      assertThat(header).startsWith("class-name", "con-bounces", "contentions").hasSize(13);
+      int rows = 0;
+      for (String line : lines) {
+        Matcher m = Pattern.compile("^\\s*(\\S+):\\s+(.*)$").matcher(line);
+        if (!m.matches() || line.startsWith("lock_stat")) {
+          continue;
+        }
+        double[] c = Stream.of(m.group(2).trim().split("\\s+")).mapToDouble(Double::parseDouble).toArray();
+        if (c.length != 12) {
+          continue; // a contention point row
+        }
+        rows++;
+        // con-bounces, contentions, wait min/max/total/avg (us), acq-bounces, acquisitions, hold min/max/total/avg
+        assertThat(c[1]).isLessThanOrEqualTo(c[7]);
+        if (c[1] > 0) {
+          assertThat(c[5]).as(line).isCloseTo(c[4] / c[1], within(0.02));
+          assertThat(c[2]).isLessThanOrEqualTo(c[5] + 0.01);
+          assertThat(c[5]).isLessThanOrEqualTo(c[3] + 0.01);
+        }
+        if (c[7] > 0) {
+          assertThat(c[11]).as(line).isCloseTo(c[10] / c[7], within(0.02));
+          assertThat(c[8]).isLessThanOrEqualTo(c[11] + 0.01);
+          assertThat(c[11]).isLessThanOrEqualTo(c[9] + 0.01);
+        }
+        JsonNode own = null;
+        for (JsonNode l : locks) {
+          if (l.get("class").asText().equals(m.group(1))) {
+            own = l;
+          }
+        }
+        assertThat(own).as(label + ": " + m.group(1)).isNotNull();
+        assertThat((long) c[1]).isEqualTo(own.get("contentions").asLong());
+        assertThat((long) c[7]).isEqualTo(own.get("acquisitions").asLong());
+        assertThat(c[4]).isCloseTo(own.get("waittime_total_ns").asLong() / 1e3, within(0.01));
+      }
+      assertThat(rows).as(label).isEqualTo(locks.size()).isPositive();
+    }
+  }
+
+  @Test
+  void progress_goesToStderrOnly_andStdoutStaysOneJsonDocument() throws IOException {
+    List<String> progress = first.errLines().stream().filter(l -> l.startsWith("reproduce " + NAME + ": run "))
+        .toList();
+    assertThat(progress).hasSize(labels().size());
+    assertThat(progress.get(progress.size() - 1)).matches(
+        "reproduce virtio-blk-notify: run \\S+ done \\(10/10\\), [0-9.]+ s elapsed, ETA 0\\.0 s");
+    assertThat(first.out()).doesNotContain("elapsed", "ETA");
+    JsonNode out = MAPPER.readTree(first.out());
+    assertThat(out.get("experiment").asText()).isEqualTo(NAME);
+    assertThat(out.get("rows")).hasSize(ROWS.size());
+  }
+}
