@@ -91,7 +91,8 @@ class ReproduceOutputFilesTest {
         assertThat(dir.resolve("oncpu-diff.folded")).doesNotExist();
       }
       assertThat(page).contains("href=\"runs/" + label + "/report.html\"");
-      assertThat(Files.readString(dir.resolve("report.html"))).contains("perf-report.txt", "config sha256");
+      assertThat(Files.readString(dir.resolve("report.html"))).contains("perf-report.txt", "config sha256",
+          "lockvisor reproduce " + NAME + ": run " + label).doesNotContain("lockvisor run ");
     }
     try (Stream<Path> all = Files.walk(temp.resolve("a"))) {
       assertThat(all.map(p -> p.getFileName().toString())).noneMatch(n -> n.endsWith(".tmp"));

@@ -104,7 +104,8 @@ public final class RunDirectories implements ReproductionRuns {
     List<String> links = new ArrayList<>(written.get(capture.label()));
     links.add("../../" + ReproductionPage.FILE_NAME);
     write(runs.resolve(capture.label()).resolve(ReproductionPage.FILE_NAME),
-        RunPage.render(capture.experiment() + " " + capture.label(), source(capture), provenance(capture),
+        RunPage.titled("lockvisor reproduce " + capture.experiment() + ": run " + capture.label(),
+            "From: " + source(capture), provenance(capture),
             List.of(capture.outputs()), links));
   }
 

@@ -30,8 +30,17 @@ public final class RunPage {
    */
   public static String render(String experiment, String source, Provenance provenance, List<RunOutputs> runs,
       List<String> links) {
-    HtmlReport page = new HtmlReport("lockvisor run " + experiment);
-    page.paragraph("Experiment file: " + source);
+    return titled("lockvisor run " + experiment, "Experiment file: " + source, provenance, runs, links);
+  }
+
+  /**
+   * The same page with its own title and origin line, e.g. for one internal run of a
+   * reproduction ({@code "lockvisor reproduce vhost-wakeup: run ..."}, {@code "From: ..."}).
+   */
+  public static String titled(String title, String origin, Provenance provenance, List<RunOutputs> runs,
+      List<String> links) {
+    HtmlReport page = new HtmlReport(title);
+    page.paragraph(origin);
     if (provenance != null) {
       page.table(List.of("provenance", "value"), List.of(
           List.of("lockvisor", provenance.version() + " (git " + provenance.commit() + ")"),
