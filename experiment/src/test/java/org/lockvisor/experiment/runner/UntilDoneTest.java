@@ -105,6 +105,32 @@ class UntilDoneTest {
   }
 
   @Test
+  void twoWorkloads_theRunEndsWithTheLastOne() {
+    Experiment e = experiment(YAML, "vms[0].devices", "[{name: vdb, type: virtio-blk}]", "vms[0].workloads[1]",
+        "{name: job, type: fio, options: {numjobs: 2, iodepth: 4, number-ios: 400}}");
+    ExperimentResult r = runner.run(e, "base");
+    long sm = r.workload("vm0", "sm").finishedNs();
+    long fio = r.workload("vm0", "job").finishedNs();
+    assertThat(sm).isPositive();
+    assertThat(fio).isPositive();
+    assertThat(r.finishedNs()).isEqualTo(Math.max(sm, fio));
+    assertThat(r.workload("vm0", "job").figures().get("completed").longValue()).isEqualTo(2 * 400);
+    assertThat(r.warmupNs() + r.simulatedNs()).isGreaterThanOrEqualTo(r.finishedNs())
+        .isLessThan(r.finishedNs() + 500_000);
+  }
+
+  @Test
+  void fioWithoutNumberIos_isRefusedAtItsOptions() {
+    List<Problem> problems = problems(YAML, "vms[0].devices", "[{name: vdb, type: virtio-blk}]",
+        "vms[0].workloads[1]", "{name: job, type: fio, options: {iodepth: 4}}");
+    assertThat(problems).singleElement().satisfies(p -> {
+      assertThat(p.path()).isEqualTo("vms[0].workloads[1].options");
+      assertThat(p.message()).contains("[fio] as configured does not end on its own",
+          "lockvisor plugins --options fio");
+    });
+  }
+
+  @Test
   void builderAndYaml_sameModel_roundTrip() {
     Experiment built = Experiment.builder("until-done").arch("x86_64-kvm").seed(3).warmupNs(0)
         .untilDone(2_000_000_000L).doneCheckIntervalNs(500_000)
@@ -135,7 +161,7 @@ class UntilDoneTest {
     assertThat(problems).singleElement().satisfies(p -> {
       assertThat(p.path()).isEqualTo("vms[0].workloads[1].type");
       assertThat(p.message()).contains("[locktorture] runs until the experiment stops it",
-          "[duration: until-done]", "workloads that end on their own: [sched-messaging]", "[100ms]");
+          "[duration: until-done]", "workloads that end on their own: [fio, sched-messaging]", "[100ms]");
     });
     // the same workload with a fixed window is fine
     assertThat(problems(YAML, "vms[0].workloads[1]", "{name: t, type: locktorture, options: {nwriters: 2}}",
