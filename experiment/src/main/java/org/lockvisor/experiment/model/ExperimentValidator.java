@@ -234,7 +234,8 @@ public final class ExperimentValidator {
     if (!e.untilDone() && e.durationNs() <= 0) {
       problems.add(new Problem("duration", "[" + e.durationNs() + "] must be positive, e.g. [100ms]"));
     }
-    if (!e.untilDone() && e.warmupNs() >= 0 && e.durationNs() > 0 && e.warmupNs() + e.durationNs() > MAX_SIMULATED_NS) {
+    if (!e.untilDone() && e.warmupNs() >= 0 && e.durationNs() > 0
+        && e.warmupNs() + e.durationNs() > MAX_SIMULATED_NS) {
       problems.add(new Problem("duration", "warm-up plus duration is [" + Durations.format(e.warmupNs()
           + e.durationNs()) + "] of simulated time; at most [" + Durations.format(MAX_SIMULATED_NS) + "]"));
     }
@@ -335,7 +336,8 @@ public final class ExperimentValidator {
           + e.maxDurationNs()) + "] of simulated time; at most [" + Durations.format(MAX_SIMULATED_NS) + "]"));
     }
     if (e.doneCheckIntervalNs() <= 0) {
-      problems.add(new Problem("done-check-interval", "[" + e.doneCheckIntervalNs() + "] must be positive, e.g. [1ms]"));
+      problems.add(new Problem("done-check-interval", "[" + e.doneCheckIntervalNs()
+          + "] must be positive, e.g. [1ms]"));
     } else if (e.maxDurationNs() > 0 && e.doneCheckIntervalNs() > e.maxDurationNs()) {
       problems.add(new Problem("done-check-interval", "[" + Durations.format(e.doneCheckIntervalNs())
           + "] is longer than max-duration [" + Durations.format(e.maxDurationNs()) + "]; allowed: (0, "
@@ -353,7 +355,8 @@ public final class ExperimentValidator {
       return;
     }
     List<String> finishing = plugins.workloads().values().stream()
-        .filter(f -> f.capabilities().contains(WorkloadFactory.FINISHES)).map(WorkloadFactory::name).sorted().toList();
+        .filter(f -> f.capabilities().contains(WorkloadFactory.FINISHES))
+        .map(WorkloadFactory::name).sorted().toList();
     for (int i = 0; i < e.vms().size(); i++) {
       List<ComponentSpec> workloads = e.vms().get(i).workloads();
       for (int w = 0; w < workloads.size(); w++) {
@@ -373,8 +376,8 @@ public final class ExperimentValidator {
           continue;
         }
         if (f.capabilities().contains(WorkloadFactory.FINISHES)) {
-          problems.add(new Problem(p + ".options", "[" + c.type() + "] as configured does not end on its own, so [duration: "
-              + Experiment.UNTIL_DONE + "] would not end; see [lockvisor plugins --options " + c.type()
+          problems.add(new Problem(p + ".options", "[" + c.type() + "] as configured does not end on its own, so"
+              + " [duration: " + Experiment.UNTIL_DONE + "] would not end; see [lockvisor plugins --options " + c.type()
               + "] for the options that bound its work, or give a fixed duration such as [100ms]"));
         } else {
           problems.add(new Problem(p + ".type", "[" + c.type() + "] runs until the experiment stops it, so [duration: "
