@@ -178,8 +178,14 @@ public final class RunCommand implements Callable<Integer> {
             + " fingerprint %s, %.2f s wall%n", r.experiment(), r.variant(), r.arch(), r.seed(),
         Durations.format(r.simulatedNs()), Durations.format(r.warmupNs()), r.events(), r.fingerprint(),
         r.wallNs() / 1e9);
+    if (r.finishedNs() >= 0) {
+      out.println("   until done: the last workload finished at " + Durations.format(r.finishedNs())
+          + " of simulated time (measurement ended at the check at " + Durations.format(r.warmupNs() + r.simulatedNs())
+          + ")");
+    }
     for (ExperimentResult.WorkloadResult w : r.workloads()) {
-      out.println("-- workload " + w.vm() + "/" + w.name() + " (" + w.type() + ")");
+      out.println("-- workload " + w.vm() + "/" + w.name() + " (" + w.type() + ")"
+          + (w.finishedNs() >= 0 ? ", finished at " + Durations.format(w.finishedNs()) : ""));
       printFigures(out, w.figures());
       Object stats = w.nativeReport() == null ? null : w.nativeReport().get("stats");
       if (stats instanceof List<?> lines) {

@@ -128,6 +128,40 @@ class ExperimentCommandsTest {
   }
 
   @Test
+  void run_untilDone_reportsTheFinish_capFailsWithOneLine() throws IOException {
+    Path file = temp.resolve("until-done.yaml");
+    Files.writeString(file, """
+        name: until-done
+        warmup: 0
+        duration: until-done
+        max-duration: 1s
+        host: {cpus: 2}
+        vms:
+          - name: vm0
+            vcpus: 4
+            workloads:
+              - {name: sm, type: sched-messaging, options: {groups: 1, fds: 4, loops: 20}}
+        """);
+    Run run = CliFixture.run("run", file.toString(), "--format", "json");
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    JsonNode result = MAPPER.readTree(run.out());
+    long finished = result.at("/runs/0/finished_ns").asLong();
+    assertThat(finished).isPositive().isEqualTo(result.at("/runs/0/workloads/0/finished_ns").asLong());
+    assertThat(result.at("/runs/0/simulated_ns").asLong()).isGreaterThanOrEqualTo(finished)
+        .isLessThan(finished + 1_000_000);
+    assertThat(result.at("/runs/0/workloads/0/figures/total_time_s").asDouble()).isPositive();
+    assertThat(CliFixture.run("run", file.toString()).out())
+        .contains("until done: the last workload finished at " + finished + "ns", "finished at ");
+
+    Run capped = CliFixture.run("run", file.toString(), "--set", "max-duration=200us", "--set",
+        "done-check-interval=100us");
+    assertThat(capped.exitCode()).isEqualTo(Lockvisor.EXIT_FAILED);
+    assertThat(capped.errLines()).singleElement().asString()
+        .contains("duration [until-done]: 1 of 1 workloads still running after max-duration [200us]");
+    assertThat(capped.err()).doesNotContain("\tat ", "Exception");
+  }
+
+  @Test
   void run_badSet_exit2WithPath() {
     Run run = CliFixture.run("run", EXAMPLE.toString(), "--set", "vms[0].vcpus=many", "--set", "nonsense");
 

@@ -21,7 +21,7 @@ import java.util.Map;
  * @param arch arch profile name, e.g. {@code x86_64-kvm}
  * @param seed root seed of every random stream
  * @param warmupNs simulated time before measurement starts
- * @param durationNs simulated measurement time
+ * @param durationNs simulated measurement time (0 when {@code untilDone})
  * @param host the host
  * @param vms the measured VMs
  * @param background background load
@@ -29,6 +29,12 @@ import java.util.Map;
  * @param replications runs per sweep point, each with a seed derived from (seed, point, replication)
  * @param sweep parameters to sweep: path to the list of its values; the points are the cartesian
  *     product, the first parameter varying slowest
+ * @param untilDone measure until every workload has finished ({@code duration: until-done})
+ *     instead of for {@code durationNs}
+ * @param maxDurationNs the simulated-time cap of an until-done measurement: a workload still
+ *     running then fails the run (ignored with a fixed duration)
+ * @param doneCheckIntervalNs how often, in simulated time, an until-done run asks its workloads whether
+ *     they have finished; the measurement ends at the first check after the last one did
  */
 public record Experiment(
     String name,
@@ -42,12 +48,19 @@ public record Experiment(
     BackgroundSpec background,
     Map<String, Map<String, String>> variants,
     int replications,
-    Map<String, List<String>> sweep) {
+    Map<String, List<String>> sweep,
+    boolean untilDone,
+    long maxDurationNs,
+    long doneCheckIntervalNs) {
 
   public static final String DEFAULT_ARCH = "x86_64-kvm";
   public static final long DEFAULT_SEED = 1;
   public static final long DEFAULT_WARMUP_NS = 10_000_000L;
   public static final long DEFAULT_DURATION_NS = 100_000_000L;
+  /** The YAML value of {@code duration} that runs the workloads to completion. */
+  public static final String UNTIL_DONE = "until-done";
+  public static final long DEFAULT_MAX_DURATION_NS = 60_000_000_000L;
+  public static final long DEFAULT_DONE_CHECK_INTERVAL_NS = 1_000_000L;
 
   public Experiment {
     name = name == null ? "" : name;
@@ -66,12 +79,21 @@ public record Experiment(
       sweep.forEach((k, values) -> sw.put(k, ImmutableList.copyOf(values)));
     }
     sweep = sw.buildOrThrow();
+    durationNs = untilDone ? 0 : durationNs;
+  }
+
+  /** An experiment measured for a fixed {@code durationNs} (the form before until-done runs). */
+  public Experiment(String name, String description, String arch, long seed, long warmupNs, long durationNs,
+      HostSpec host, List<VmSpec> vms, BackgroundSpec background, Map<String, Map<String, String>> variants,
+      int replications, Map<String, List<String>> sweep) {
+    this(name, description, arch, seed, warmupNs, durationNs, host, vms, background, variants, replications, sweep,
+        false, DEFAULT_MAX_DURATION_NS, DEFAULT_DONE_CHECK_INTERVAL_NS);
   }
 
   /** The same experiment without sweep and replications (one point of a sweep). */
   public Experiment withoutSweep() {
     return new Experiment(name, description, arch, seed, warmupNs, durationNs, host, vms, background, variants, 1,
-        Map.of());
+        Map.of(), untilDone, maxDurationNs, doneCheckIntervalNs);
   }
 
   public static Builder builder(String name) {
@@ -92,6 +114,9 @@ public record Experiment(
     b.variants.putAll(variants);
     b.replications = replications;
     b.sweep.putAll(sweep);
+    b.untilDone = untilDone;
+    b.maxDurationNs = maxDurationNs;
+    b.doneCheckIntervalNs = doneCheckIntervalNs;
     return b;
   }
 
@@ -109,6 +134,9 @@ public record Experiment(
     private final Map<String, Map<String, String>> variants = new LinkedHashMap<>();
     private int replications = 1;
     private final Map<String, List<String>> sweep = new LinkedHashMap<>();
+    private boolean untilDone;
+    private long maxDurationNs = DEFAULT_MAX_DURATION_NS;
+    private long doneCheckIntervalNs = DEFAULT_DONE_CHECK_INTERVAL_NS;
 
     private Builder(String name) {
       this.name = name;
@@ -134,8 +162,27 @@ public record Experiment(
       return this;
     }
 
+    /** A fixed measurement window (the default, 100 ms); replaces {@link #untilDone}. */
     public Builder durationNs(long ns) {
       this.durationNs = ns;
+      this.untilDone = false;
+      return this;
+    }
+
+    /**
+     * Measures until every workload has finished ({@code duration: until-done}), for at most
+     * {@code maxNs} of simulated time (a workload still running then fails the run); every
+     * workload must be one that {@link org.lockvisor.workloads.spi.Workload#finishes() finishes}.
+     */
+    public Builder untilDone(long maxNs) {
+      this.untilDone = true;
+      this.maxDurationNs = maxNs;
+      return this;
+    }
+
+    /** How often an until-done run checks whether its workloads have finished (default 1 ms). */
+    public Builder doneCheckIntervalNs(long ns) {
+      this.doneCheckIntervalNs = ns;
       return this;
     }
 
@@ -219,7 +266,7 @@ public record Experiment(
     /** The experiment, if its structure is sound. */
     public Experiment build() {
       Experiment e = new Experiment(name, description, arch, seed, warmupNs, durationNs, host, vms, background,
-          variants, replications, sweep);
+          variants, replications, sweep, untilDone, maxDurationNs, doneCheckIntervalNs);
       List<Problem> problems = ExperimentValidator.structure(e);
       if (!problems.isEmpty()) {
         throw new InvalidExperimentException("builder", problems);

@@ -142,6 +142,7 @@ public final class ExperimentValidator {
       components(problems, p + ".devices", "device", vm.devices(), plugins.devices());
       components(problems, p + ".workloads", "workload", vm.workloads(), plugins.workloads());
     }
+    workloadsFinish(problems, e);
     return problems;
   }
 
@@ -230,13 +231,15 @@ public final class ExperimentValidator {
     if (e.warmupNs() < 0) {
       problems.add(new Problem("warmup", "[" + e.warmupNs() + "] must not be negative"));
     }
-    if (e.durationNs() <= 0) {
+    if (!e.untilDone() && e.durationNs() <= 0) {
       problems.add(new Problem("duration", "[" + e.durationNs() + "] must be positive, e.g. [100ms]"));
     }
-    if (e.warmupNs() >= 0 && e.durationNs() > 0 && e.warmupNs() + e.durationNs() > MAX_SIMULATED_NS) {
+    if (!e.untilDone() && e.warmupNs() >= 0 && e.durationNs() > 0
+        && e.warmupNs() + e.durationNs() > MAX_SIMULATED_NS) {
       problems.add(new Problem("duration", "warm-up plus duration is [" + Durations.format(e.warmupNs()
           + e.durationNs()) + "] of simulated time; at most [" + Durations.format(MAX_SIMULATED_NS) + "]"));
     }
+    untilDone(problems, e);
     kernel(problems, "host.kernel", e.host().kernel());
     if (e.host().kernel().reschedIpi()) {
       problems.add(new Problem("host.kernel.resched-ipi", "is a guest kernel setting (the accept path is the"
@@ -322,6 +325,67 @@ public final class ExperimentValidator {
       }
     }
     return problems;
+  }
+
+  /** The cap and the check interval of {@code duration: until-done}, and that something can finish. */
+  private static void untilDone(List<Problem> problems, Experiment e) {
+    if (e.maxDurationNs() <= 0) {
+      problems.add(new Problem("max-duration", "[" + e.maxDurationNs() + "] must be positive, e.g. [10s]"));
+    } else if (e.untilDone() && e.warmupNs() >= 0 && e.warmupNs() + e.maxDurationNs() > MAX_SIMULATED_NS) {
+      problems.add(new Problem("max-duration", "warm-up plus max-duration is [" + Durations.format(e.warmupNs()
+          + e.maxDurationNs()) + "] of simulated time; at most [" + Durations.format(MAX_SIMULATED_NS) + "]"));
+    }
+    if (e.doneCheckIntervalNs() <= 0) {
+      problems.add(new Problem("done-check-interval", "[" + e.doneCheckIntervalNs()
+          + "] must be positive, e.g. [1ms]"));
+    } else if (e.maxDurationNs() > 0 && e.doneCheckIntervalNs() > e.maxDurationNs()) {
+      problems.add(new Problem("done-check-interval", "[" + Durations.format(e.doneCheckIntervalNs())
+          + "] is longer than max-duration [" + Durations.format(e.maxDurationNs()) + "]; allowed: (0, "
+          + Durations.format(e.maxDurationNs()) + "]"));
+    }
+    if (e.untilDone() && !e.vms().isEmpty() && e.vms().stream().allMatch(vm -> vm.workloads().isEmpty())) {
+      problems.add(new Problem("duration", "[" + Experiment.UNTIL_DONE + "] waits for the workloads to finish, but"
+          + " no VM has a workload; give a fixed duration such as [100ms]"));
+    }
+  }
+
+  /** Under {@code duration: until-done}, every workload must be one that ends on its own. */
+  private void workloadsFinish(List<Problem> problems, Experiment e) {
+    if (!e.untilDone()) {
+      return;
+    }
+    List<String> finishing = plugins.workloads().values().stream()
+        .filter(f -> f.capabilities().contains(WorkloadFactory.FINISHES))
+        .map(WorkloadFactory::name).sorted().toList();
+    for (int i = 0; i < e.vms().size(); i++) {
+      List<ComponentSpec> workloads = e.vms().get(i).workloads();
+      for (int w = 0; w < workloads.size(); w++) {
+        ComponentSpec c = workloads.get(w);
+        WorkloadFactory f = plugins.workloads().get(c.type());
+        if (f == null) {
+          continue; // reported as an unknown workload
+        }
+        boolean finishes;
+        try {
+          finishes = f.create(c.name(), ExperimentPlugins.normalizeOptions(f, c.options())).finishes();
+        } catch (IllegalArgumentException ex) {
+          continue; // reported at its options
+        }
+        String p = "vms[" + i + "].workloads[" + w + "]";
+        if (finishes) {
+          continue;
+        }
+        if (f.capabilities().contains(WorkloadFactory.FINISHES)) {
+          problems.add(new Problem(p + ".options", "[" + c.type() + "] as configured does not end on its own, so"
+              + " [duration: " + Experiment.UNTIL_DONE + "] would not end; see [lockvisor plugins --options " + c.type()
+              + "] for the options that bound its work, or give a fixed duration such as [100ms]"));
+        } else {
+          problems.add(new Problem(p + ".type", "[" + c.type() + "] runs until the experiment stops it, so [duration: "
+              + Experiment.UNTIL_DONE + "] would not end; workloads that end on their own: " + finishing
+              + "; or give a fixed duration such as [100ms]"));
+        }
+      }
+    }
   }
 
   private static void kernel(List<Problem> problems, String path, KernelSpec kernel) {

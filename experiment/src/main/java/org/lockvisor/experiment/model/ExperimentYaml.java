@@ -56,7 +56,7 @@ public final class ExperimentYaml {
       .build();
 
   static final Set<String> TOP_KEYS = Set.of("name", "description", "arch", "seed", "warmup", "duration", "host",
-      "vms", "background", "variants", "replications", "sweep");
+      "vms", "background", "variants", "replications", "sweep", "max-duration", "done-check-interval");
   static final Set<String> HOST_KEYS = Set.of("cpus", "scheduler", "scheduler-options", "preemptible",
       "exclusive-pinning", "locks", "kernel");
   static final Set<String> VM_KEYS = Set.of("name", "vcpus", "pinning", "scheduler", "scheduler-options",
@@ -362,19 +362,24 @@ public final class ExperimentYaml {
       if (!o.has("vms")) {
         problems.add(new Problem("vms", "missing; an experiment needs at least one VM"));
       }
+      JsonNode d = o.get("duration");
+      boolean untilDone = d != null && d.isTextual() && d.asText().strip().equals(Experiment.UNTIL_DONE);
       return new Experiment(
           string(o, "", "name", ""),
           string(o, "", "description", ""),
           string(o, "", "arch", Experiment.DEFAULT_ARCH),
           integer(o, "", "seed", Experiment.DEFAULT_SEED, Long.MIN_VALUE, Long.MAX_VALUE),
           duration(o, "", "warmup", Experiment.DEFAULT_WARMUP_NS),
-          duration(o, "", "duration", Experiment.DEFAULT_DURATION_NS),
+          untilDone ? 0 : duration(o, "", "duration", Experiment.DEFAULT_DURATION_NS),
           host(o.get("host"), "host"),
           vms(o.get("vms"), "vms"),
           background(o.get("background"), "background"),
           variants(o.get("variants"), "variants"),
           (int) integer(o, "", "replications", 1, Integer.MIN_VALUE, Integer.MAX_VALUE),
-          sweep(o.get("sweep"), "sweep"));
+          sweep(o.get("sweep"), "sweep"),
+          untilDone,
+          duration(o, "", "max-duration", Experiment.DEFAULT_MAX_DURATION_NS),
+          duration(o, "", "done-check-interval", Experiment.DEFAULT_DONE_CHECK_INTERVAL_NS));
     }
 
     Map<String, List<String>> sweep(JsonNode node, String path) {
@@ -677,6 +682,15 @@ public final class ExperimentYaml {
         return v.longValue();
       }
       long ns = v.isTextual() ? Durations.parse(v.asText()) : -1;
+      if (ns < 0 && path.isEmpty() && key.equals("duration")) {
+        // the measurement window may also be "until the workloads have finished"
+        List<String> close = v.isTextual() ? DidYouMean.suggestions(v.asText().strip(), List.of(Experiment.UNTIL_DONE))
+            : List.of();
+        problems.add(new Problem(key, "expected a duration such as [10ms], [500us] or [2s], or ["
+            + Experiment.UNTIL_DONE + "] to run until every workload has finished, got " + describe(v)
+            + (close.isEmpty() ? "" : "; did you mean " + close + "?")));
+        return dflt;
+      }
       if (ns < 0) {
         problems.add(new Problem(join(path, key), "expected a duration such as [10ms], [500us] or [2s], got "
             + describe(v)));
@@ -739,7 +753,13 @@ public final class ExperimentYaml {
     o.put("arch", e.arch());
     o.put("seed", e.seed());
     o.put("warmup", Durations.format(e.warmupNs()));
-    o.put("duration", Durations.format(e.durationNs()));
+    o.put("duration", e.untilDone() ? Experiment.UNTIL_DONE : Durations.format(e.durationNs()));
+    if (e.untilDone() || e.maxDurationNs() != Experiment.DEFAULT_MAX_DURATION_NS) {
+      o.put("max-duration", Durations.format(e.maxDurationNs()));
+    }
+    if (e.untilDone() || e.doneCheckIntervalNs() != Experiment.DEFAULT_DONE_CHECK_INTERVAL_NS) {
+      o.put("done-check-interval", Durations.format(e.doneCheckIntervalNs()));
+    }
     ObjectNode host = o.putObject("host");
     host.put("cpus", e.host().cpus());
     choice(host, e.host().scheduler());

@@ -14,7 +14,8 @@ import org.lockvisor.experiment.report.LockStatReport;
  * @param arch arch profile
  * @param seed root seed
  * @param warmupNs simulated warm-up
- * @param simulatedNs simulated measurement time
+ * @param simulatedNs simulated measurement time (until-done: up to the first check after the last
+ *     workload finished)
  * @param wallNs wall-clock time of the whole run (the only field that differs between identical runs)
  * @param events simulation events processed (warm-up included)
  * @param fingerprint rolling hash over every processed event, in hex
@@ -22,6 +23,8 @@ import org.lockvisor.experiment.report.LockStatReport;
  * @param devices each device's statistics
  * @param lockStat lock_stat of every lock the run created
  * @param threads CPU time per thread over the measurement window
+ * @param finishedNs until-done runs: the simulated time (ns since the simulation began) at which
+ *     the last workload finished; -1 for a fixed duration
  */
 public record ExperimentResult(
     String experiment,
@@ -36,7 +39,8 @@ public record ExperimentResult(
     List<WorkloadResult> workloads,
     List<DeviceResult> devices,
     LockStatReport lockStat,
-    List<ThreadCpu> threads) {
+    List<ThreadCpu> threads,
+    long finishedNs) {
 
   public ExperimentResult {
     workloads = ImmutableList.copyOf(workloads);
@@ -44,11 +48,28 @@ public record ExperimentResult(
     threads = ImmutableList.copyOf(threads);
   }
 
-  /** One workload's figures (named and shaped like the tool's) and its native report, if any. */
+  /** The result of a fixed-duration run. */
+  public ExperimentResult(String experiment, String variant, String arch, long seed, long warmupNs, long simulatedNs,
+      long wallNs, long events, String fingerprint, List<WorkloadResult> workloads, List<DeviceResult> devices,
+      LockStatReport lockStat, List<ThreadCpu> threads) {
+    this(experiment, variant, arch, seed, warmupNs, simulatedNs, wallNs, events, fingerprint, workloads, devices,
+        lockStat, threads, -1);
+  }
+
+  /**
+   * One workload's figures (named and shaped like the tool's), its native report, if any, and
+   * when it finished (ns since the simulation began; -1 if it did not or never does).
+   */
   public record WorkloadResult(String vm, String name, String type, Map<String, Number> figures,
-      Map<String, Object> nativeReport) {
+      Map<String, Object> nativeReport, long finishedNs) {
     public WorkloadResult {
       figures = ImmutableMap.copyOf(figures);
+    }
+
+    /** A workload that did not finish. */
+    public WorkloadResult(String vm, String name, String type, Map<String, Number> figures,
+        Map<String, Object> nativeReport) {
+      this(vm, name, type, figures, nativeReport, -1);
     }
   }
 

@@ -22,6 +22,7 @@ import org.lockvisor.experiment.check.RunawayException;
 import org.lockvisor.experiment.model.BackgroundSpec;
 import org.lockvisor.experiment.model.Choice;
 import org.lockvisor.experiment.model.ComponentSpec;
+import org.lockvisor.experiment.model.Durations;
 import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.model.ExperimentPlugins;
 import org.lockvisor.experiment.model.ExperimentValidator;
@@ -68,6 +69,14 @@ import org.lockvisor.workloads.spi.WorkloadLocks;
  * (TTWU_QUEUE mode, waiting on {@code on_cpu}), a guest's priced reschedule IPIs ({@link
  * Platforms#configureIpis}) and its steal-time accounting; a sleeping lock's {@code wait_lock}
  * is its kernel's spinlock choice unless the lock's options name one.
+ *
+ * <p>Run length: a fixed measurement window, or ({@code duration: until-done}) until every
+ * workload has {@link Workload#finished() finished}. The runner then advances simulated time in
+ * slices of {@link Experiment#doneCheckIntervalNs()} from the end of warm-up and asks the
+ * workloads between slices — nothing per event, no event of its own, so the run's events and
+ * fingerprint are those of a fixed run that ends at the same check — and ends the measurement at
+ * the first check after the last one finished; a workload still running at {@link
+ * Experiment#maxDurationNs()} fails the run.
  */
 public final class ExperimentRunner {
 
@@ -186,11 +195,17 @@ public final class ExperimentRunner {
       a.resetStats();
       long[] cpuAtStart = a.threadCpu();
       observer.measurementStarted(a.machine);
-      sim.runUntil(e.warmupNs() + e.durationNs());
+      long end;
+      if (e.untilDone()) {
+        end = runUntilDone(e, variant, a);
+      } else {
+        end = e.warmupNs() + e.durationNs();
+        sim.runUntil(end);
+      }
       if (guard != null) {
         guard.finish();
       }
-      ExperimentResult result = a.result(e, variant, cpuAtStart, System.nanoTime() - wallStart);
+      ExperimentResult result = a.result(e, variant, cpuAtStart, System.nanoTime() - wallStart, end);
       observer.finished(a.machine, result, a.locks.stream().map(RegisteredLock::lock).toList());
       return result;
     } catch (InvariantViolation | RunawayException ex) {
@@ -200,6 +215,8 @@ public final class ExperimentRunner {
           : h.getClass().getSimpleName() + " " + h) + ")" + (checks.perturbSeed() != 0
           ? "; perturbation " + checks.perturbSeed() : "") + (checks.replay().isEmpty() ? ""
           : "; replay: " + checks.replay()), ex);
+    } catch (SimulationFailedException ex) {
+      throw ex;
     } catch (EventBudgetExceededException ex) {
       throw new SimulationFailedException("experiment [" + e.name() + "] variant [" + variant + "] failed at t="
           + sim.now() + "ns: " + ex.getMessage() + (checks.replay().isEmpty() ? "" : "; replay: " + checks.replay()),
@@ -211,6 +228,42 @@ public final class ExperimentRunner {
           + (plugin.isEmpty() ? "the simulation" : plugin) + " failed while running at t=" + sim.now() + "ns: "
           + PluginFault.describe(ex) + (checks.replay().isEmpty() ? "" : "; replay: " + checks.replay()), ex);
     }
+  }
+
+  /**
+   * Runs the measurement of an until-done experiment: slices of {@code done-check-interval} from
+   * the end of warm-up until every workload has finished, at most {@code max-duration}.
+   *
+   * @return the simulated time of the check that found them all finished
+   * @throws SimulationFailedException when they finished during warm-up or were still running at the cap
+   */
+  private static long runUntilDone(Experiment e, String variant, Assembly a) {
+    Simulation sim = a.machine.sim();
+    long start = e.warmupNs();
+    long cap = start + e.maxDurationNs();
+    long t = start;
+    while (!a.allFinished() && t < cap) {
+      t = Math.min(cap, t + e.doneCheckIntervalNs());
+      sim.runUntil(t);
+    }
+    String run = "experiment [" + e.name() + "] variant [" + variant + "]: duration [" + Experiment.UNTIL_DONE + "]: ";
+    if (!a.allFinished()) {
+      List<String> running = new ArrayList<>();
+      for (int i = 0; i < a.workloads.size(); i++) {
+        Workload w = a.workloads.get(i);
+        if (!w.finished()) {
+          running.add(a.workloadVms.get(i) + "/" + w.name() + " (" + w.model() + ")");
+        }
+      }
+      throw new SimulationFailedException(run + running.size() + " of " + a.workloads.size()
+          + " workloads still running after max-duration [" + Durations.format(e.maxDurationNs())
+          + "] of simulated time: " + running + "; raise [max-duration] or give a fixed duration");
+    }
+    if (t == start && !a.workloads.isEmpty()) {
+      throw new SimulationFailedException(run + "every workload finished during the warm-up (by "
+          + Durations.format(a.lastFinishedNs()) + "), before the measurement began; shorten [warmup] (e.g. to [0])");
+    }
+    return t;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -336,12 +389,34 @@ public final class ExperimentRunner {
       return RunCapture.threadCpu(machine);
     }
 
-    ExperimentResult result(Experiment e, String variant, long[] cpuAtStart, long wallNs) {
+    /** Whether every workload has finished (true without workloads). */
+    boolean allFinished() {
+      for (Workload w : workloads) {
+        if (!w.finished()) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    /** When the last workload finished (ns since the simulation began), or -1 if one has not. */
+    long lastFinishedNs() {
+      long last = -1;
+      for (Workload w : workloads) {
+        if (!w.finished()) {
+          return -1;
+        }
+        last = Math.max(last, w.finishedNs());
+      }
+      return last;
+    }
+
+    ExperimentResult result(Experiment e, String variant, long[] cpuAtStart, long wallNs, long endNs) {
       List<ExperimentResult.WorkloadResult> workloadResults = new ArrayList<>();
       for (int i = 0; i < workloads.size(); i++) {
         Workload w = workloads.get(i);
         workloadResults.add(new ExperimentResult.WorkloadResult(workloadVms.get(i), w.name(), w.model(),
-            w.figures(), w.nativeReport().orElse(null)));
+            w.figures(), w.nativeReport().orElse(null), w.finished() ? w.finishedNs() : -1));
       }
       List<ExperimentResult.DeviceResult> deviceResults = new ArrayList<>();
       for (int i = 0; i < devices.size(); i++) {
@@ -354,9 +429,9 @@ public final class ExperimentRunner {
       }
       List<ExperimentResult.ThreadCpu> threads = RunCapture.threads(machine, cpuAtStart);
       Simulation sim = machine.sim();
-      return new ExperimentResult(e.name(), variant, e.arch(), e.seed(), e.warmupNs(), e.durationNs(), wallNs,
+      return new ExperimentResult(e.name(), variant, e.arch(), e.seed(), e.warmupNs(), endNs - e.warmupNs(), wallNs,
           sim.eventsProcessed(), HexFormat.of().toHexDigits(sim.fingerprint()), workloadResults, deviceResults,
-          LockStatReport.of(classes), threads);
+          LockStatReport.of(classes), threads, e.untilDone() ? lastFinishedNs() : -1);
     }
   }
 

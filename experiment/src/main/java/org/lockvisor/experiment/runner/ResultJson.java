@@ -77,9 +77,15 @@ public final class ResultJson {
     o.put("events", r.events());
     o.put("events_per_s", eventsPerSecond(r.events(), r.wallNs()));
     o.put("fingerprint", r.fingerprint());
+    if (r.finishedNs() >= 0) {
+      o.put("finished_ns", r.finishedNs());
+    }
     ArrayNode workloads = o.putArray("workloads");
     for (ExperimentResult.WorkloadResult w : r.workloads()) {
       ObjectNode n = workloads.addObject().put("vm", w.vm()).put("name", w.name()).put("type", w.type());
+      if (w.finishedNs() >= 0) {
+        n.put("finished_ns", w.finishedNs());
+      }
       figures(n.putObject("figures"), w.figures());
       if (w.nativeReport() != null) {
         n.set("native", MAPPER.valueToTree(w.nativeReport()));

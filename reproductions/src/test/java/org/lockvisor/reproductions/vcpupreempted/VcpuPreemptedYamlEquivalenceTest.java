@@ -28,7 +28,9 @@ import org.lockvisor.workloads.schedmessaging.SchedMessagingConfig;
  * processors) and a window shorter than the benchmark, each variant processes as many events as
  * {@link SchedMessagingRun} for the same seed and the guest-sampled perf report the runner's
  * measurement window gives is the reproduction's, line for line (command, symbol, nanoseconds),
- * so the headline shares are equal, not merely close.
+ * so the headline shares are equal, not merely close. Run to completion as the file says ({@code
+ * duration: until-done}, checked every 20 ms like the reproduction), each variant ends at the
+ * reproduction's event with its {@code Total time}.
  */
 class VcpuPreemptedYamlEquivalenceTest {
   static final Path FILE = Path.of("../examples/experiments/r3-vcpu-preempted.yaml");
@@ -45,10 +47,17 @@ class VcpuPreemptedYamlEquivalenceTest {
 
   /** The example file at the quick scale, as {@code --set} would change it. */
   private static Experiment quickExample() throws IOException {
+    return quickExample(true);
+  }
+
+  /** The example file at the quick scale, with the window of the first test or run to completion. */
+  private static Experiment quickExample(boolean window) throws IOException {
     ObjectNode tree = (ObjectNode) ExperimentYaml.parse(FILE.toString(), Files.readAllBytes(FILE));
     Map<String, String> overrides = new LinkedHashMap<>();
     overrides.put("seed", SEED + "");
-    overrides.put("duration", WINDOW_NS + "");
+    if (window) {
+      overrides.put("duration", WINDOW_NS + "");
+    }
     overrides.put("host.cpus", CPUS + "");
     overrides.put("host.scheduler-options.entitlement", (CPUS * 2 * 0.5) + "");
     overrides.put("vms[0].vcpus", (2 * CPUS) + "");
@@ -97,5 +106,33 @@ class VcpuPreemptedYamlEquivalenceTest {
     }
     assertThat(spin[0]).as("baseline spins").isGreaterThan(1);
     assertThat(spin[1]).as("the check cuts the spinning").isLessThan(spin[0]);
+  }
+
+  @Test
+  void untilDone_endsAtTheReproductionsEvent_sameTotalTime() throws IOException {
+    Experiment e = quickExample(false);
+    assertThat(e.untilDone()).as("the file runs the benchmark to its end").isTrue();
+    var platform = new SchedMessagingRun.Platform("ppc64-powervm", CPUS, 2 * CPUS);
+    SchedMessagingConfig bench = SchedMessagingConfig.perfDefaults().withGroups(GROUPS);
+    String[] variants = {"base", "patched"};
+    double[] total = new double[2];
+    for (int v = 0; v < 2; v++) {
+      PerfObserver observer = new PerfObserver();
+      ExperimentResult yaml = RUNNER.run(v == 0 ? e : ExperimentYaml.variant(e, variants[v]), variants[v], observer);
+      SchedMessagingRun.Outcome own = SchedMessagingRun.run(platform, v == 1, bench, SEED, e.maxDurationNs());
+
+      assertThat(own.workload().finished()).as(variants[v] + " reproduction finished").isTrue();
+      var figures = yaml.workload("lpar", "sched-messaging").figures();
+      total[v] = figures.get("total_time_s").doubleValue();
+      assertThat(total[v]).as(variants[v] + " Total time").isPositive()
+          .isEqualTo(own.workload().totalTimeNs() / 1e9);
+      assertThat(figures.get("exited").intValue()).isEqualTo(own.workload().config().tasks());
+      assertThat(yaml.finishedNs()).as(variants[v] + " last finish")
+          .isEqualTo(own.workload().startNs() + own.workload().totalTimeNs());
+      assertThat(yaml.warmupNs() + yaml.simulatedNs()).as(variants[v] + " end of the run").isEqualTo(own.simulatedNs());
+      assertThat(yaml.events()).as(variants[v] + " events processed").isEqualTo(own.events());
+      assertThat(observer.report.lines()).as(variants[v] + " perf report").isEqualTo(own.report().lines());
+    }
+    assertThat(total[1]).as("the patched benchmark ends sooner").isLessThan(total[0]);
   }
 }

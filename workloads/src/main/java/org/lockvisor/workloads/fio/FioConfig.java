@@ -15,6 +15,8 @@ import static com.google.common.base.Preconditions.checkArgument;
  * @param iodepthBatchCompleteMax nr of io_getevents; 0 means iodepth
  * @param filename the block device's instance name; empty for the VM's only block device
  * @param sizeBytes span of the device the offsets fall in
+ * @param numberIos I/Os each job completes before it exits (fio's {@code number_ios}); 0: the
+ *     job runs until the experiment stops it (time-based)
  */
 public record FioConfig(
     int numjobs,
@@ -26,7 +28,8 @@ public record FioConfig(
     int iodepthBatchCompleteMin,
     int iodepthBatchCompleteMax,
     String filename,
-    long sizeBytes) {
+    long sizeBytes,
+    long numberIos) {
 
   public FioConfig {
     checkArgument(numjobs > 0, "numjobs must be positive: %s", numjobs);
@@ -42,7 +45,15 @@ public record FioConfig(
     checkArgument(iodepthBatchCompleteMax >= 0 && iodepthBatchCompleteMax <= iodepth,
         "iodepth-batch-complete-max must be in [0, iodepth]: %s", iodepthBatchCompleteMax);
     checkArgument(sizeBytes >= bs, "size must hold at least one block: %s", sizeBytes);
+    checkArgument(numberIos >= 0, "number-ios must not be negative: %s", numberIos);
     filename = filename == null ? "" : filename;
+  }
+
+  /** A time-based job (no {@code number_ios}). */
+  public FioConfig(int numjobs, String rw, int bs, String ioengine, int iodepth, int iodepthBatch,
+      int iodepthBatchCompleteMin, int iodepthBatchCompleteMax, String filename, long sizeBytes) {
+    this(numjobs, rw, bs, ioengine, iodepth, iodepthBatch, iodepthBatchCompleteMin, iodepthBatchCompleteMax, filename,
+        sizeBytes, 0);
   }
 
   /** fio's defaults with the given job shape. */

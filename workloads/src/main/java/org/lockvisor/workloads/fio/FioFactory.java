@@ -26,7 +26,9 @@ public final class FioFactory implements WorkloadFactory {
       PluginOption.ofInt("iodepth-batch-complete-max", 0, 0, 65536, "nr of io_getevents; 0: iodepth"),
       new PluginOption("filename", PluginOption.Type.STRING, "",
           "block device instance name; empty: the VM's only block device", List.of(), 0, 0),
-      PluginOption.ofInt("size", 1L << 30, 512, Long.MAX_VALUE, "bytes of the device the offsets span"));
+      PluginOption.ofInt("size", 1L << 30, 512, Long.MAX_VALUE, "bytes of the device the offsets span"),
+      PluginOption.ofInt("number-ios", 0, 0, Long.MAX_VALUE,
+          "I/Os each job completes, then it exits (fio number_ios); 0: run until the experiment stops it"));
 
   @Override
   public String name() {
@@ -40,7 +42,7 @@ public final class FioFactory implements WorkloadFactory {
 
   @Override
   public Set<String> capabilities() {
-    return Set.of("block", "native-report");
+    return Set.of("block", "native-report", FINISHES);
   }
 
   @Override
@@ -66,6 +68,7 @@ public final class FioFactory implements WorkloadFactory {
         (int) o.integer("iodepth-batch-complete-min"),
         (int) o.integer("iodepth-batch-complete-max"),
         o.string("filename"),
-        o.integer("size"));
+        o.integer("size"),
+        o.integer("number-ios"));
   }
 }

@@ -38,7 +38,9 @@ import org.lockvisor.workloads.spi.WorkloadContext;
  *   <li>psync: one {@code pread}/{@code pwrite} at a time, sleeping until it completes.
  * </ul>
  * Completion latency (fio's clat) runs from submission to the reap of the event. Requests are
- * allocated once per job slot and reused.
+ * allocated once per job slot and reused. With {@code number_ios} a job stops submitting once it
+ * has issued that many I/Os, reaps the ones in flight and exits; the workload {@link #finishes()}
+ * when the last job has exited.
  */
 public final class FioWorkload implements Workload {
   static final double[] PERCENTILES = {1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
@@ -52,6 +54,8 @@ public final class FioWorkload implements Workload {
   private final List<Job> jobs = new java.util.ArrayList<>();
   private final LatencyRecorder clat = new LatencyRecorder();
   private long since;
+  private int jobsDone;
+  private long finishedNs = -1;
 
   public FioWorkload(String name, FioConfig config) {
     this(name, config, null);
@@ -82,6 +86,8 @@ public final class FioWorkload implements Workload {
     long issued;
     long ios;
     long bytes;
+    /** I/Os issued since the start (not reset by the warm-up): what number_ios counts. */
+    long lifetimeIssued;
 
     Job(int index, Machine m, String vmName) {
       this.index = index;
@@ -121,6 +127,17 @@ public final class FioWorkload implements Workload {
       preparing = n;
       inFlight += n;
       issued += n;
+      lifetimeIssued += n;
+    }
+
+    /** I/Os this job may still issue. */
+    long remaining() {
+      return config.numberIos() == 0 ? Long.MAX_VALUE : config.numberIos() - lifetimeIssued;
+    }
+
+    /** Whether the job loops on: I/Os left to issue or in flight. */
+    boolean active() {
+      return remaining() > 0 || inFlight > 0;
     }
 
     void reap(int max) {
@@ -138,6 +155,9 @@ public final class FioWorkload implements Workload {
         n++;
       }
       reapedNow = n;
+      if (n > 0 && !active() && ++jobsDone == jobs.size()) {
+        finishedNs = now;
+      }
     }
   }
 
@@ -187,7 +207,8 @@ public final class FioWorkload implements Workload {
     Program submit = Program.named("td_io_commit")
         .run(t -> {
           Job j = job(t);
-          j.prepare(Math.min(config.iodepthBatch(), Math.min(j.free.size(), config.iodepth() - j.inFlight)));
+          j.prepare((int) Math.min(j.remaining(),
+              Math.min(config.iodepthBatch(), Math.min(j.free.size(), config.iodepth() - j.inFlight))));
         })
         .op(new UserWork(t -> (long) job(t).preparing * costs.userPerIoNs(), "fio_io_u_queue"))
         .call(ioSubmit)
@@ -203,10 +224,10 @@ public final class FioWorkload implements Workload {
     Program iteration = Program.named("do_io")
         .op(Ops.call(t -> {
           Job j = job(t);
-          return j.inFlight < config.iodepth() && !j.free.isEmpty() ? submit : getEvents;
+          return j.inFlight < config.iodepth() && !j.free.isEmpty() && j.remaining() > 0 ? submit : getEvents;
         }))
         .build();
-    return Program.named("fio").loopWhile(t -> true, iteration).build();
+    return Program.named("fio").loopWhile(t -> job(t).active(), iteration).build();
   }
 
   private Program psyncProgram(Program submitPath) {
@@ -222,7 +243,7 @@ public final class FioWorkload implements Workload {
         .op(new UserWork(t -> costs.userPerIoNs(), "fio_io_u_queue"))
         .call(syscall)
         .build();
-    return Program.named("fio").loopWhile(t -> true, iteration).build();
+    return Program.named("fio").loopWhile(t -> job(t).active(), iteration).build();
   }
 
   // -------------------------------------------------------------------------------------------
@@ -254,7 +275,24 @@ public final class FioWorkload implements Workload {
   }
 
   private double elapsedSeconds() {
-    return Math.max(1, machine.sim().now() - since) / 1e9;
+    return Math.max(1, end() - since) / 1e9;
+  }
+
+  /** Now, or when the last job exited: fio's runtime ends with its jobs. */
+  private long end() {
+    return finishedNs >= 0 ? Math.max(since, finishedNs) : machine.sim().now();
+  }
+
+  /** With {@code number-ios}, the jobs exit after that many I/Os each. */
+  @Override
+  public boolean finishes() {
+    return config.numberIos() > 0;
+  }
+
+  /** When the last job reaped its last I/O, or -1. */
+  @Override
+  public long finishedNs() {
+    return finishedNs;
   }
 
   @Override
@@ -274,7 +312,7 @@ public final class FioWorkload implements Workload {
     m.put("issued", issued());
     m.put("completed", ios);
     m.put("in_flight", inFlight());
-    m.put("runtime_ns", machine.sim().now() - since);
+    m.put("runtime_ns", end() - since);
     return m.build();
   }
 

@@ -46,7 +46,7 @@ public final class SchedMessagingFactory implements WorkloadFactory {
 
   @Override
   public Set<String> capabilities() {
-    return Set.of("locks", "native-report");
+    return Set.of("locks", "native-report", FINISHES);
   }
 
   @Override

@@ -590,8 +590,21 @@ public final class SchedMessagingWorkload implements Workload {
   // Results.
 
   /** Whether every child has been reaped. */
+  @Override
   public boolean finished() {
     return endNs >= 0;
+  }
+
+  /** The benchmark ends once the parent has reaped every child. */
+  @Override
+  public boolean finishes() {
+    return true;
+  }
+
+  /** When the parent reaped the last child (ns), or -1. */
+  @Override
+  public long finishedNs() {
+    return endNs;
   }
 
   /** Whether the parent has started the children. */

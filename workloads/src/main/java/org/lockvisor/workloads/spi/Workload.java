@@ -11,6 +11,12 @@ import java.util.Optional;
  *
  * <p>Life cycle: {@link #start} once before the simulation runs; {@link #resetStats()} at the
  * end of warm-up; {@link #figures()} and {@link #nativeReport()} at the end.
+ *
+ * <p>Most workloads run until the experiment stops them (a fixed duration). One that does a fixed
+ * amount of work and ends on its own, like {@code perf bench sched messaging}, says so with
+ * {@link #finishes()} and reports when it ended with {@link #finishedNs()}, so an experiment can
+ * run it to completion ({@code duration: until-done}). The runner reads these between slices of
+ * simulated time, never per event: they must be cheap and must not change the simulation.
  */
 public interface Workload {
 
@@ -38,5 +44,27 @@ public interface Workload {
    */
   default Optional<Map<String, Object>> nativeReport() {
     return Optional.empty();
+  }
+
+  /**
+   * Whether this workload, as configured, ends on its own after a fixed amount of work. False
+   * (the default): it runs until the experiment stops it, and {@code duration: until-done}
+   * refuses it.
+   */
+  default boolean finishes() {
+    return false;
+  }
+
+  /**
+   * The simulated time (ns since the simulation began) at which the workload ended, or -1 while
+   * it runs (always -1 for a workload that never {@link #finishes()}).
+   */
+  default long finishedNs() {
+    return -1;
+  }
+
+  /** Whether the workload has ended: {@link #finishedNs()} is known. */
+  default boolean finished() {
+    return finishedNs() >= 0;
   }
 }

@@ -10,6 +10,12 @@ import org.lockvisor.core.plugin.Plugin;
  */
 public interface WorkloadFactory extends Plugin {
 
+  /**
+   * The capability of a workload plugin that can end on its own (some or all of its
+   * configurations {@link Workload#finishes()}); listed by {@code lockvisor plugins}.
+   */
+  String FINISHES = "finishes";
+
   @Override
   default String kind() {
     return "workload";

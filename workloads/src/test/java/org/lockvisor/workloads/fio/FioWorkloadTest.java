@@ -44,6 +44,29 @@ class FioWorkloadTest {
   }
 
   @Test
+  void numberIos_eachJobCompletesExactlyThatMany_thenTheWorkloadHasFinished() {
+    for (String engine : List.of("libaio", "psync")) {
+      FioConfig c = FioFactory.config(Map.of("numjobs", "3", "iodepth", "4", "iodepth-batch", "3",
+          "ioengine", engine, "number-ios", "50"));
+      FioScenario s = new FioScenario(11, 2, 2, VirtioBlkConfig.defaults(), VirtioBlkCosts.from(TestMachines.X86_COSTS),
+          c);
+      assertThat(s.fio.finishes()).isTrue();
+      s.machine.sim().runUntil(1_000 * TestMachines.MS);
+
+      assertThat(s.fio.finished()).as(engine).isTrue();
+      assertThat(s.fio.completed()).as(engine).isEqualTo(3 * 50);
+      assertThat(s.fio.issued()).as(engine).isEqualTo(3 * 50);
+      assertThat(s.fio.inFlight()).isZero();
+      assertThat(s.device.completed()).isEqualTo(3 * 50);
+      long finished = s.fio.finishedNs();
+      assertThat(finished).isPositive().isLessThan(1_000 * TestMachines.MS);
+      // fio's runtime ends with its last job, not with the simulation
+      assertThat(s.fio.figures().get("runtime_ns").longValue()).isEqualTo(finished);
+    }
+    assertThat(new FioFactory().create("fio", Map.of()).finishes()).as("time-based by default").isFalse();
+  }
+
+  @Test
   void psync_oneJob_latencyAtLeastBackendServiceTime() {
     long service = 50_000;
     FioScenario s = new FioScenario(8, 2, 1,
