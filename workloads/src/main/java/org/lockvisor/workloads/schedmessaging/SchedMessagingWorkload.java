@@ -81,6 +81,7 @@ public final class SchedMessagingWorkload implements Workload {
   private Pipe[] pipes;
   private KernelLock[] mmLocks;
   private int[] treeSize;
+  private int[] vmaOrder;
   private SplittableRandom jitter;
   private KernelLock tasklistLock;
   private Member[] members;
@@ -203,6 +204,7 @@ public final class SchedMessagingWorkload implements Workload {
       }
     }
     treeSize = new int[mmLocks.length];
+    vmaOrder = vmaOrder(config);
     tasklistLock = context.locks().create(guest, "tasklist_lock", LockKind.SPINLOCK);
     members = new Member[config.tasks()];
     for (int g = 0; g < groups; g++) {
@@ -339,7 +341,9 @@ public final class SchedMessagingWorkload implements Workload {
       // the child: COW faults, ready, wait for the start, work, exit
       Program.Builder cb = Program.named("sched-messaging");
       if (!config.threads() && costs.cowFaults() > 0) {
-        cb.work(costs.cowFaultNs() * costs.cowFaults(), config.copyPageSymbol());
+        // do_wp_page -> wp_page_copy -> copy_user_highpage: each fault copies one whole PAGE_SIZE
+        // page (64 KiB on a ppc64 kernel with CONFIG_PPC_64K_PAGES)
+        cb.work((costs.cowFaultNs() + costs.copyNs(config.pageSize())) * costs.cowFaults(), config.copyPageSymbol());
       }
       this.child = cb
           .run(t -> ready++)
@@ -418,15 +422,43 @@ public final class SchedMessagingWorkload implements Workload {
   }
 
   /**
-   * The lock of the {@code k}-th address-space operation of a fork or exit: the file VMAs first
-   * (their files' i_mmap rwsems in turn), then the anonymous VMAs (each under its root anon_vma rwsem).
+   * The lock of the {@code k}-th address-space operation of a fork or exit, in VMA address order
+   * ({@link #vmaOrder}).
    */
   private int lockIndex(int k) {
-    if (config.threads()) {
-      return 0;
+    return config.threads() ? 0 : vmaOrder[k];
+  }
+
+  /**
+   * The rwsem of every address-space operation of a fork or exit, in the order the kernel walks
+   * the VMAs: {@code dup_mmap} (kernel/fork.c) and {@code free_pgtables} (mm/memory.c, from
+   * {@code exit_mmap}) both go through {@code mm->mmap} in address order, and for each VMA take
+   * its anon_vma root first ({@code anon_vma_fork} before the i_mmap insert; {@code
+   * unlink_anon_vmas} before {@code unlink_file_vma}). A mapped file's VMAs are adjacent (text,
+   * read-only data, relro, data), so its i_mmap rwsem is taken {@code vmasPerFile} times in a
+   * row; the written data VMA of file {@code f} (its last VMA) carries the anonymous VMA {@code
+   * f}. Anonymous VMAs beyond one per file (heap, stack) come last. Simplification: the heap lies
+   * right after the binary's bss in the real layout.
+   */
+  static int[] vmaOrder(SchedMessagingConfig c) {
+    int files = c.mappedFiles();
+    int perFile = c.vmasPerFile();
+    int anon = c.anonVmas();
+    int[] order = new int[files * perFile + anon];
+    int k = 0;
+    int attached = perFile > 0 ? Math.min(files, anon) : 0;
+    for (int f = 0; f < files; f++) {
+      for (int v = 0; v < perFile; v++) {
+        if (v == perFile - 1 && f < attached) {
+          order[k++] = files + f; // unlink_anon_vmas / anon_vma_fork of the data VMA
+        }
+        order[k++] = f;
+      }
     }
-    int fileOps = config.mappedFiles() * config.vmasPerFile();
-    return k < fileOps ? k % config.mappedFiles() : config.mappedFiles() + (k - fileOps);
+    for (int a = attached; a < anon; a++) {
+      order[k++] = files + a;
+    }
+    return order;
   }
 
   /**

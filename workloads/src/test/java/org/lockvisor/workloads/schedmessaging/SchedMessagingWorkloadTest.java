@@ -93,6 +93,30 @@ class SchedMessagingWorkloadTest {
   }
 
   @Test
+  void perfDefaultLoops_fullPipesWith4KiBPages_neverWith64KiBPages() {
+    // perf's 100 loops x 20 senders = 2,000 messages per pipe: more than 16 x 40 with 4 KiB pages
+    // (fs/pipe.c merges a write into the last buffer only while it fits in the page), fewer than
+    // 16 x 655 with the 64 KiB pages of a ppc64 kernel
+    SchedMessagingConfig c = SchedMessagingConfig.perfDefaults().withGroups(1);
+    assertThat(c.withPageSize(65536).pipeCapacityMessages()).isEqualTo(16 * 655);
+    assertThat(run(c, 1).bench().figures().get("writer_sleeps").longValue()).isPositive();
+    Run big = run(c.withPageSize(65536), 1);
+    assertThat(big.bench().finished()).isTrue();
+    assertThat(big.bench().figures().get("writer_sleeps").longValue()).isZero();
+  }
+
+  @Test
+  void vmaOrder_addressOrder_anonRootBeforeTheFileOfTheDataVma() {
+    // 2 files of 3 VMAs, 3 anonymous VMAs: file 0 x2, anon root 0 (data VMA of file 0) then file 0,
+    // file 1 x2, anon 1 then file 1, then the remaining anonymous VMA (lock indexes: files 0-1,
+    // anon roots 2-4)
+    SchedMessagingConfig c = new SchedMessagingConfig(1, 20, 1, 100, false, 2, 3, 3, 16, 4096, "copy", "copy_page");
+    assertThat(SchedMessagingWorkload.vmaOrder(c)).containsExactly(0, 0, 2, 0, 1, 1, 3, 1, 4);
+    SchedMessagingConfig noFileVmas = new SchedMessagingConfig(1, 20, 1, 100, false, 2, 0, 2, 16, 4096, "copy", "copy_page");
+    assertThat(SchedMessagingWorkload.vmaOrder(noFileVmas)).containsExactly(2, 3);
+  }
+
+  @Test
   void threads_useTheSharedMmapSemAndNoFileRwsems() {
     Run r = run(small().withThreads(true), 1);
     assertThat(r.bench().finished()).isTrue();
@@ -118,5 +142,7 @@ class SchedMessagingWorkloadTest {
         .hasMessageContaining("group");
     assertThatThrownBy(() -> f.create("x", Map.of("mode", "socket"))).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> f.create("x", Map.of("groups", "0"))).isInstanceOf(IllegalArgumentException.class);
+    assertThat(SchedMessagingFactory.config(Map.of("page-size", "65536")).pageSize()).isEqualTo(65536);
+    assertThatThrownBy(() -> f.create("x", Map.of("page-size", "8000"))).isInstanceOf(IllegalArgumentException.class);
   }
 }
