@@ -79,6 +79,8 @@ public final class SchedMessagingWorkload implements Workload {
   private Machine machine;
   private Kernel guest;
   private Pipe[] pipes;
+  private Pipe readyPipe;
+  private Pipe wakePipe;
   private KernelLock[] mmLocks;
   private int[] treeSize;
   private int[] vmaOrder;
@@ -120,6 +122,7 @@ public final class SchedMessagingWorkload implements Workload {
     final boolean sender;
     Task task;
     int done; // messages written (sender) or read (receiver)
+    int closed; // pipe ends closed by exit_files so far
     int wakeBudget; // writers still to wake in the reader's current wakeup
     int vma;
     Pipe pipe;
@@ -187,6 +190,11 @@ public final class SchedMessagingWorkload implements Workload {
     pipes = new Pipe[groups * fds];
     for (int i = 0; i < pipes.length; i++) {
       pipes[i] = new Pipe(context.locks().create(guest, "pipe" + i + ".mutex", LockKind.MUTEX));
+    }
+    if (!config.threads()) {
+      // perf's ready and wakeup pipes: every child inherits an end of each and closes it at exit
+      readyPipe = new Pipe(context.locks().create(guest, "ready_pipe.mutex", LockKind.MUTEX));
+      wakePipe = new Pipe(context.locks().create(guest, "wake_pipe.mutex", LockKind.MUTEX));
     }
     if (config.threads()) {
       mmLocks = new KernelLock[] {context.locks().create(guest, "mm.mmap_sem", LockKind.RWSEM)};
@@ -323,6 +331,22 @@ public final class SchedMessagingWorkload implements Workload {
         exit.run(t -> member(t).vma = 0)
             .loopWhile(t -> member(t).vma < mmOps, unlinkVma)
             .work(costs.exitTeardownNs(), "unmap_page_range");
+        Program release = Program.named("pipe_release")
+            .run(t -> {
+              Member m = member(t);
+              m.pipe = heldPipe(m, m.closed);
+            })
+            .op(new PipeMutex(true))
+            .work(costs.wakeCallNs(), "__wake_up_sync_key")
+            .op(Ops.wake(t -> takeReader(member(t).pipe)))
+            .run(t -> member(t).wakeBudget = member(t).pipe.writerSleepers.size())
+            .loopWhile(t -> member(t).wakeBudget-- > 0 && !member(t).pipe.writerSleepers.isEmpty(), wakeWriter)
+            .op(new PipeMutex(false))
+            .work(costs.vfsNs(), "__fput")
+            .run(t -> member(t).closed++)
+            .build();
+        exit.run(t -> member(t).closed = 0)
+            .loopWhile(t -> member(t).closed < heldPipes(member(t)), release);
       }
       exit.op(tasklistLock.lock(LockMode.IRQ))
           .work(costs.exitNotifyNs(), "exit_notify")
@@ -419,6 +443,27 @@ public final class SchedMessagingWorkload implements Workload {
           .run(t -> endNs = machine.sim().now())
           .build();
     }
+  }
+
+  /**
+   * Pipe ends a child still holds when it exits, closed by {@code exit_files} (kernel/exit.c,
+   * after exit_mm) in fd order: perf's ready pipe (write end) and wakeup pipe (read end), which
+   * every child inherits, then (tools/perf/bench/sched-messaging.c {@code group()}) for a sender
+   * the write ends of all {@code fds} pipes of its group, for receiver {@code i} the write ends of
+   * the group's pipes 0..i-1 that the parent still held when it forked it, and its own read end.
+   */
+  private int heldPipes(Member m) {
+    return 2 + (m.sender ? config.fds() : m.index + 1);
+  }
+
+  private Pipe heldPipe(Member m, int k) {
+    if (k == 0) {
+      return readyPipe;
+    }
+    if (k == 1) {
+      return wakePipe;
+    }
+    return pipes[m.group * config.fds() + (k - 2)];
   }
 
   /**

@@ -67,8 +67,10 @@ class SchedMessagingWorkloadTest {
     assertThat(b.figures().get("wait4_scans").longValue()).isGreaterThanOrEqualTo(80);
     assertThat(b.perfBenchText()).contains("# 2 groups == 80 processes run").contains("Total time:");
     // one mutex per pipe, an i_mmap rwsem per mapped file, one root anon_vma rwsem per anonymous
-    // VMA of the parent (anon_vma_fork: root = pvma->anon_vma->root), tasklist_lock
-    assertThat(r.locks()).hasSize(2 * 20 + 10 + 12 + 1).contains("anon_vma0.rwsem", "anon_vma11.rwsem", "tasklist_lock")
+    // VMA of the parent (anon_vma_fork: root = pvma->anon_vma->root), perf's ready and wakeup
+    // pipes (every child closes an end of each at exit), tasklist_lock
+    assertThat(r.locks()).hasSize(2 * 20 + 10 + 12 + 2 + 1)
+        .contains("anon_vma0.rwsem", "anon_vma11.rwsem", "ready_pipe.mutex", "wake_pipe.mutex", "tasklist_lock")
         .doesNotContain("anon_vma12.rwsem");
   }
 
