@@ -52,7 +52,9 @@ import org.lockvisor.workloads.spi.WorkloadContext;
  *       parent, each shared by every child's copy of that VMA.
  *   <li>exit ({@code exit_mmap}, {@code unlink_anon_vmas}, {@code unlink_file_vma}): each file
  *       VMA is unlinked under the file's i_mmap rwsem for write, each anonymous VMA under its
- *       its root anon_vma rwsem, the rest of the address space is torn down, then {@code
+ *       root anon_vma rwsem (VMAs in address order, see {@link #vmaOrder}), the rest of the
+ *       address space is torn down; {@code exit_files} closes the pipe ends the child holds
+ *       ({@code pipe_release}: the pipe mutex and a wakeup of the pipe's sleepers); then {@code
  *       exit_notify} under {@code tasklist_lock} and {@code __wake_up_parent}. Threads ({@code
  *       -t}) share the address space: thread creation maps a stack under {@code mmap_sem} for
  *       write and exit unmaps nothing.
@@ -447,23 +449,22 @@ public final class SchedMessagingWorkload implements Workload {
 
   /**
    * Pipe ends a child still holds when it exits, closed by {@code exit_files} (kernel/exit.c,
-   * after exit_mm) in fd order: perf's ready pipe (write end) and wakeup pipe (read end), which
-   * every child inherits, then (tools/perf/bench/sched-messaging.c {@code group()}) for a sender
-   * the write ends of all {@code fds} pipes of its group, for receiver {@code i} the write ends of
-   * the group's pipes 0..i-1 that the parent still held when it forked it, and its own read end.
+   * after exit_mm) in fd order. tools/perf/bench/sched-messaging.c opens the ready and wakeup
+   * pipes ({@code fdpair(readyfds); fdpair(wakefds)}) before forking anyone and never closes them
+   * in the parent, so every child inherits both ends of both; then, from {@code group()}, a sender
+   * holds the write ends of all {@code fds} pipes of its group, and receiver {@code i} the write
+   * ends of the group's pipes 0..i-1 (the parent still held them when it forked it; its own write
+   * end it closes at start) and its own read end.
    */
   private int heldPipes(Member m) {
-    return 2 + (m.sender ? config.fds() : m.index + 1);
+    return 4 + (m.sender ? config.fds() : m.index + 1);
   }
 
   private Pipe heldPipe(Member m, int k) {
-    if (k == 0) {
-      return readyPipe;
+    if (k < 4) {
+      return k < 2 ? readyPipe : wakePipe;
     }
-    if (k == 1) {
-      return wakePipe;
-    }
-    return pipes[m.group * config.fds() + (k - 2)];
+    return pipes[m.group * config.fds() + (k - 4)];
   }
 
   /**
