@@ -57,6 +57,9 @@ final class SchedMessagingRun {
   record Outcome(PerfReport report, SchedMessagingWorkload workload, long simulatedNs, long events,
       ImmutableMap<String, Long> lockStats) {}
 
+  /** PAGE_SIZE of a ppc64 pseries kernel (CONFIG_PPC_64K_PAGES=y). */
+  static final int PPC64_PAGE_SIZE = 65536;
+
   private SchedMessagingRun() {}
 
   /**
@@ -117,7 +120,10 @@ final class SchedMessagingRun {
         : capture.scheduler(powervm ? "powervm-dispatch" : "cfs").scheduler("cfs").locks(created0);
     CostSource costs = CostSource.of(profile);
     SchedMessagingConfig cfg = powervm
-        ? config.withSymbols("__copy_tofrom_user_power7", "copypage_power7")
+        // a pseries guest kernel has 64 KiB pages (arch/powerpc/configs/pseries_defconfig and
+        // ppc64_defconfig: CONFIG_PPC_64K_PAGES=y, as in the ppc64 distribution kernels): a pipe
+        // buffer is one 64 KiB page and a copy-on-write fault copies 64 KiB
+        ? config.withSymbols("__copy_tofrom_user_power7", "copypage_power7").withPageSize(PPC64_PAGE_SIZE)
         : config.withSymbols("copy_user_enhanced_fast_string", "copy_page");
     SchedMessagingWorkload bench = new SchedMessagingWorkload("sched-messaging", cfg, null);
     bench.start(new WorkloadContext(machine, vm, List.of(), costs, WorkloadLocks.of(Checks.guardedIfEnabled(machine, locks))));

@@ -18,7 +18,8 @@ import static com.google.common.base.Preconditions.checkArgument;
  *     file); fork and exit take, for each, the rwsem of its root anon_vma (one root per VMA of
  *     the parent, shared by all children)
  * @param pipeBuffers pipe buffers (pages) per pipe ({@code PIPE_DEF_BUFFERS})
- * @param pageSize bytes per pipe buffer page
+ * @param pageSize the guest kernel's PAGE_SIZE: bytes per pipe buffer page and per copy-on-write
+ *     page copy (4096 on x86_64; 65536 on a ppc64 kernel with CONFIG_PPC_64K_PAGES)
  * @param copySymbol the architecture's user-copy routine (the perf symbol of the message copy)
  * @param copyPageSymbol the architecture's page-copy routine (copy-on-write faults after fork)
  */
@@ -42,6 +43,7 @@ public record SchedMessagingConfig(
     checkArgument(loops > 0, "loops must be positive: %s", loops);
     checkArgument(dataSize > 0, "datasize must be positive: %s", dataSize);
     checkArgument(mappedFiles >= 0 && vmasPerFile >= 0 && anonVmas >= 0, "mapped files and VMAs must not be negative");
+    checkArgument(pageSize > 0 && Integer.bitCount(pageSize) == 1, "page size must be a power of two: %s", pageSize);
     checkArgument(pipeBuffers > 0 && pageSize >= dataSize, "a pipe must hold at least one message");
     checkArgument(copySymbol != null && !copySymbol.isBlank(), "copy symbol must be set");
     checkArgument(copyPageSymbol != null && !copyPageSymbol.isBlank(), "copy-page symbol must be set");
@@ -64,6 +66,12 @@ public record SchedMessagingConfig(
 
   public SchedMessagingConfig withThreads(boolean t) {
     return new SchedMessagingConfig(groups, fds, loops, dataSize, t, mappedFiles, vmasPerFile, anonVmas, pipeBuffers, pageSize,
+        copySymbol, copyPageSymbol);
+  }
+
+  /** The same benchmark with pipe buffers of {@code bytes} (the guest kernel's PAGE_SIZE). */
+  public SchedMessagingConfig withPageSize(int bytes) {
+    return new SchedMessagingConfig(groups, fds, loops, dataSize, threads, mappedFiles, vmasPerFile, anonVmas, pipeBuffers, bytes,
         copySymbol, copyPageSymbol);
   }
 

@@ -27,7 +27,8 @@ import org.lockvisor.devices.spi.CostSource;
  * @param copyProcessNs copy_process outside the address space (task struct, files, signals)
  * @param vmaTreeNs fixed part of an i_mmap interval-tree insert or removal under the rwsem
  * @param vmaTreeLevelNs per tree level (a cache miss on a node shared by every process)
- * @param cowFaultNs one copy-on-write fault of a child after fork, including the page copy
+ * @param cowFaultNs one copy-on-write fault of a child after fork without the page copy (the
+ *     copy of one guest page, {@code PAGE_SIZE} bytes, is priced by {@link #copyNs})
  * @param cowFaults copy-on-write faults of a child before it is ready (stack, data, libc state)
  * @param exitTeardownNs exit_mmap outside the i_mmap rwsem (unmap, free pages and page tables)
  * @param exitNotifyNs exit_notify under tasklist_lock
@@ -57,11 +58,11 @@ public record SchedMessagingCosts(
    * Estimates: user loop 100; syscall 100 (KERNEL-MODEL §10: 50-150); vfs entry 150; pipe work
    * under the mutex 250 each way; copy 30 + 0.1 ns/B (~10 GB/s); empty wakeup 100; copy_process
    * 20 µs; interval tree 100 + 60 per level (a same-socket cache-line transfer, KERNEL-MODEL
-   * §10: 40-100); a COW fault 1.5 µs (fault path + 4 KiB copy), 4 per child; exit teardown 20 µs;
+   * §10: 40-100); a COW fault 1.1 µs plus the copy of the page (1.5 µs with a 4 KiB page), 4 per child; exit teardown 20 µs;
    * exit_notify 500; release_task 1 µs; wait_consider_task 30 (a cache miss per child).
    */
   public static final SchedMessagingCosts ESTIMATES =
-      new SchedMessagingCosts(100, 100, 150, 250, 250, 30, 100, 100, 20_000, 100, 60, 1_500, 4, 20_000, 500, 1_000, 30);
+      new SchedMessagingCosts(100, 100, 150, 250, 250, 30, 100, 100, 20_000, 100, 60, 1_100, 4, 20_000, 500, 1_000, 30);
 
   public SchedMessagingCosts {
     checkArgument(userNs >= 0 && syscallNs >= 0 && vfsNs >= 0 && pipeWriteNs >= 0 && pipeReadNs >= 0 && copyFixedNs >= 0

@@ -28,6 +28,9 @@ public final class SchedMessagingFactory implements WorkloadFactory {
       PluginOption.ofInt("anon-vmas", D.anonVmas(), 0, 1_000,
           "anonymous VMAs per process (heap, stack, data): each has its root anon_vma rwsem, taken by fork and exit"),
       PluginOption.ofInt("pipe-buffers", D.pipeBuffers(), 1, 1 << 16, "pipe buffers per pipe (PIPE_DEF_BUFFERS)"),
+      PluginOption.ofEnum("page-size", String.valueOf(D.pageSize()),
+          "guest PAGE_SIZE in bytes: pipe buffer size and copy-on-write copy (65536 for a ppc64 CONFIG_PPC_64K_PAGES kernel)",
+          "4096", "16384", "65536"),
       new PluginOption("copy-symbol", PluginOption.Type.STRING, D.copySymbol(),
           "perf symbol of the architecture's user copy (e.g. __copy_tofrom_user_power7)", List.of(), 0, 0),
       new PluginOption("copy-page-symbol", PluginOption.Type.STRING, D.copyPageSymbol(),
@@ -72,7 +75,7 @@ public final class SchedMessagingFactory implements WorkloadFactory {
         (int) o.integer("vmas-per-file"),
         (int) o.integer("anon-vmas"),
         (int) o.integer("pipe-buffers"),
-        D.pageSize(),
+        Integer.parseInt(o.string("page-size")),
         o.string("copy-symbol"),
         o.string("copy-page-symbol"));
   }

@@ -52,7 +52,9 @@ import org.lockvisor.workloads.spi.WorkloadContext;
  *       parent, each shared by every child's copy of that VMA.
  *   <li>exit ({@code exit_mmap}, {@code unlink_anon_vmas}, {@code unlink_file_vma}): each file
  *       VMA is unlinked under the file's i_mmap rwsem for write, each anonymous VMA under its
- *       its root anon_vma rwsem, the rest of the address space is torn down, then {@code
+ *       root anon_vma rwsem (VMAs in address order, see {@link #vmaOrder}), the rest of the
+ *       address space is torn down; {@code exit_files} closes the pipe ends the child holds
+ *       ({@code pipe_release}: the pipe mutex and a wakeup of the pipe's sleepers); then {@code
  *       exit_notify} under {@code tasklist_lock} and {@code __wake_up_parent}. Threads ({@code
  *       -t}) share the address space: thread creation maps a stack under {@code mmap_sem} for
  *       write and exit unmaps nothing.
@@ -79,8 +81,11 @@ public final class SchedMessagingWorkload implements Workload {
   private Machine machine;
   private Kernel guest;
   private Pipe[] pipes;
+  private Pipe readyPipe;
+  private Pipe wakePipe;
   private KernelLock[] mmLocks;
   private int[] treeSize;
+  private int[] vmaOrder;
   private SplittableRandom jitter;
   private KernelLock tasklistLock;
   private Member[] members;
@@ -119,6 +124,7 @@ public final class SchedMessagingWorkload implements Workload {
     final boolean sender;
     Task task;
     int done; // messages written (sender) or read (receiver)
+    int closed; // pipe ends closed by exit_files so far
     int wakeBudget; // writers still to wake in the reader's current wakeup
     int vma;
     Pipe pipe;
@@ -187,6 +193,11 @@ public final class SchedMessagingWorkload implements Workload {
     for (int i = 0; i < pipes.length; i++) {
       pipes[i] = new Pipe(context.locks().create(guest, "pipe" + i + ".mutex", LockKind.MUTEX));
     }
+    if (!config.threads()) {
+      // perf's ready and wakeup pipes: every child inherits an end of each and closes it at exit
+      readyPipe = new Pipe(context.locks().create(guest, "ready_pipe.mutex", LockKind.MUTEX));
+      wakePipe = new Pipe(context.locks().create(guest, "wake_pipe.mutex", LockKind.MUTEX));
+    }
     if (config.threads()) {
       mmLocks = new KernelLock[] {context.locks().create(guest, "mm.mmap_sem", LockKind.RWSEM)};
     } else {
@@ -203,6 +214,7 @@ public final class SchedMessagingWorkload implements Workload {
       }
     }
     treeSize = new int[mmLocks.length];
+    vmaOrder = vmaOrder(config);
     tasklistLock = context.locks().create(guest, "tasklist_lock", LockKind.SPINLOCK);
     members = new Member[config.tasks()];
     for (int g = 0; g < groups; g++) {
@@ -321,6 +333,22 @@ public final class SchedMessagingWorkload implements Workload {
         exit.run(t -> member(t).vma = 0)
             .loopWhile(t -> member(t).vma < mmOps, unlinkVma)
             .work(costs.exitTeardownNs(), "unmap_page_range");
+        Program release = Program.named("pipe_release")
+            .run(t -> {
+              Member m = member(t);
+              m.pipe = heldPipe(m, m.closed);
+            })
+            .op(new PipeMutex(true))
+            .work(costs.wakeCallNs(), "__wake_up_sync_key")
+            .op(Ops.wake(t -> takeReader(member(t).pipe)))
+            .run(t -> member(t).wakeBudget = member(t).pipe.writerSleepers.size())
+            .loopWhile(t -> member(t).wakeBudget-- > 0 && !member(t).pipe.writerSleepers.isEmpty(), wakeWriter)
+            .op(new PipeMutex(false))
+            .work(costs.vfsNs(), "__fput")
+            .run(t -> member(t).closed++)
+            .build();
+        exit.run(t -> member(t).closed = 0)
+            .loopWhile(t -> member(t).closed < heldPipes(member(t)), release);
       }
       exit.op(tasklistLock.lock(LockMode.IRQ))
           .work(costs.exitNotifyNs(), "exit_notify")
@@ -339,7 +367,9 @@ public final class SchedMessagingWorkload implements Workload {
       // the child: COW faults, ready, wait for the start, work, exit
       Program.Builder cb = Program.named("sched-messaging");
       if (!config.threads() && costs.cowFaults() > 0) {
-        cb.work(costs.cowFaultNs() * costs.cowFaults(), config.copyPageSymbol());
+        // do_wp_page -> wp_page_copy -> copy_user_highpage: each fault copies one whole PAGE_SIZE
+        // page (64 KiB on a ppc64 kernel with CONFIG_PPC_64K_PAGES)
+        cb.work((costs.cowFaultNs() + costs.copyNs(config.pageSize())) * costs.cowFaults(), config.copyPageSymbol());
       }
       this.child = cb
           .run(t -> ready++)
@@ -418,15 +448,63 @@ public final class SchedMessagingWorkload implements Workload {
   }
 
   /**
-   * The lock of the {@code k}-th address-space operation of a fork or exit: the file VMAs first
-   * (their files' i_mmap rwsems in turn), then the anonymous VMAs (each under its root anon_vma rwsem).
+   * Pipe ends a child still holds when it exits, closed by {@code exit_files} (kernel/exit.c,
+   * after exit_mm) in fd order. tools/perf/bench/sched-messaging.c opens the ready and wakeup
+   * pipes ({@code fdpair(readyfds); fdpair(wakefds)}) before forking anyone and never closes them
+   * in the parent, so every child inherits both ends of both; then, from {@code group()}, a sender
+   * holds the write ends of all {@code fds} pipes of its group, and receiver {@code i} the write
+   * ends of the group's pipes 0..i-1 (the parent still held them when it forked it; its own write
+   * end it closes at start) and its own read end.
+   */
+  private int heldPipes(Member m) {
+    return 4 + (m.sender ? config.fds() : m.index + 1);
+  }
+
+  private Pipe heldPipe(Member m, int k) {
+    if (k < 4) {
+      return k < 2 ? readyPipe : wakePipe;
+    }
+    return pipes[m.group * config.fds() + (k - 4)];
+  }
+
+  /**
+   * The lock of the {@code k}-th address-space operation of a fork or exit, in VMA address order
+   * ({@link #vmaOrder}).
    */
   private int lockIndex(int k) {
-    if (config.threads()) {
-      return 0;
+    return config.threads() ? 0 : vmaOrder[k];
+  }
+
+  /**
+   * The rwsem of every address-space operation of a fork or exit, in the order the kernel walks
+   * the VMAs: {@code dup_mmap} (kernel/fork.c) and {@code free_pgtables} (mm/memory.c, from
+   * {@code exit_mmap}) both go through {@code mm->mmap} in address order, and for each VMA take
+   * its anon_vma root first ({@code anon_vma_fork} before the i_mmap insert; {@code
+   * unlink_anon_vmas} before {@code unlink_file_vma}). A mapped file's VMAs are adjacent (text,
+   * read-only data, relro, data), so its i_mmap rwsem is taken {@code vmasPerFile} times in a
+   * row; the written data VMA of file {@code f} (its last VMA) carries the anonymous VMA {@code
+   * f}. Anonymous VMAs beyond one per file (heap, stack) come last. Simplification: the heap lies
+   * right after the binary's bss in the real layout.
+   */
+  static int[] vmaOrder(SchedMessagingConfig c) {
+    int files = c.mappedFiles();
+    int perFile = c.vmasPerFile();
+    int anon = c.anonVmas();
+    int[] order = new int[files * perFile + anon];
+    int k = 0;
+    int attached = perFile > 0 ? Math.min(files, anon) : 0;
+    for (int f = 0; f < files; f++) {
+      for (int v = 0; v < perFile; v++) {
+        if (v == perFile - 1 && f < attached) {
+          order[k++] = files + f; // unlink_anon_vmas / anon_vma_fork of the data VMA
+        }
+        order[k++] = f;
+      }
     }
-    int fileOps = config.mappedFiles() * config.vmasPerFile();
-    return k < fileOps ? k % config.mappedFiles() : config.mappedFiles() + (k - fileOps);
+    for (int a = attached; a < anon; a++) {
+      order[k++] = files + a;
+    }
+    return order;
   }
 
   /**

@@ -67,8 +67,10 @@ class SchedMessagingWorkloadTest {
     assertThat(b.figures().get("wait4_scans").longValue()).isGreaterThanOrEqualTo(80);
     assertThat(b.perfBenchText()).contains("# 2 groups == 80 processes run").contains("Total time:");
     // one mutex per pipe, an i_mmap rwsem per mapped file, one root anon_vma rwsem per anonymous
-    // VMA of the parent (anon_vma_fork: root = pvma->anon_vma->root), tasklist_lock
-    assertThat(r.locks()).hasSize(2 * 20 + 10 + 12 + 1).contains("anon_vma0.rwsem", "anon_vma11.rwsem", "tasklist_lock")
+    // VMA of the parent (anon_vma_fork: root = pvma->anon_vma->root), perf's ready and wakeup
+    // pipes (every child closes an end of each at exit), tasklist_lock
+    assertThat(r.locks()).hasSize(2 * 20 + 10 + 12 + 2 + 1)
+        .contains("anon_vma0.rwsem", "anon_vma11.rwsem", "ready_pipe.mutex", "wake_pipe.mutex", "tasklist_lock")
         .doesNotContain("anon_vma12.rwsem");
   }
 
@@ -90,6 +92,30 @@ class SchedMessagingWorkloadTest {
     Run r = run(small(), 1);
     assertThat(r.bench().figures().get("writer_sleeps").longValue()).isZero();
     assertThat(r.bench().figures().get("reader_sleeps").longValue()).isPositive();
+  }
+
+  @Test
+  void perfDefaultLoops_fullPipesWith4KiBPages_neverWith64KiBPages() {
+    // perf's 100 loops x 20 senders = 2,000 messages per pipe: more than 16 x 40 with 4 KiB pages
+    // (fs/pipe.c merges a write into the last buffer only while it fits in the page), fewer than
+    // 16 x 655 with the 64 KiB pages of a ppc64 kernel
+    SchedMessagingConfig c = SchedMessagingConfig.perfDefaults().withGroups(1);
+    assertThat(c.withPageSize(65536).pipeCapacityMessages()).isEqualTo(16 * 655);
+    assertThat(run(c, 1).bench().figures().get("writer_sleeps").longValue()).isPositive();
+    Run big = run(c.withPageSize(65536), 1);
+    assertThat(big.bench().finished()).isTrue();
+    assertThat(big.bench().figures().get("writer_sleeps").longValue()).isZero();
+  }
+
+  @Test
+  void vmaOrder_addressOrder_anonRootBeforeTheFileOfTheDataVma() {
+    // 2 files of 3 VMAs, 3 anonymous VMAs: file 0 x2, anon root 0 (data VMA of file 0) then file 0,
+    // file 1 x2, anon 1 then file 1, then the remaining anonymous VMA (lock indexes: files 0-1,
+    // anon roots 2-4)
+    SchedMessagingConfig c = new SchedMessagingConfig(1, 20, 1, 100, false, 2, 3, 3, 16, 4096, "copy", "copy_page");
+    assertThat(SchedMessagingWorkload.vmaOrder(c)).containsExactly(0, 0, 2, 0, 1, 1, 3, 1, 4);
+    SchedMessagingConfig noFileVmas = new SchedMessagingConfig(1, 20, 1, 100, false, 2, 0, 2, 16, 4096, "copy", "copy_page");
+    assertThat(SchedMessagingWorkload.vmaOrder(noFileVmas)).containsExactly(2, 3);
   }
 
   @Test
@@ -118,5 +144,7 @@ class SchedMessagingWorkloadTest {
         .hasMessageContaining("group");
     assertThatThrownBy(() -> f.create("x", Map.of("mode", "socket"))).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> f.create("x", Map.of("groups", "0"))).isInstanceOf(IllegalArgumentException.class);
+    assertThat(SchedMessagingFactory.config(Map.of("page-size", "65536")).pageSize()).isEqualTo(65536);
+    assertThatThrownBy(() -> f.create("x", Map.of("page-size", "8000"))).isInstanceOf(IllegalArgumentException.class);
   }
 }
