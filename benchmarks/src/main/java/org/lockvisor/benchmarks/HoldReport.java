@@ -59,7 +59,6 @@ public final class HoldReport {
     if (commandLine.getIncludes().isEmpty()) {
       options.include(EngineHoldBenchmark.class.getName())
           .include(BareHeapBenchmark.class.getName())
-          .include(BareTieredBenchmark.class.getName())
           .include(PackedHeapBenchmark.class.getName())
           .include(SsjHoldBenchmark.class.getName())
           .include(LockHandoffBenchmark.class.getName());
