@@ -19,8 +19,8 @@ import org.openjdk.jmh.annotations.State;
  * earliest events in its heap and appends later ones to radix buckets over time ({@code
  * EventQueue}'s class comment); {@link BareHeapBenchmark} is a single heap, so at 10⁵ pending it
  * is no longer the same algorithm. This loop is: (time, insertion sequence) nodes, the same 4-ary
- * heap (branch-free least child, replace top), the same far buckets, split and refill rules and
- * thresholds (8,192 and 1,024). It leaves out slots, payload and handles, hence also the
+ * heap (branch-free least child, replace top), the same far buckets (chunks of 256 nodes in one
+ * pool), split and refill rules and thresholds (8,192 and 1,024). It leaves out slots, payload and handles, hence also the
  * engine's batched read of the slot records at a refill, dispatch, the fingerprint and the
  * budget. At 10³ pending it never splits and is the bare heap.
  */
@@ -43,7 +43,15 @@ public class BareTieredBenchmark {
   private long[] heap;
   private int nodes;
   private long last = Long.MAX_VALUE;
-  private final long[][] far = new long[FAR_BUCKETS][];
+  private static final int CHUNK_BITS = 8;
+  private static final int CHUNK = 1 << CHUNK_BITS;
+  /** Far buckets: lists of chunks of CHUNK nodes in one pool, as in the engine. */
+  private long[] pool = new long[0];
+  private int[] chunkNext = new int[0];
+  private int freeChunk = -1;
+  private int chunksMade;
+  private final int[] farHead = new int[FAR_BUCKETS];
+  private final int[] farTail = new int[FAR_BUCKETS];
   private final int[] farSize = new int[FAR_BUCKETS];
   private long farMask;
   private int farCount;
@@ -122,17 +130,70 @@ public class BareTieredBenchmark {
 
   private void toFar(long t, long key) {
     int b = 63 - Long.numberOfLeadingZeros(t ^ last);
-    long[] a = far[b];
     int n = farSize[b];
-    if (a == null || 2 * n == a.length) {
-      a = a == null ? new long[64] : Arrays.copyOf(a, 2 * a.length);
-      far[b] = a;
+    int c;
+    if ((n & (CHUNK - 1)) == 0) {
+      c = newChunk();
+      if (n == 0) {
+        farHead[b] = c;
+      } else {
+        chunkNext[farTail[b]] = c;
+      }
+      farTail[b] = c;
+    } else {
+      c = farTail[b];
     }
-    a[2 * n] = t;
-    a[2 * n + 1] = key;
+    int i = 2 * ((c << CHUNK_BITS) + (n & (CHUNK - 1)));
+    pool[i] = t;
+    pool[i + 1] = key;
     farSize[b] = n + 1;
     farMask |= 1L << b;
     farCount++;
+  }
+
+  private int newChunk() {
+    int c = freeChunk;
+    if (c >= 0) {
+      freeChunk = chunkNext[c];
+      return c;
+    }
+    c = chunksMade++;
+    if (c == chunkNext.length) {
+      int n = Math.max(16, 2 * c);
+      chunkNext = Arrays.copyOf(chunkNext, n);
+      pool = Arrays.copyOf(pool, 2 * CHUNK * n);
+    }
+    return c;
+  }
+
+  private void drainBucket(int b, boolean split) {
+    int n = farSize[b];
+    int c = farHead[b];
+    farSize[b] = 0;
+    farMask &= ~(1L << b);
+    farCount -= n;
+    while (n > 0) {
+      int k = Math.min(n, CHUNK);
+      int base = 2 * (c << CHUNK_BITS);
+      if (!split) {
+        append(pool, c << CHUNK_BITS, k);
+      } else {
+        long bound = last;
+        for (int i = 0; i < k; i++) {
+          long t = pool[base + 2 * i];
+          if (t == bound) {
+            append(pool, (c << CHUNK_BITS) + i, 1);
+          } else {
+            toFar(t, pool[base + 2 * i + 1]);
+          }
+        }
+      }
+      n -= k;
+      int next = chunkNext[c];
+      chunkNext[c] = freeChunk;
+      freeChunk = c;
+      c = next;
+    }
   }
 
   private void split() {
@@ -158,38 +219,29 @@ public class BareTieredBenchmark {
   private void refill() {
     if (farCount <= NEAR_TARGET) {
       for (int b = 0; b < FAR_BUCKETS; b++) {
-        append(far[b], 0, farSize[b]);
-        farSize[b] = 0;
+        drainBucket(b, false);
       }
-      farMask = 0;
-      farCount = 0;
       last = Long.MAX_VALUE;
       heapify();
       return;
     }
     int b = Long.numberOfTrailingZeros(farMask);
-    long[] a = far[b];
     int n = farSize[b];
-    farSize[b] = 0;
-    farMask &= ~(1L << b);
-    farCount -= n;
     if (n <= NEAR_TARGET) {
-      append(a, 0, n);
+      drainBucket(b, false);
       last |= (2L << b) - 1;
     } else {
       long min = Long.MAX_VALUE;
-      for (int i = 0; i < n; i++) {
-        min = Math.min(min, a[2 * i]);
+      int c = farHead[b];
+      for (int left = n; left > 0; left -= CHUNK) {
+        int base = 2 * (c << CHUNK_BITS);
+        for (int i = 0, k = Math.min(left, CHUNK); i < k; i++) {
+          min = Math.min(min, pool[base + 2 * i]);
+        }
+        c = chunkNext[c];
       }
       last = min;
-      for (int i = 0; i < n; i++) {
-        long t = a[2 * i];
-        if (t == min) {
-          append(a, i, 1);
-        } else {
-          toFar(t, a[2 * i + 1]);
-        }
-      }
+      drainBucket(b, true);
     }
     heapify();
   }

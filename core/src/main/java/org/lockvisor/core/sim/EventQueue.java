@@ -43,7 +43,10 @@ import java.util.Arrays;
  * its least time into the lower buckets; when few far events remain, all go back into a single
  * heap. Every event in the heap is earlier than every far one, and events due at the same time
  * always share a tier, so the order is exactly the single heap's: (time, insertion sequence).
- * Cancelled far nodes travel unchanged and are dropped when they reach the top of the heap.
+ * Cancelled far nodes travel unchanged and are dropped when they reach the top of the heap. The
+ * buckets are lists of 256-node chunks drawn from one pool and returned to it when emptied, so
+ * the far tier's memory follows the number of far nodes. Each refill also reads the slot records
+ * of the events it brings into the heap, together ({@link #touchSlots()}).
  */
 public final class EventQueue {
 
@@ -70,14 +73,24 @@ public final class EventQueue {
   private int slotsUsed;
   private int live;
 
-  // Far tier (see the class comment): node pairs (time, key) of bucket b in far[b][0, 2 *
-  // farSize[b]); bit b of farMask set when bucket b is not empty. Heap nodes have times <= last,
-  // far nodes times > last; last == Long.MAX_VALUE means a single heap (no far tier).
+  // Far tier (see the class comment). A bucket is a list of chunks of CHUNK (time, key) node
+  // pairs in one pool (chunk c at pool[2 * CHUNK * c]), filled in order: farSize[b] nodes from
+  // chunk farHead[b] on, linked by chunkNext, the last one farTail[b]. Emptied chunks return to a
+  // free list, so the pool holds about the number of far nodes plus one chunk per bucket. Bit b
+  // of farMask is set when bucket b is not empty. Heap nodes have times <= last, far nodes times
+  // > last; last == Long.MAX_VALUE means a single heap (no far tier).
   private static final int FAR_BUCKETS = 63;
+  private static final int CHUNK_BITS = 8;
+  private static final int CHUNK = 1 << CHUNK_BITS;
   private final int splitAt;
   private final int nearTarget;
   private long last = Long.MAX_VALUE;
-  private final long[][] far = new long[FAR_BUCKETS][];
+  private long[] pool = new long[0];
+  private int[] chunkNext = new int[0];
+  private int freeChunk = -1;
+  private int chunksMade;
+  private final int[] farHead = new int[FAR_BUCKETS];
+  private final int[] farTail = new int[FAR_BUCKETS];
   private final int[] farSize = new int[FAR_BUCKETS];
   private long farMask;
   private int farCount;
@@ -287,17 +300,75 @@ public final class EventQueue {
   /** Appends a node with {@code t > last} to its far bucket. */
   private void toFar(long t, long key) {
     int b = 63 - Long.numberOfLeadingZeros(t ^ last);
-    long[] a = far[b];
     int n = farSize[b];
-    if (a == null || 2 * n == a.length) {
-      a = a == null ? new long[64] : Arrays.copyOf(a, 2 * a.length);
-      far[b] = a;
+    int c;
+    if ((n & (CHUNK - 1)) == 0) {
+      c = newChunk();
+      if (n == 0) {
+        farHead[b] = c;
+      } else {
+        chunkNext[farTail[b]] = c;
+      }
+      farTail[b] = c;
+    } else {
+      c = farTail[b];
     }
-    a[2 * n] = t;
-    a[2 * n + 1] = key;
+    int i = 2 * ((c << CHUNK_BITS) + (n & (CHUNK - 1)));
+    pool[i] = t;
+    pool[i + 1] = key;
     farSize[b] = n + 1;
     farMask |= 1L << b;
     farCount++;
+  }
+
+  private int newChunk() {
+    int c = freeChunk;
+    if (c >= 0) {
+      freeChunk = chunkNext[c];
+      return c;
+    }
+    c = chunksMade++;
+    if (c == chunkNext.length) {
+      int n = Math.max(16, 2 * c);
+      chunkNext = Arrays.copyOf(chunkNext, n);
+      pool = Arrays.copyOf(pool, 2 * CHUNK * n);
+    }
+    return c;
+  }
+
+  /**
+   * Empties bucket b: moves its nodes into the heap ({@code split} false) or, for a split on
+   * {@code last}, those due at {@code last} into the heap and the others to lower buckets; each
+   * chunk returns to the free list once read.
+   */
+  private void drainBucket(int b, boolean split) {
+    int n = farSize[b];
+    int c = farHead[b];
+    farSize[b] = 0;
+    farMask &= ~(1L << b);
+    farCount -= n;
+    while (n > 0) {
+      int k = Math.min(n, CHUNK);
+      int base = 2 * (c << CHUNK_BITS);
+      if (!split) {
+        appendToHeap(pool, c << CHUNK_BITS, k);
+      } else {
+        long bound = last;
+        for (int i = 0; i < k; i++) {
+          long t = pool[base + 2 * i];
+          if (t == bound) {
+            appendToHeap(pool, (c << CHUNK_BITS) + i, 1);
+          } else {
+            toFar(t, pool[base + 2 * i + 1]);
+          }
+        }
+      }
+      n -= k;
+      int next = chunkNext[c];
+      chunkNext[c] = freeChunk;
+      freeChunk = c;
+      c = next;
+    }
   }
 
   /**
@@ -332,42 +403,34 @@ public final class EventQueue {
     if (farCount <= nearTarget) {
       // Few far events left: back to a single heap.
       for (int b = 0; b < FAR_BUCKETS; b++) {
-        appendToHeap(far[b], farSize[b]);
-        farSize[b] = 0;
+        drainBucket(b, false);
       }
-      farMask = 0;
-      farCount = 0;
       last = Long.MAX_VALUE;
       heapify();
+      touchSlots();
       return;
     }
     int b = Long.numberOfTrailingZeros(farMask);
-    long[] a = far[b];
     int n = farSize[b];
-    farSize[b] = 0;
-    farMask &= ~(1L << b);
-    farCount -= n;
     if (n <= nearTarget) {
       // The whole block moves; the bound becomes its end (last with bits b..0 set: bit b of
       // last is 0, and it keeps its bits above b, so no other far node changes bucket).
-      appendToHeap(a, n);
+      drainBucket(b, false);
       last |= (2L << b) - 1;
     } else {
       // Split the block on its least time: nodes at that time go to the heap, the others to
       // lower buckets (they share bits b and above with the new bound).
       long min = Long.MAX_VALUE;
-      for (int i = 0; i < n; i++) {
-        min = Math.min(min, a[2 * i]);
+      int c = farHead[b];
+      for (int left = n; left > 0; left -= CHUNK) {
+        int base = 2 * (c << CHUNK_BITS);
+        for (int i = 0, k = Math.min(left, CHUNK); i < k; i++) {
+          min = Math.min(min, pool[base + 2 * i]);
+        }
+        c = chunkNext[c];
       }
       last = min;
-      for (int i = 0; i < n; i++) {
-        long t = a[2 * i];
-        if (t == min) {
-          appendToHeap(a, i, 1);
-        } else {
-          toFar(t, a[2 * i + 1]);
-        }
-      }
+      drainBucket(b, true);
     }
     heapify();
     touchSlots();
@@ -389,12 +452,6 @@ public final class EventQueue {
       acc += sl[STRIDE * slot] + sl[STRIDE * slot + 2] + (hd[slot] == null ? 1 : 0);
     }
     touchSink += acc;
-  }
-
-  private void appendToHeap(long[] a, int n) {
-    if (n > 0) {
-      appendToHeap(a, 0, n);
-    }
   }
 
   private void appendToHeap(long[] a, int from, int n) {
