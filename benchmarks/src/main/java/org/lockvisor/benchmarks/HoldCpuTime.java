@@ -7,7 +7,7 @@ import java.util.function.LongSupplier;
 
 /**
  * A cross-check of the JMH hold-model figures that a loaded machine disturbs less: it runs the
- * same benchmark bodies (engine, bare heap, packed heap, SSJ) round-robin in one JVM and divides
+ * same benchmark bodies (engine, bare heap, bare two-tier queue, packed heap, SSJ) round-robin in one JVM and divides
  * events by the thread's CPU time instead of wall time, so time lost to other processes while
  * this thread is descheduled is not counted (cache and memory-bandwidth contention still is).
  * Prints the median of the rounds after warm-up. Usage: {@code HoldCpuTime [rounds]}.
@@ -35,7 +35,7 @@ public final class HoldCpuTime {
     }
     int warmup = 5;
     ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-    String[] names = {"engine", "bare", "packed", "ssj"};
+    String[] names = {"engine", "bare", "tiered", "packed", "ssj"};
     for (int pending : new int[] {1_000, 100_000}) {
       LongSupplier[] bodies = new LongSupplier[names.length];
       EngineHoldBenchmark engine = new EngineHoldBenchmark();
@@ -48,16 +48,21 @@ public final class HoldCpuTime {
       bare.distribution = "exponential";
       bare.setUp();
       bodies[1] = bare::hold;
+      BareTieredBenchmark tiered = new BareTieredBenchmark();
+      tiered.pending = pending;
+      tiered.distribution = "exponential";
+      tiered.setUp();
+      bodies[2] = tiered::hold;
       PackedHeapBenchmark packed = new PackedHeapBenchmark();
       packed.pending = pending;
       packed.distribution = "exponential";
       packed.setUp();
-      bodies[2] = packed::hold;
+      bodies[3] = packed::hold;
       SsjHoldBenchmark ssj = new SsjHoldBenchmark();
       ssj.pending = pending;
       ssj.distribution = "exponential";
       ssj.setUp();
-      bodies[3] = () -> (long) ssj.hold();
+      bodies[4] = () -> (long) ssj.hold();
       double[][] rates = new double[names.length][rounds];
       long sink = 0;
       for (int r = 0; r < warmup + rounds; r++) {

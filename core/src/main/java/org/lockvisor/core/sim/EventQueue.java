@@ -32,6 +32,21 @@ import java.util.Arrays;
  *       times are unpredictable, so a branch there costs a misprediction per level. This needs
  *       times and keys in [0, 2^63), which {@link #push} enforces for times.
  * </ul>
+ *
+ * <p>A large set (more than {@code splitAt} heap nodes, 8192 by default) is split in two tiers so
+ * that the heap stays small enough for the first-level caches: the heap holds the events due at
+ * or before a bound {@code last}, and the later ones wait, unsorted, in up to 63 "far" buckets of
+ * a radix heap over time: bucket b holds the events whose time first differs from {@code last} in
+ * bit b, a block of 2^b ns just above {@code last}. A push after the bound is an append. When the
+ * heap runs out, the lowest non-empty bucket is moved into it whole if it is small (at most {@code
+ * nearTarget} nodes, 1024 by default; {@code last} becomes the end of its block), or else split on
+ * its least time into the lower buckets; when few far events remain, all go back into a single
+ * heap. Every event in the heap is earlier than every far one, and events due at the same time
+ * always share a tier, so the order is exactly the single heap's: (time, insertion sequence).
+ * Cancelled far nodes travel unchanged and are dropped when they reach the top of the heap. The
+ * buckets are lists of 256-node chunks drawn from one pool and returned to it when emptied, so
+ * the far tier's memory follows the number of far nodes. Each refill also reads the slot records
+ * of the events it brings into the heap, together ({@link #touchSlots()}).
  */
 public final class EventQueue {
 
@@ -58,6 +73,31 @@ public final class EventQueue {
   private int slotsUsed;
   private int live;
 
+  // Far tier (see the class comment). A bucket is a list of chunks of CHUNK (time, key) node
+  // pairs in one pool (chunk c at pool[2 * CHUNK * c]), filled in order: farSize[b] nodes from
+  // chunk farHead[b] on, linked by chunkNext, the last one farTail[b]. Emptied chunks return to a
+  // free list, so the pool holds about the number of far nodes plus one chunk per bucket. Bit b
+  // of farMask is set when bucket b is not empty. Heap nodes have times <= last, far nodes times
+  // > last; last == Long.MAX_VALUE means a single heap (no far tier).
+  private static final int FAR_BUCKETS = 63;
+  private static final int CHUNK_BITS = 8;
+  private static final int CHUNK = 1 << CHUNK_BITS;
+  private final int splitAt;
+  private final int nearTarget;
+  private long last = Long.MAX_VALUE;
+  private long[] pool = new long[0];
+  private int[] chunkNext = new int[0];
+  private int freeChunk = -1;
+  private int chunksMade;
+  private final int[] farHead = new int[FAR_BUCKETS];
+  private final int[] farTail = new int[FAR_BUCKETS];
+  private final int[] farSize = new int[FAR_BUCKETS];
+  private long farMask;
+  private int farCount;
+
+  /** Keeps {@link #touchSlots()}'s loads from being optimised away. */
+  private long touchSink;
+
   private long nextSeq;
   /** Tie-break salt (schedule exploration); 0 keeps insertion order. */
   private long tieSalt;
@@ -74,7 +114,20 @@ public final class EventQueue {
   }
 
   public EventQueue(int initialCapacity) {
+    this(initialCapacity, 8192, 1024);
+  }
+
+  /**
+   * With the tier thresholds given (for tests): the heap is split in two tiers when it grows past
+   * {@code splitAt} nodes, and a far bucket of at most {@code nearTarget} nodes moves into the
+   * heap whole.
+   */
+  EventQueue(int initialCapacity, int splitAt, int nearTarget) {
     checkArgument(initialCapacity > 0, "initialCapacity must be positive: %s", initialCapacity);
+    checkArgument(nearTarget > 0 && splitAt > nearTarget,
+        "need splitAt > nearTarget > 0: %s, %s", splitAt, nearTarget);
+    this.splitAt = splitAt;
+    this.nearTarget = nearTarget;
     heap = new long[2 * initialCapacity];
     handler = new EventHandler[initialCapacity];
     slots = new long[STRIDE * initialCapacity];
@@ -95,8 +148,7 @@ public final class EventQueue {
 
   /** Time of the earliest pending event; {@link Long#MAX_VALUE} when empty. */
   public long peekTime() {
-    dropStaleTop();
-    return nodes == 0 ? Long.MAX_VALUE : heap[0];
+    return ensureTop() ? heap[0] : Long.MAX_VALUE;
   }
 
   /** Adds an event at {@code time} (not negative) and returns its handle. */
@@ -117,7 +169,9 @@ public final class EventQueue {
     handler[slot] = h;
     live++;
     long key = (seq << SLOT_BITS) | slot;
-    if (nodes > 0 && isStale(heap[1])) {
+    if (time > last) {
+      toFar(time, key);
+    } else if (nodes > 0 && isStale(heap[1])) {
       // Replace top: the root is the event just popped (or a cancelled one).
       siftDown(0, time, key);
     } else {
@@ -125,6 +179,9 @@ public final class EventQueue {
         heap = Arrays.copyOf(heap, heap.length * 2);
       }
       siftUp(nodes++, time, key);
+      if (nodes > splitAt && last == Long.MAX_VALUE) {
+        split();
+      }
     }
     return ((long) gen << 32) | slot;
   }
@@ -164,8 +221,7 @@ public final class EventQueue {
    * #poppedHandler()}, {@link #poppedKind()} and {@link #poppedArg()}.
    */
   public void pop() {
-    dropStaleTop();
-    if (nodes == 0) {
+    if (!ensureTop()) {
       throw new IllegalStateException("pop on an empty event queue");
     }
     int slot = (int) (heap[1] & SLOT_MASK);
@@ -187,7 +243,8 @@ public final class EventQueue {
    * before pushing anything.
    */
   public void setTieBreakSalt(long salt) {
-    checkArgument(live == 0 && nodes == 0, "tie-break salt set on a non-empty queue");
+    checkArgument(live == 0 && nodes == 0 && farCount == 0,
+        "tie-break salt set on a non-empty queue");
     this.tieSalt = salt;
     this.tieMultiplier = (salt * 0x9E3779B97F4A7C15L) | 1;
   }
@@ -221,9 +278,199 @@ public final class EventQueue {
     return poppedArg;
   }
 
-  private void dropStaleTop() {
-    while (nodes > 0 && isStale(heap[1])) {
-      removeTop();
+  /**
+   * Drops stale roots and refills the heap from the far tier when it runs out; true when a live
+   * event is at the root.
+   */
+  private boolean ensureTop() {
+    while (true) {
+      while (nodes > 0 && isStale(heap[1])) {
+        removeTop();
+      }
+      if (nodes > 0) {
+        return true;
+      }
+      if (farCount == 0) {
+        return false;
+      }
+      refill();
+    }
+  }
+
+  /** Appends a node with {@code t > last} to its far bucket. */
+  private void toFar(long t, long key) {
+    int b = 63 - Long.numberOfLeadingZeros(t ^ last);
+    int n = farSize[b];
+    int c;
+    if ((n & (CHUNK - 1)) == 0) {
+      c = newChunk();
+      if (n == 0) {
+        farHead[b] = c;
+      } else {
+        chunkNext[farTail[b]] = c;
+      }
+      farTail[b] = c;
+    } else {
+      c = farTail[b];
+    }
+    int i = 2 * ((c << CHUNK_BITS) + (n & (CHUNK - 1)));
+    pool[i] = t;
+    pool[i + 1] = key;
+    farSize[b] = n + 1;
+    farMask |= 1L << b;
+    farCount++;
+  }
+
+  private int newChunk() {
+    int c = freeChunk;
+    if (c >= 0) {
+      freeChunk = chunkNext[c];
+      return c;
+    }
+    c = chunksMade++;
+    if (c == chunkNext.length) {
+      int n = Math.max(16, 2 * c);
+      chunkNext = Arrays.copyOf(chunkNext, n);
+      pool = Arrays.copyOf(pool, 2 * CHUNK * n);
+    }
+    return c;
+  }
+
+  /**
+   * Empties bucket b: moves its nodes into the heap ({@code split} false) or, for a split on
+   * {@code last}, those due at {@code last} into the heap and the others to lower buckets; each
+   * chunk returns to the free list once read.
+   */
+  private void drainBucket(int b, boolean split) {
+    int n = farSize[b];
+    int c = farHead[b];
+    farSize[b] = 0;
+    farMask &= ~(1L << b);
+    farCount -= n;
+    while (n > 0) {
+      int k = Math.min(n, CHUNK);
+      int base = 2 * (c << CHUNK_BITS);
+      if (!split) {
+        appendToHeap(pool, c << CHUNK_BITS, k);
+      } else {
+        long bound = last;
+        for (int i = 0; i < k; i++) {
+          long t = pool[base + 2 * i];
+          if (t == bound) {
+            appendToHeap(pool, (c << CHUNK_BITS) + i, 1);
+          } else {
+            toFar(t, pool[base + 2 * i + 1]);
+          }
+        }
+      }
+      n -= k;
+      int next = chunkNext[c];
+      chunkNext[c] = freeChunk;
+      freeChunk = c;
+      c = next;
+    }
+  }
+
+  /**
+   * Splits a single heap in two tiers: the nodes due at the root's time stay, the later ones go
+   * to the far buckets.
+   */
+  private void split() {
+    long[] h = heap;
+    int n = nodes;
+    if (h[0] == Long.MAX_VALUE) {
+      return; // every node is due at the end of time: nothing to move
+    }
+    last = h[0];
+    int kept = 0;
+    for (int i = 0; i < n; i++) {
+      long t = h[2 * i];
+      long key = h[2 * i + 1];
+      if (t <= last) {
+        h[2 * kept] = t;
+        h[2 * kept + 1] = key;
+        kept++;
+      } else {
+        toFar(t, key);
+      }
+    }
+    nodes = kept;
+    heapify();
+  }
+
+  /** Refills the empty heap from the lowest non-empty far bucket (see the class comment). */
+  private void refill() {
+    if (farCount <= nearTarget) {
+      // Few far events left: back to a single heap.
+      for (int b = 0; b < FAR_BUCKETS; b++) {
+        drainBucket(b, false);
+      }
+      last = Long.MAX_VALUE;
+      heapify();
+      touchSlots();
+      return;
+    }
+    int b = Long.numberOfTrailingZeros(farMask);
+    int n = farSize[b];
+    if (n <= nearTarget) {
+      // The whole block moves; the bound becomes its end (last with bits b..0 set: bit b of
+      // last is 0, and it keeps its bits above b, so no other far node changes bucket).
+      drainBucket(b, false);
+      last |= (2L << b) - 1;
+    } else {
+      // Split the block on its least time: nodes at that time go to the heap, the others to
+      // lower buckets (they share bits b and above with the new bound).
+      long min = Long.MAX_VALUE;
+      int c = farHead[b];
+      for (int left = n; left > 0; left -= CHUNK) {
+        int base = 2 * (c << CHUNK_BITS);
+        for (int i = 0, k = Math.min(left, CHUNK); i < k; i++) {
+          min = Math.min(min, pool[base + 2 * i]);
+        }
+        c = chunkNext[c];
+      }
+      last = min;
+      drainBucket(b, true);
+    }
+    heapify();
+    touchSlots();
+  }
+
+  /**
+   * Reads the slot record (both halves: a 32-byte record may straddle two cache lines) and the
+   * handler entry of every node now in the heap. These are the events of the next few hundred
+   * pops, scheduled long ago; their loads are independent, so the processor overlaps their cache
+   * misses here instead of taking them one at a time, each on the critical path of a pop.
+   */
+  private void touchSlots() {
+    long[] h = heap;
+    long[] sl = slots;
+    EventHandler[] hd = handler;
+    long acc = 0;
+    for (int i = 0; i < nodes; i++) {
+      int slot = (int) (h[2 * i + 1] & SLOT_MASK);
+      acc += sl[STRIDE * slot] + sl[STRIDE * slot + 2] + (hd[slot] == null ? 1 : 0);
+    }
+    touchSink += acc;
+  }
+
+  private void appendToHeap(long[] a, int from, int n) {
+    int need = 2 * (nodes + n);
+    if (need > heap.length) {
+      heap = Arrays.copyOf(heap, Math.max(need, 2 * heap.length));
+    }
+    System.arraycopy(a, 2 * from, heap, 2 * nodes, 2 * n);
+    nodes += n;
+  }
+
+  /** Floyd's bottom-up heap construction over nodes [0, nodes). */
+  private void heapify() {
+    if (nodes < 2) {
+      return;
+    }
+    long[] h = heap;
+    for (int i = (nodes - 2) >>> 2; i >= 0; i--) {
+      siftDown(i, h[2 * i], h[2 * i + 1]);
     }
   }
 

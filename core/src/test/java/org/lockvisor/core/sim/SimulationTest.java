@@ -126,6 +126,79 @@ class SimulationTest {
     assertThat(sim.fingerprint()).isEqualTo(fp);
   }
 
+  @Test
+  void fingerprint_manyPendingEvents_matchesIndependentReferenceEngine() {
+    // 20,000 pending events, past the size where the event queue splits into two tiers, with
+    // delays from ties to far-future ones and cancellations of pending events.
+    int pending = 20_000;
+    Simulation sim = new Simulation(5);
+    SplittableRandom r1 = new SplittableRandom(17);
+    EventHandler[] self = new EventHandler[1];
+    long[] handles = new long[64];
+    self[0] = (k, a) -> {
+      sim.schedule(delay(r1), self[0], k, a + 1);
+      int c = r1.nextInt(handles.length);
+      if (r1.nextInt(4) == 0) {
+        sim.cancel(handles[c]);
+        handles[c] = sim.schedule(delay(r1), self[0], k + 1_000_000, a);
+      }
+      if (sim.eventsProcessed() == 300_000) {
+        sim.stop();
+      }
+    };
+    for (int i = 0; i < pending; i++) {
+      sim.schedule(delay(r1), self[0], i, 0);
+    }
+    sim.runUntil(1L << 40);
+
+    record Ev(long time, long seq, int kind, long arg) {}
+    java.util.PriorityQueue<Ev> ref = new java.util.PriorityQueue<>(
+        (a, b) -> a.time() != b.time() ? Long.compare(a.time(), b.time()) : Long.compare(a.seq(), b.seq()));
+    java.util.Set<Long> cancelled = new java.util.HashSet<>();
+    long[] refHandles = new long[64];
+    java.util.Arrays.fill(refHandles, -1);
+    SplittableRandom r2 = new SplittableRandom(17);
+    long seq = 0;
+    for (int i = 0; i < pending; i++) {
+      ref.add(new Ev(delay(r2), seq++, i, 0));
+    }
+    long fp = 0x9E3779B97F4A7C15L;
+    long events = 0;
+    while (!ref.isEmpty() && ref.peek().time() <= (1L << 40) && events < 300_000) {
+      Ev e = ref.poll();
+      if (cancelled.remove(e.seq())) {
+        continue;
+      }
+      long now = e.time();
+      events++;
+      fp = Simulation.mix(fp ^ now) + (e.kind() * 0x9E3779B97F4A7C15L) + e.arg();
+      ref.add(new Ev(now + delay(r2), seq++, e.kind(), e.arg() + 1));
+      int c = r2.nextInt(refHandles.length);
+      if (r2.nextInt(4) == 0) {
+        if (refHandles[c] >= 0) {
+          cancelled.add(refHandles[c]);
+        }
+        refHandles[c] = seq;
+        ref.add(new Ev(now + delay(r2), seq++, e.kind() + 1_000_000, e.arg()));
+      }
+    }
+    assertThat(events).isEqualTo(300_000);
+    assertThat(sim.pendingEvents()).as("still past the split threshold").isGreaterThan(8192);
+    assertThat(sim.eventsProcessed()).isEqualTo(events);
+    assertThat(sim.fingerprint()).isEqualTo(fp);
+  }
+
+  /** Delays of mixed scales: ties, the hold model's 1 us mean, and rare far-future events. */
+  private static long delay(SplittableRandom r) {
+    int shape = r.nextInt(20);
+    if (shape < 4) {
+      return r.nextInt(3);
+    } else if (shape < 19) {
+      return (long) (-Math.log1p(-r.nextDouble()) * 1000);
+    }
+    return r.nextLong(1L << 36);
+  }
+
   /** A stochastic model: each event reschedules itself after a random delay from a named stream. */
   private static long stochasticRun(long seed) {
     Simulation sim = new Simulation(seed);
