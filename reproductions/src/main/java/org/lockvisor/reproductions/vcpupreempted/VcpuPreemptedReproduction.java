@@ -23,6 +23,7 @@ import org.lockvisor.experiment.UserInputException;
 import org.lockvisor.experiment.io.AtomicFiles;
 import org.lockvisor.experiment.report.PerfReport;
 import org.lockvisor.reproductions.support.Published;
+import org.lockvisor.reproductions.support.RunMeter;
 import org.lockvisor.reproductions.support.TextTable;
 import org.lockvisor.workloads.schedmessaging.SchedMessagingConfig;
 
@@ -103,11 +104,16 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     SchedMessagingConfig kvmBench = bench.withGroups(scale.kvmGroups());
     long limit = scale.limitNs();
     List<Callable<SchedMessagingRun.Outcome>> jobs = new ArrayList<>();
+    RunMeter meter = new RunMeter();
     for (long seed : SEEDS) {
-      jobs.add(() -> finished(SchedMessagingRun.run(ppc, false, ppcBench, seed, limit)));
-      jobs.add(() -> finished(SchedMessagingRun.run(ppc, true, ppcBench, seed, limit)));
-      jobs.add(() -> finished(SchedMessagingRun.run(kvm, false, kvmBench, seed, limit)));
-      jobs.add(() -> finished(SchedMessagingRun.run(kvm, true, kvmBench, seed, limit)));
+      jobs.add(() -> finished(measured(meter, ppc, false, seed,
+          () -> SchedMessagingRun.run(ppc, false, ppcBench, seed, limit))));
+      jobs.add(() -> finished(measured(meter, ppc, true, seed,
+          () -> SchedMessagingRun.run(ppc, true, ppcBench, seed, limit))));
+      jobs.add(() -> finished(measured(meter, kvm, false, seed,
+          () -> SchedMessagingRun.run(kvm, false, kvmBench, seed, limit))));
+      jobs.add(() -> finished(measured(meter, kvm, true, seed,
+          () -> SchedMessagingRun.run(kvm, true, kvmBench, seed, limit))));
     }
     List<SchedMessagingRun.Outcome> done = runAll(jobs);
     List<List<SchedMessagingRun.Outcome>> byVariant = List.of(new ArrayList<>(), new ArrayList<>(),
@@ -115,8 +121,14 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     for (int i = 0; i < done.size(); i++) {
       byVariant.get(i % 4).add(done.get(i));
     }
-    return judge(scale, bench, new Variant(byVariant.get(0)), new Variant(byVariant.get(1)),
-        new Variant(byVariant.get(2)), new Variant(byVariant.get(3)), options.outputDirectory().orElse(null));
+    return meter.attach(judge(scale, bench, new Variant(byVariant.get(0)), new Variant(byVariant.get(1)),
+        new Variant(byVariant.get(2)), new Variant(byVariant.get(3)), options.outputDirectory().orElse(null)));
+  }
+
+  private static SchedMessagingRun.Outcome measured(RunMeter meter, SchedMessagingRun.Platform platform,
+      boolean check, long seed, java.util.function.Supplier<SchedMessagingRun.Outcome> run) {
+    return meter.measure(platform.profile() + " " + (check ? "patched" : "baseline") + " seed " + seed, run,
+        SchedMessagingRun.Outcome::events, SchedMessagingRun.Outcome::simulatedNs);
   }
 
   /**

@@ -18,6 +18,7 @@ import org.lockvisor.experiment.ReproductionResult;
 import org.lockvisor.experiment.SimulationFailedException;
 import org.lockvisor.reproductions.support.Plot;
 import org.lockvisor.reproductions.support.Published;
+import org.lockvisor.reproductions.support.RunMeter;
 import org.lockvisor.reproductions.support.TextTable;
 
 /**
@@ -78,17 +79,20 @@ public final class VhostWakeupReproduction implements Reproduction {
     long warmup = options.quick() ? 150_000_000L : 250_000_000L;
     long measure = options.quick() ? 60_000_000L : 400_000_000L;
     Point[][] points = new Point[THREADS.length][2];
+    RunMeter meter = new RunMeter();
     for (int i = 0; i < THREADS.length; i++) {
-      points[i][0] = simulate(THREADS[i], WorkQueue.WAKE_INSIDE_LOCK, warmup, measure);
-      points[i][1] = simulate(THREADS[i], WorkQueue.WAKE_OUTSIDE_LOCK, warmup, measure);
+      points[i][0] = simulate(THREADS[i], WorkQueue.WAKE_INSIDE_LOCK, warmup, measure, meter);
+      points[i][1] = simulate(THREADS[i], WorkQueue.WAKE_OUTSIDE_LOCK, warmup, measure, meter);
     }
-    return judge(points, options, warmup, measure);
+    return meter.attach(judge(points, options, warmup, measure));
   }
 
-  static Point simulate(int threads, WorkQueue variant, long warmupNs, long measureNs) {
+  static Point simulate(int threads, WorkQueue variant, long warmupNs, long measureNs, RunMeter meter) {
     VhostScenario s;
     try {
-      s = new VhostScenario(SEED, GUEST_VCPUS, threads, variant).run(warmupNs, measureNs);
+      s = meter.measure(String.format("streams=%03d %s", threads, variant.option()),
+          () -> new VhostScenario(SEED, GUEST_VCPUS, threads, variant).run(warmupNs, measureNs),
+          x -> x.machine.sim().eventsProcessed(), x -> x.machine.sim().now());
     } catch (RuntimeException e) {
       throw new SimulationFailedException(
           "vhost-wakeup: simulation of " + threads + " streams with " + variant.option() + " failed: "

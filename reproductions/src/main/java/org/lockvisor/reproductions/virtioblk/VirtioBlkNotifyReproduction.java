@@ -20,6 +20,7 @@ import org.lockvisor.experiment.ReproductionOptions;
 import org.lockvisor.experiment.ReproductionResult;
 import org.lockvisor.reproductions.support.Plot;
 import org.lockvisor.reproductions.support.Published;
+import org.lockvisor.reproductions.support.RunMeter;
 import org.lockvisor.reproductions.support.TextTable;
 import org.lockvisor.workloads.fio.FioConfig;
 
@@ -119,25 +120,40 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
 
   static Point point(ArchProfile p, CostSource costs, int vcpus, int numjobs, Plan plan, double pubBase,
       double pubPatched) {
+    return point(p, costs, vcpus, numjobs, plan, pubBase, pubPatched, new RunMeter(), "");
+  }
+
+  static Point point(ArchProfile p, CostSource costs, int vcpus, int numjobs, Plan plan, double pubBase,
+      double pubPatched, RunMeter meter, String tag) {
     FioConfig fio = FioConfig.libaio(numjobs, "randread", IODEPTH);
-    Variant base = Variant.of(new NotifyScenario(p, costs, vcpus, NotifyMode.INSIDE_LOCK, fio, SEED)
-        .run(plan.warmupMs(), plan.measureMs()));
-    Variant patched = Variant.of(new NotifyScenario(p, costs, vcpus, NotifyMode.OUTSIDE_LOCK, fio, SEED)
-        .run(plan.warmupMs(), plan.measureMs()));
+    String label = tag + p.name() + " numjobs=" + numjobs + " ";
+    Variant base = Variant.of(meter.measure(label + "baseline",
+        () -> new NotifyScenario(p, costs, vcpus, NotifyMode.INSIDE_LOCK, fio, SEED)
+            .run(plan.warmupMs(), plan.measureMs()),
+        s -> s.machine.sim().eventsProcessed(), s -> s.machine.sim().now()));
+    Variant patched = Variant.of(meter.measure(label + "patched",
+        () -> new NotifyScenario(p, costs, vcpus, NotifyMode.OUTSIDE_LOCK, fio, SEED)
+            .run(plan.warmupMs(), plan.measureMs()),
+        s -> s.machine.sim().eventsProcessed(), s -> s.machine.sim().now()));
     return new Point(p.name(), numjobs, base, patched, pubBase, pubPatched);
   }
 
   /** The points of the reproduction: arm64 first, then x86 by numjobs. */
   static List<Point> runAll(Plan plan) {
+    return runAll(plan, new RunMeter());
+  }
+
+  /** {@link #runAll(Plan)}, each machine run measured by {@code meter}. */
+  static List<Point> runAll(Plan plan, RunMeter meter) {
     List<Point> points = new ArrayList<>();
     ArchProfile arm = ArchProfiles.byName("arm64-kvm");
     points.add(point(arm, CostSource.of(arm), ARM_VCPUS, ARM_NUMJOBS, plan, ARM_BASELINE_PUBLISHED,
-        ARM_PATCHED_PUBLISHED));
+        ARM_PATCHED_PUBLISHED, meter, ""));
     ArchProfile x86 = ArchProfiles.byName("x86_64-kvm");
     for (int nj : X86_NUMJOBS) {
       boolean published = nj == 2;
       points.add(point(x86, CostSource.of(x86), X86_VCPUS, nj, plan, published ? X86_NJ2_BASELINE_PUBLISHED : 0,
-          published ? X86_NJ2_PATCHED_PUBLISHED : 0));
+          published ? X86_NJ2_PATCHED_PUBLISHED : 0, meter, ""));
     }
     return points;
   }
@@ -170,7 +186,8 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
   @Override
   public ReproductionResult run(ReproductionOptions options) {
     Plan plan = plan(options.quick());
-    List<Point> points = runAll(plan);
+    RunMeter meter = new RunMeter();
+    List<Point> points = runAll(plan, meter);
     List<Band> bands = bands(points);
     boolean reproduced = bands.stream().allMatch(Band::ok);
     long passed = bands.stream().filter(Band::ok).count();
@@ -221,7 +238,7 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
     List<Map<String, Object>> sensitivity = new ArrayList<>();
     if (plan.sensitivity()) {
       report.add("");
-      report.addAll(sensitivity(plan, sensitivity));
+      report.addAll(sensitivity(plan, sensitivity, meter));
     }
     report.add("");
     report.add("Costs: every constant comes from the arm64-kvm and x86_64-kvm profiles (./lockvisor plugins "
@@ -293,7 +310,7 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
         arm.patched().iops() / 1e3, arm.ratio(), ARM_BASELINE_PUBLISHED / 1e3, ARM_PATCHED_PUBLISHED / 1e3,
         x2.baseline().iops() / 1e3, x2.patched().iops() / 1e3, x2.ratio(), X86_NJ2_BASELINE_PUBLISHED / 1e3,
         X86_NJ2_PATCHED_PUBLISHED / 1e3);
-    return ReproductionResult.of(NAME, reproduced, headline, report, metrics, data);
+    return meter.attach(ReproductionResult.of(NAME, reproduced, headline, report, metrics, data));
   }
 
   /**
@@ -306,7 +323,7 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
       CostKey.AIO_SUBMIT_PER_IO, 2_000.0, CostKey.AIO_REAP_PER_IO, 500.0, CostKey.BENCH_USER_PER_IO, 3_000.0,
       CostKey.EXIT_IO_KERNEL, 5_000.0};
 
-  private static List<String> sensitivity(Plan plan, List<Map<String, Object>> out) {
+  private static List<String> sensitivity(Plan plan, List<Map<String, Object>> out, RunMeter meter) {
     List<String> lines = new ArrayList<>();
     lines.add("Sensitivity (not used for the verdict): the least certain constants at the ends of the ranges "
         + "their profiles state.");
@@ -324,7 +341,9 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
         {x86, X86_VCPUS, 2, GUEST_HEAVY_X86},
         {x86, X86_VCPUS, 4, GUEST_HEAVY_X86},
     };
+    int index = 0;
     for (Object[] c : cases) {
+      index++;
       ArchProfile p = (ArchProfile) c[0];
       Object[] kv = (Object[]) c[3];
       List<Cost> overrides = new ArrayList<>();
@@ -336,7 +355,7 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
         label.append(label.length() == 0 ? "" : ", ").append(key.name()).append('=').append(Math.round(v));
       }
       CostSource costs = CostSource.of(p.name() + "+sensitivity", p.costs().with(overrides));
-      Point pt = point(p, costs, (Integer) c[1], (Integer) c[2], plan, 0, 0);
+      Point pt = point(p, costs, (Integer) c[1], (Integer) c[2], plan, 0, 0, meter, "sensitivity " + index + " ");
       t.row(p.name(), pt.numjobs(), label.toString(), Math.round(pt.baseline().iops()),
           Math.round(pt.patched().iops()), TextTable.f("%.2f", pt.ratio()));
       Map<String, Object> m = new LinkedHashMap<>();
