@@ -5,6 +5,7 @@ import java.util.EnumSet;
 import org.lockvisor.locking.spi.LockCosts;
 import org.lockvisor.locking.spi.LockMode;
 import org.lockvisor.machine.Kernel;
+import org.lockvisor.machine.MachineTrace;
 import org.lockvisor.machine.Op;
 import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
@@ -470,7 +471,9 @@ final class XaddRwsem extends BaseLock {
             }
             readers--;
             stats.released(now() - n.acquiredAt);
-            machine.trace().onLockHeld(t, name, n.acquiredAt, now());
+            if (MachineTrace.HOOKS) {
+              machine.trace().onLockHeld(t, name, n.acquiredAt, now());
+            }
           }
           pokeSpinner();
           long cost = rmw(t);
