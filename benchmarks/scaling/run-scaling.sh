@@ -5,6 +5,7 @@
 # the JVM's user + system CPU time and peak RSS (GNU time), the largest heap after a GC (the
 # live set, from -Xlog:gc) and the load average at the start. CPU time is the figure to read on a
 # shared machine. Plot it with ScalingPlot (see docs/performance.md). Needs cli/target/lockvisor.jar.
+# AXES="tasks" (or any of simulated_s vcpus tasks) runs only those axes.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 jar="${LOCKVISOR_JAR:-$root/cli/target/lockvisor.jar}"
@@ -39,12 +40,22 @@ PY
 
 iperf="$root/examples/experiments/scale-32vcpu-256streams.yaml"
 messaging="$root/examples/experiments/scale-sched-messaging.yaml"
-for d in 250ms 500ms 1s 2s; do
-  point simulated_s "$(python3 -c "print({'250ms':0.25,'500ms':0.5,'1s':1,'2s':2}['$d'])")" "$iperf" --set duration=$d
-done
-for v in 4 8 16 32 64; do
-  point vcpus "$v" "$iperf" --set duration=250ms --set vms[0].vcpus=$v --set host.cpus=$((v / 2))
-done
-for g in 5 25 100 200 400; do
-  point tasks "$((g * 40))" "$messaging" --set vms[0].workloads[0].options.groups=$g
-done
+axes="${AXES:-simulated_s vcpus tasks}"
+if [[ " $axes " == *" simulated_s "* ]]; then
+  for d in 250ms 500ms 1s 2s; do
+    point simulated_s "$(python3 -c "print({'250ms':0.25,'500ms':0.5,'1s':1,'2s':2}['$d'])")" "$iperf" --set duration=$d
+  done
+fi
+if [[ " $axes " == *" vcpus "* ]]; then
+  for v in 4 8 16 32 64; do
+    point vcpus "$v" "$iperf" --set duration=250ms --set vms[0].vcpus=$v --set host.cpus=$((v / 2))
+  done
+fi
+if [[ " $axes " == *" tasks "* ]]; then
+  # 10 messages per pair, so that every point runs the whole benchmark (fork, messaging, exit,
+  # reaping) within the 2 s simulated
+  for g in 5 25 50 100 200; do
+    point tasks "$((g * 40))" "$messaging" --set duration=2s --set vms[0].workloads[0].options.groups=$g \
+      --set vms[0].workloads[0].options.loops=10
+  done
+fi
