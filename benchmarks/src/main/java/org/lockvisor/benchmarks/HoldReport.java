@@ -48,7 +48,8 @@ public final class HoldReport {
           .include(SsjHoldBenchmark.class.getName())
           .include(LockHandoffBenchmark.class.getName());
     }
-    Collection<RunResult> results = new Runner(options.build()).run();
+    boolean onlyQuick = userIncludes && commandLine.getIncludes().stream().allMatch(i -> i.contains("Quick"));
+    Collection<RunResult> results = onlyQuick ? List.of() : new Runner(options.build()).run();
     // Phase 2: the reproductions' quick scenarios, one machine run (0.2 - 5 s) per invocation, so
     // longer iterations; run when no benchmark was named or a named one is a QuickBenchmark.
     Collection<RunResult> runs = List.of();
