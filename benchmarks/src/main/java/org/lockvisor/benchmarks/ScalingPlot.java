@@ -16,9 +16,9 @@ import org.knowm.xchart.style.Styler;
 /**
  * Draws the scaling study of docs/performance.md from the CSV of {@code
  * benchmarks/scaling/run-scaling.sh}: one chart per axis (simulated seconds, vCPUs, tasks), each
- * with the JVM's CPU seconds (user + system, start-up and JIT included) on the left axis and the
- * peak RSS and largest live heap (MB) on the right axis, side by side in one PNG. Wall time is in
- * the CSV but not drawn: on a shared machine it measures the neighbours.
+ * with the JVM's CPU seconds (user + system, start-up and JIT included) and the run's wall seconds
+ * (from result.json; meaningful only on a quiet machine) on the left axis and the peak RSS and
+ * largest live heap (MB) on the right axis, side by side in one PNG.
  *
  * <p>Usage: {@code java -cp benchmarks.jar org.lockvisor.benchmarks.ScalingPlot CSV OUT.png}.
  */
@@ -50,6 +50,7 @@ public final class ScalingPlot {
     int axis = header.indexOf("axis");
     int x = header.indexOf("x");
     int cpu = header.indexOf("jvm_cpu_s");
+    int wall = header.indexOf("run_wall_ns");
     int rss = header.indexOf("max_rss_mb");
     int live = header.indexOf("max_live_heap_mb");
     List<XYChart> charts = new ArrayList<>();
@@ -63,13 +64,14 @@ public final class ScalingPlot {
       chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
       chart.getStyler().setChartTitleVisible(false);
       chart.getStyler().setAxisTitleFont(chart.getStyler().getAxisTitleFont().deriveFont(11f));
-      chart.setYAxisGroupTitle(0, "JVM CPU seconds");
+      chart.setYAxisGroupTitle(0, "seconds");
       chart.setYAxisGroupTitle(1, "MB");
       chart.getStyler().setYAxisGroupPosition(1, Styler.YAxisPosition.Right);
       chart.getStyler().setYAxisMin(0, 0.0);
       chart.getStyler().setYAxisMin(1, 0.0);
       double[] xs = column(points, x, 1);
       chart.addSeries("JVM CPU s", xs, column(points, cpu, 1));
+      chart.addSeries("run wall s", xs, column(points, wall, 1e-9));
       XYSeries r = chart.addSeries("peak RSS MB", xs, column(points, rss, 1));
       r.setYAxisGroup(1);
       XYSeries h = chart.addSeries("live heap MB", xs, column(points, live, 1));
