@@ -347,7 +347,9 @@ public final class Cpu implements EventHandler {
     if (next != idle && tickHandle == EventQueue.NO_EVENT) {
       kernel.armTick(this);
     }
-    machine.trace().onSwitch(this, prev, next);
+    if (MachineTrace.HOOKS) {
+      machine.trace().onSwitch(this, prev, next);
+    }
   }
 
   private void armSwitch() {

@@ -210,7 +210,9 @@ public final class Kernel {
     if (target.current == target.idle || scheduler.wakeupPreempt(target, target.current, t)) {
       target.reschedule();
     }
-    machine.trace().onWake(t, target);
+    if (MachineTrace.HOOKS) {
+      machine.trace().onWake(t, target);
+    }
   }
 
   /** The CPU a waking task goes to, honouring its pinning. */

@@ -93,6 +93,16 @@ public final class Machine {
     return ImmutableList.copyOf(cpus);
   }
 
+  /** Number of CPUs, physical and virtual (ids 0 to count - 1); no copy, unlike {@link #cpus}. */
+  public int cpuCount() {
+    return cpus.size();
+  }
+
+  /** Number of tasks ever created (ids 0 to count - 1); no copy, unlike {@link #tasks}. */
+  public int taskCount() {
+    return tasks.size();
+  }
+
   public Cpu cpuById(int id) {
     return cpus.get(id);
   }

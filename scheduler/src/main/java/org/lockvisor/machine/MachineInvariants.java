@@ -14,6 +14,10 @@ import org.lockvisor.core.sim.EventObserver;
 public final class MachineInvariants implements EventObserver {
   private final Machine machine;
   private final List<Check> extra = new ArrayList<>();
+  private long[] currentOnCheck = new long[0];
+  private int[] currentOn = new int[0];
+  private Kernel[] kernels = new Kernel[0];
+  private int kernelsAtCpus = -1;
   private long checks;
 
   /** An extra invariant; returns null when it holds, else a description of the violation. */
@@ -50,11 +54,20 @@ public final class MachineInvariants implements EventObserver {
   public void check() {
     checks++;
     long now = machine.sim().now();
-    List<Cpu> cpus = machine.cpus();
-    int taskCount = machine.tasks().size();
-    int[] currentOn = new int[taskCount];
-    java.util.Arrays.fill(currentOn, -1);
-    for (Cpu c : cpus) {
+    // Allocation-free: runs after every event in invariant mode. A task seen current in this
+    // check carries this check's number in currentOnCheck (no clearing per check).
+    int cpuCount = machine.cpuCount();
+    int taskCount = machine.taskCount();
+    if (currentOnCheck.length < taskCount) {
+      currentOnCheck = java.util.Arrays.copyOf(currentOnCheck, Math.max(taskCount, 2 * currentOnCheck.length));
+      currentOn = java.util.Arrays.copyOf(currentOn, currentOnCheck.length);
+    }
+    if (cpuCount != kernelsAtCpus) {
+      kernels = kernels().toArray(new Kernel[0]);
+      kernelsAtCpus = cpuCount;
+    }
+    for (int i = 0; i < cpuCount; i++) {
+      Cpu c = machine.cpuById(i);
       Task cur = c.current;
       if (cur == null) {
         fail(now, c + " has no current task");
@@ -62,9 +75,10 @@ public final class MachineInvariants implements EventObserver {
       if (cur.cpu != c) {
         fail(now, c + " runs " + cur + " whose cpu is " + cur.cpu);
       }
-      if (currentOn[cur.id] >= 0) {
+      if (currentOnCheck[cur.id] == checks) {
         fail(now, cur + " is current on " + machine.cpuById(currentOn[cur.id]) + " and " + c);
       }
+      currentOnCheck[cur.id] = checks;
       currentOn[cur.id] = c.id;
       if (cur.state == TaskState.DEAD) {
         fail(now, c + " runs dead task " + cur);
@@ -78,14 +92,16 @@ public final class MachineInvariants implements EventObserver {
         }
       }
     }
-    for (Kernel k : kernels()) {
+    for (Kernel k : kernels) {
       int queued = 0;
-      for (Cpu c : k.cpus) {
+      for (int i = 0, n = k.cpus.size(); i < n; i++) {
+        Cpu c = k.cpus.get(i);
         queued += k.scheduler.runnable(c) + k.scheduler.throttled(c);
       }
       int onRq = 0;
       int currentOnRq = 0;
-      for (Task t : k.tasks) {
+      for (int i = 0, n = k.tasks.size(); i < n; i++) {
+        Task t = k.tasks.get(i);
         if (t.onRq) {
           onRq++;
           if (t.onCpu()) {
@@ -99,14 +115,15 @@ public final class MachineInvariants implements EventObserver {
       }
     }
     machine.syncAccounting();
-    for (Cpu c : machine.host().cpus) {
+    for (int i = 0, n = machine.host().cpus.size(); i < n; i++) {
+      Cpu c = machine.host().cpus.get(i);
       long charged = machine.account().cpuTotal(c.id);
       if (charged != now) {
         fail(now, c + " has " + charged + " ns charged after " + now + " ns: time lost or double-counted");
       }
     }
-    for (Check x : extra) {
-      String v = x.violation();
+    for (int i = 0, n = extra.size(); i < n; i++) {
+      String v = extra.get(i).violation();
       if (v != null) {
         fail(now, v);
       }

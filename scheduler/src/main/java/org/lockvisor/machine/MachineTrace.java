@@ -5,6 +5,14 @@ public interface MachineTrace {
 
   MachineTrace NONE = new MachineTrace() {};
 
+  /**
+   * Whether the machine calls these hooks at all. Always true, except with {@code
+   * -Dlockvisor.trace.hooks=false}, which exists only to measure what the hooks cost while no trace
+   * is installed (the JIT folds this constant and drops the calls; a trace installed then records
+   * nothing). See docs/performance.md.
+   */
+  boolean HOOKS = !"false".equals(System.getProperty("lockvisor.trace.hooks"));
+
   default void onSwitch(Cpu cpu, Task prev, Task next) {}
 
   default void onWake(Task task, Cpu target) {}

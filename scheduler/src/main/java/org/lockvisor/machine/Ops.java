@@ -475,7 +475,9 @@ public final class Ops {
           t.scratch = 0;
           t.scratchObject = null;
           k.ipisSent++;
-          t.machine.trace().onIpi(t.cpu, dest);
+          if (MachineTrace.HOOKS) {
+            t.machine.trace().onIpi(t.cpu, dest);
+          }
           if (queuedIpi) {
             dest.raiseInterrupt(k.reschedIpiHandler());
           }

@@ -604,7 +604,9 @@ public class Task implements EventHandler {
     spinCondition = null;
     activity = Activity.NONE;
     cpu.chargeNothing();
-    machine.trace().onSpin(this, spinSymbol, spinStartedAt, machine.sim().now());
+    if (MachineTrace.HOOKS) {
+      machine.trace().onSpin(this, spinSymbol, spinStartedAt, machine.sim().now());
+    }
   }
 
   /** The stack charged for the current activity (-1 for none). */

@@ -207,7 +207,9 @@ public final class VcpuTask extends Task {
 
   private void recordExit(String reason, long ns) {
     exits.computeIfAbsent(reason, r -> new ExitStats()).record(ns);
-    machine.trace().onExit(this, reason, exitStart, ns);
+    if (MachineTrace.HOOKS) {
+      machine.trace().onExit(this, reason, exitStart, ns);
+    }
   }
 
   /** Count and duration of one exit reason. */

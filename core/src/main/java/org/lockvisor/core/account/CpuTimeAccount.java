@@ -52,6 +52,14 @@ public final class CpuTimeAccount {
     return detail.get(key(cpu, thread, stack), 0);
   }
 
+  /**
+   * Number of (cpu, thread, stack) entries charged so far; it only grows, so a reader that
+   * classified every entry can skip a new {@link #forEach} while it is unchanged.
+   */
+  public int entries() {
+    return detail.size();
+  }
+
   /** Visits every (cpu, thread, stack, ns) entry. */
   public void forEach(EntryVisitor visitor) {
     detail.forEach((k, v) -> visitor.visit(cpuOf(k), threadOf(k), stackOf(k), v));

@@ -13,6 +13,7 @@ import org.lockvisor.locking.spi.LockStats;
 import org.lockvisor.machine.Cpu;
 import org.lockvisor.machine.Kernel;
 import org.lockvisor.machine.Machine;
+import org.lockvisor.machine.MachineTrace;
 import org.lockvisor.machine.Op;
 import org.lockvisor.machine.Task;
 import org.lockvisor.machine.VcpuTask;
@@ -157,7 +158,9 @@ abstract class BaseLock implements KernelLock {
     checkState(owner == t, "%s: %s releases a lock held by %s", name, t, owner);
     accountHolder();
     stats.released(now() - acquiredAt);
-    machine.trace().onLockHeld(t, name, acquiredAt, now());
+    if (MachineTrace.HOOKS) {
+      machine.trace().onLockHeld(t, name, acquiredAt, now());
+    }
     // The steal clock of the holder's vCPU advanced by the time that vCPU was runnable but not
     // running on the host during the hold. A spinlock holder cannot migrate; a sleeping-lock
     // holder that moved to another vCPU is not counted (its old vCPU's steal is not its own).

@@ -5,6 +5,7 @@ import java.util.EnumSet;
 import org.lockvisor.locking.spi.LockCosts;
 import org.lockvisor.locking.spi.LockMode;
 import org.lockvisor.machine.Kernel;
+import org.lockvisor.machine.MachineTrace;
 import org.lockvisor.machine.Op;
 import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
@@ -92,7 +93,19 @@ final class XaddRwsem extends BaseLock {
     long waitStart;
     long acquiredAt;
     Task spinOwner;
-    final ArrayDeque<Task> wakeQ = new ArrayDeque<>(4);
+    /** Tasks this task will wake after the unlock; created on first use (most nodes never wake). */
+    private ArrayDeque<Task> wakeQ;
+
+    ArrayDeque<Task> wakeQ() {
+      if (wakeQ == null) {
+        wakeQ = new ArrayDeque<>(4);
+      }
+      return wakeQ;
+    }
+
+    boolean hasWakes() {
+      return wakeQ != null && !wakeQ.isEmpty();
+    }
   }
 
   XaddRwsem(String name, Kernel kernel, LockCosts costs, boolean vcpuCheck, boolean optimisticSpin,
@@ -118,8 +131,8 @@ final class XaddRwsem extends BaseLock {
         .call(Program.named("rwsem_down_read_failed").op(new ReadSlowOp()).build())
         .build();
     this.wakeQ = Program.named("wake_up_q")
-        .loopWhile(t -> !nodes.get(t).wakeQ.isEmpty(),
-            Program.named("wake_up_q").op(Ops.wake(t -> nodes.get(t).wakeQ.poll())).build())
+        .loopWhile(t -> nodes.get(t).hasWakes(),
+            Program.named("wake_up_q").op(Ops.wake(t -> nodes.get(t).wakeQ().poll())).build())
         .build();
     this.wakePath = Program.named("rwsem_wake").op(new WakeOp()).build();
   }
@@ -413,7 +426,7 @@ final class XaddRwsem extends BaseLock {
             waitList.addLast(t);
             // no active holder, or no active writer and we are the first waiter: wake the front
             if (noActiveHolder() || (owner == null && first)) {
-              markWake(n.wakeQ);
+              markWake(n.wakeQ());
             }
             n.step = R_UNLOCK;
           }
@@ -422,7 +435,7 @@ final class XaddRwsem extends BaseLock {
               return AGAIN;
             }
             n.step = R_WAKE;
-            if (!n.wakeQ.isEmpty()) {
+            if (n.hasWakes()) {
               t.call(wakeQ);
               return AGAIN;
             }
@@ -470,7 +483,9 @@ final class XaddRwsem extends BaseLock {
             }
             readers--;
             stats.released(now() - n.acquiredAt);
-            machine.trace().onLockHeld(t, name, n.acquiredAt, now());
+            if (MachineTrace.HOOKS) {
+              machine.trace().onLockHeld(t, name, n.acquiredAt, now());
+            }
           }
           pokeSpinner();
           long cost = rmw(t);
@@ -509,7 +524,7 @@ final class XaddRwsem extends BaseLock {
             if (n.wakeInline.run(waitLockIrqsave, t) == AGAIN) {
               return AGAIN;
             }
-            int woken = markWake(n.wakeQ);
+            int woken = markWake(n.wakeQ());
             n.wakeStep = W_UNLOCK;
             if (woken > 0) {
               t.startWork(costs.atomicNs() * woken, symMarkWake, false);
@@ -521,7 +536,7 @@ final class XaddRwsem extends BaseLock {
               return AGAIN;
             }
             n.wakeStep = W_END;
-            if (!n.wakeQ.isEmpty()) {
+            if (n.hasWakes()) {
               t.call(wakeQ);
               return AGAIN;
             }

@@ -25,6 +25,7 @@ import org.lockvisor.experiment.io.AtomicFiles;
 import org.lockvisor.experiment.report.PerfReport;
 import org.lockvisor.experiment.report.RunCapture;
 import org.lockvisor.reproductions.support.Published;
+import org.lockvisor.reproductions.support.RunMeter;
 import org.lockvisor.reproductions.support.TextTable;
 import org.lockvisor.workloads.schedmessaging.SchedMessagingConfig;
 
@@ -107,11 +108,12 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     List<Callable<SchedMessagingRun.Outcome>> jobs = new ArrayList<>();
     ReproductionRuns runs = options.runs();
     runs.planned(4 * SEEDS.size());
+    RunMeter meter = new RunMeter();
     for (long seed : SEEDS) {
-      jobs.add(() -> job(ppc, false, ppcBench, seed, limit, runs));
-      jobs.add(() -> job(ppc, true, ppcBench, seed, limit, runs));
-      jobs.add(() -> job(kvm, false, kvmBench, seed, limit, runs));
-      jobs.add(() -> job(kvm, true, kvmBench, seed, limit, runs));
+      jobs.add(() -> job(ppc, false, ppcBench, seed, limit, runs, meter));
+      jobs.add(() -> job(ppc, true, ppcBench, seed, limit, runs, meter));
+      jobs.add(() -> job(kvm, false, kvmBench, seed, limit, runs, meter));
+      jobs.add(() -> job(kvm, true, kvmBench, seed, limit, runs, meter));
     }
     List<SchedMessagingRun.Outcome> done = runAll(jobs);
     List<List<SchedMessagingRun.Outcome>> byVariant = List.of(new ArrayList<>(), new ArrayList<>(),
@@ -119,8 +121,14 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     for (int i = 0; i < done.size(); i++) {
       byVariant.get(i % 4).add(done.get(i));
     }
-    return judge(scale, bench, new Variant(byVariant.get(0)), new Variant(byVariant.get(1)),
-        new Variant(byVariant.get(2)), new Variant(byVariant.get(3)), options.outputDirectory().orElse(null));
+    return meter.attach(judge(scale, bench, new Variant(byVariant.get(0)), new Variant(byVariant.get(1)),
+        new Variant(byVariant.get(2)), new Variant(byVariant.get(3)), options.outputDirectory().orElse(null)));
+  }
+
+  private static SchedMessagingRun.Outcome measured(RunMeter meter, SchedMessagingRun.Platform platform,
+      boolean check, long seed, java.util.function.Supplier<SchedMessagingRun.Outcome> run) {
+    return meter.measure(platform.profile() + " " + (check ? "patched" : "baseline") + " seed " + seed, run,
+        SchedMessagingRun.Outcome::events, SchedMessagingRun.Outcome::simulatedNs);
   }
 
   /**
@@ -158,7 +166,7 @@ public final class VcpuPreemptedReproduction implements Reproduction {
    * or {@code -patched-} (check on), captured when {@code runs} asks.
    */
   private static SchedMessagingRun.Outcome job(SchedMessagingRun.Platform platform, boolean check,
-      SchedMessagingConfig bench, long seed, long limit, ReproductionRuns runs) {
+      SchedMessagingConfig bench, long seed, long limit, ReproductionRuns runs, RunMeter meter) {
     String row = platform.profile() + "-groups" + bench.groups();
     String label = row + (check ? "-patched" : "-baseline") + "-seed" + seed;
     RunCapture capture = null;
@@ -173,7 +181,9 @@ public final class VcpuPreemptedReproduction implements Reproduction {
       capture = new RunCapture(NAME, label, check ? "patched" : "baseline", platform.profile(), seed, config)
           .baseline(check ? row + "-baseline-seed" + seed : null);
     }
-    SchedMessagingRun.Outcome o = finished(SchedMessagingRun.run(platform, check, bench, seed, limit, capture));
+    RunCapture captured = capture;
+    SchedMessagingRun.Outcome o = finished(measured(meter, platform, check, seed,
+        () -> SchedMessagingRun.run(platform, check, bench, seed, limit, captured)));
     runs.done(label, capture);
     return o;
   }

@@ -20,6 +20,7 @@ import org.lockvisor.experiment.SimulationFailedException;
 import org.lockvisor.experiment.report.RunCapture;
 import org.lockvisor.reproductions.support.Plot;
 import org.lockvisor.reproductions.support.Published;
+import org.lockvisor.reproductions.support.RunMeter;
 import org.lockvisor.reproductions.support.TextTable;
 
 /**
@@ -82,22 +83,24 @@ public final class VhostWakeupReproduction implements Reproduction {
     Point[][] points = new Point[THREADS.length][2];
     ReproductionRuns runs = options.runs();
     runs.planned(2 * THREADS.length);
+    RunMeter meter = new RunMeter();
     for (int i = 0; i < THREADS.length; i++) {
-      points[i][0] = simulate(THREADS[i], WorkQueue.WAKE_INSIDE_LOCK, warmup, measure, runs);
-      points[i][1] = simulate(THREADS[i], WorkQueue.WAKE_OUTSIDE_LOCK, warmup, measure, runs);
+      points[i][0] = simulate(THREADS[i], WorkQueue.WAKE_INSIDE_LOCK, warmup, measure, runs, meter);
+      points[i][1] = simulate(THREADS[i], WorkQueue.WAKE_OUTSIDE_LOCK, warmup, measure, runs, meter);
     }
-    return judge(points, options, warmup, measure);
+    return meter.attach(judge(points, options, warmup, measure));
   }
 
   static Point simulate(int threads, WorkQueue variant, long warmupNs, long measureNs) {
-    return simulate(threads, variant, warmupNs, measureNs, ReproductionRuns.NONE);
+    return simulate(threads, variant, warmupNs, measureNs, ReproductionRuns.NONE, new RunMeter());
   }
 
   /**
    * One run, reported to {@code runs} as {@code x86_64-kvm-streams<N>-baseline} (wake inside the
    * lock) or {@code -patched} (wake outside), captured when {@code runs} asks.
    */
-  static Point simulate(int threads, WorkQueue variant, long warmupNs, long measureNs, ReproductionRuns runs) {
+  static Point simulate(int threads, WorkQueue variant, long warmupNs, long measureNs, ReproductionRuns runs,
+      RunMeter meter) {
     String row = VhostScenario.PROFILE + "-streams" + threads;
     String name = variant == WorkQueue.WAKE_INSIDE_LOCK ? "baseline"
         : variant == WorkQueue.WAKE_OUTSIDE_LOCK ? "patched" : variant.option();
@@ -115,7 +118,10 @@ public final class VhostWakeupReproduction implements Reproduction {
     }
     VhostScenario s;
     try {
-      s = new VhostScenario(SEED, GUEST_VCPUS, threads, variant, capture).run(warmupNs, measureNs);
+      RunCapture captured = capture;
+      s = meter.measure(String.format("streams=%03d %s", threads, variant.option()),
+          () -> new VhostScenario(SEED, GUEST_VCPUS, threads, variant, captured).run(warmupNs, measureNs),
+          x -> x.machine.sim().eventsProcessed(), x -> x.machine.sim().now());
     } catch (RuntimeException e) {
       throw new SimulationFailedException(
           "vhost-wakeup: simulation of " + threads + " streams with " + variant.option() + " failed: "

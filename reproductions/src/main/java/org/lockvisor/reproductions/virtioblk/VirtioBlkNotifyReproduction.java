@@ -24,6 +24,7 @@ import org.lockvisor.experiment.ReproductionRuns;
 import org.lockvisor.experiment.report.RunCapture;
 import org.lockvisor.reproductions.support.Plot;
 import org.lockvisor.reproductions.support.Published;
+import org.lockvisor.reproductions.support.RunMeter;
 import org.lockvisor.reproductions.support.TextTable;
 import org.lockvisor.workloads.fio.FioConfig;
 
@@ -126,23 +127,29 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
     return point(p, costs, vcpus, numjobs, plan, pubBase, pubPatched, ReproductionRuns.NONE, "");
   }
 
+  static Point point(ArchProfile p, CostSource costs, int vcpus, int numjobs, Plan plan, double pubBase,
+      double pubPatched, ReproductionRuns runs, String tag) {
+    return point(p, costs, vcpus, numjobs, plan, pubBase, pubPatched, runs, new RunMeter(), tag);
+  }
+
   /**
    * Both variants of one point, each reported to {@code runs} as {@code
    * <arch>-numjobs<N><tag>-baseline} and {@code ...-patched} (captured when {@code runs} asks).
    */
   static Point point(ArchProfile p, CostSource costs, int vcpus, int numjobs, Plan plan, double pubBase,
-      double pubPatched, ReproductionRuns runs, String tag) {
+      double pubPatched, ReproductionRuns runs, RunMeter meter, String tag) {
     FioConfig fio = FioConfig.libaio(numjobs, "randread", IODEPTH);
     String row = p.name() + "-numjobs" + numjobs + tag;
-    Variant base = Variant.of(scenario(p, costs, vcpus, NotifyMode.INSIDE_LOCK, fio, plan, runs, row, "baseline",
+    Variant base = Variant.of(scenario(p, costs, vcpus, NotifyMode.INSIDE_LOCK, fio, plan, runs, meter, row, "baseline",
         costs.arch(), null));
-    Variant patched = Variant.of(scenario(p, costs, vcpus, NotifyMode.OUTSIDE_LOCK, fio, plan, runs, row, "patched",
+    Variant patched = Variant.of(scenario(p, costs, vcpus, NotifyMode.OUTSIDE_LOCK, fio, plan, runs, meter, row, "patched",
         costs.arch(), row + "-baseline"));
     return new Point(p.name(), numjobs, base, patched, pubBase, pubPatched);
   }
 
   private static NotifyScenario scenario(ArchProfile p, CostSource costs, int vcpus, NotifyMode mode, FioConfig fio,
-      Plan plan, ReproductionRuns runs, String row, String variant, String costTable, String baseline) {
+      Plan plan, ReproductionRuns runs, RunMeter meter, String row, String variant, String costTable,
+      String baseline) {
     String label = row + "-" + variant;
     RunCapture capture = null;
     if (runs.capturing()) {
@@ -156,27 +163,30 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
       config.put("measure_ms", plan.measureMs());
       capture = new RunCapture(NAME, label, variant, p.name(), SEED, config).baseline(baseline);
     }
-    NotifyScenario s = new NotifyScenario(p, costs, vcpus, mode, fio, SEED, capture)
-        .run(plan.warmupMs(), plan.measureMs());
+    RunCapture captured = capture;
+    NotifyScenario s = meter.measure(label,
+        () -> new NotifyScenario(p, costs, vcpus, mode, fio, SEED, captured).run(plan.warmupMs(), plan.measureMs()),
+        x -> x.machine.sim().eventsProcessed(), x -> x.machine.sim().now());
     runs.done(label, capture);
     return s;
   }
 
   /** The points of the reproduction: arm64 first, then x86 by numjobs. */
   static List<Point> runAll(Plan plan) {
-    return runAll(plan, ReproductionRuns.NONE);
+    return runAll(plan, ReproductionRuns.NONE, new RunMeter());
   }
 
-  static List<Point> runAll(Plan plan, ReproductionRuns runs) {
+  /** {@link #runAll(Plan)}, each run reported to {@code runs} and measured by {@code meter}. */
+  static List<Point> runAll(Plan plan, ReproductionRuns runs, RunMeter meter) {
     List<Point> points = new ArrayList<>();
     ArchProfile arm = ArchProfiles.byName("arm64-kvm");
     points.add(point(arm, CostSource.of(arm), ARM_VCPUS, ARM_NUMJOBS, plan, ARM_BASELINE_PUBLISHED,
-        ARM_PATCHED_PUBLISHED, runs, ""));
+        ARM_PATCHED_PUBLISHED, runs, meter, ""));
     ArchProfile x86 = ArchProfiles.byName("x86_64-kvm");
     for (int nj : X86_NUMJOBS) {
       boolean published = nj == 2;
       points.add(point(x86, CostSource.of(x86), X86_VCPUS, nj, plan, published ? X86_NJ2_BASELINE_PUBLISHED : 0,
-          published ? X86_NJ2_PATCHED_PUBLISHED : 0, runs, ""));
+          published ? X86_NJ2_PATCHED_PUBLISHED : 0, runs, meter, ""));
     }
     return points;
   }
@@ -215,7 +225,8 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
   public ReproductionResult run(ReproductionOptions options) {
     Plan plan = plan(options.quick());
     options.runs().planned(plannedRuns(plan));
-    List<Point> points = runAll(plan, options.runs());
+    RunMeter meter = new RunMeter();
+    List<Point> points = runAll(plan, options.runs(), meter);
     List<Band> bands = bands(points);
     boolean reproduced = bands.stream().allMatch(Band::ok);
     long passed = bands.stream().filter(Band::ok).count();
@@ -266,7 +277,7 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
     List<Map<String, Object>> sensitivity = new ArrayList<>();
     if (plan.sensitivity()) {
       report.add("");
-      report.addAll(sensitivity(plan, sensitivity, options.runs()));
+      report.addAll(sensitivity(plan, sensitivity, options.runs(), meter));
     }
     report.add("");
     report.add("Costs: every constant comes from the arm64-kvm and x86_64-kvm profiles (./lockvisor plugins "
@@ -338,7 +349,7 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
         arm.patched().iops() / 1e3, arm.ratio(), ARM_BASELINE_PUBLISHED / 1e3, ARM_PATCHED_PUBLISHED / 1e3,
         x2.baseline().iops() / 1e3, x2.patched().iops() / 1e3, x2.ratio(), X86_NJ2_BASELINE_PUBLISHED / 1e3,
         X86_NJ2_PATCHED_PUBLISHED / 1e3);
-    return ReproductionResult.of(NAME, reproduced, headline, report, metrics, data);
+    return meter.attach(ReproductionResult.of(NAME, reproduced, headline, report, metrics, data));
   }
 
   /**
@@ -354,7 +365,8 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
   /** The number of sensitivity cases ({@link #sensitivity}). */
   static final int SENSITIVITY_CASES = 6;
 
-  private static List<String> sensitivity(Plan plan, List<Map<String, Object>> out, ReproductionRuns runs) {
+  private static List<String> sensitivity(Plan plan, List<Map<String, Object>> out, ReproductionRuns runs,
+      RunMeter meter) {
     List<String> lines = new ArrayList<>();
     lines.add("Sensitivity (not used for the verdict): the least certain constants at the ends of the ranges "
         + "their profiles state.");
@@ -387,7 +399,7 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
         label.append(label.length() == 0 ? "" : ", ").append(key.name()).append('=').append(Math.round(v));
       }
       CostSource costs = CostSource.of(p.name() + "+sensitivity", p.costs().with(overrides));
-      Point pt = point(p, costs, (Integer) c[1], (Integer) c[2], plan, 0, 0, runs, "-sensitivity" + (n + 1));
+      Point pt = point(p, costs, (Integer) c[1], (Integer) c[2], plan, 0, 0, runs, meter, "-sensitivity" + (n + 1));
       t.row(p.name(), pt.numjobs(), label.toString(), Math.round(pt.baseline().iops()),
           Math.round(pt.patched().iops()), TextTable.f("%.2f", pt.ratio()));
       Map<String, Object> m = new LinkedHashMap<>();
