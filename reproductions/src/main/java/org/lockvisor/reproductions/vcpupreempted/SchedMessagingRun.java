@@ -65,10 +65,10 @@ final class SchedMessagingRun {
    * its whole machine (tasks, locks, their wait nodes) alive until every run is judged — at 400
    * groups that is hundreds of MB per run.
    */
-  record Bench(boolean finished, int exited, SchedMessagingConfig config, long totalTimeNs,
+  record Bench(boolean finished, int exited, SchedMessagingConfig config, long startNs, long totalTimeNs,
       ImmutableMap<String, Number> figures) {
     static Bench of(SchedMessagingWorkload w) {
-      return new Bench(w.finished(), w.exited(), w.config(), w.totalTimeNs(), w.figures());
+      return new Bench(w.finished(), w.exited(), w.config(), w.startNs(), w.totalTimeNs(), w.figures());
     }
   }
 
