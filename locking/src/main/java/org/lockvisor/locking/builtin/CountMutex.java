@@ -1,9 +1,6 @@
 package org.lockvisor.locking.builtin;
 
-import java.util.ArrayDeque;
-import java.util.EnumSet;
 import org.lockvisor.locking.spi.LockCosts;
-import org.lockvisor.locking.spi.LockMode;
 import org.lockvisor.machine.Kernel;
 import org.lockvisor.machine.Op;
 import org.lockvisor.machine.Ops;
@@ -35,78 +32,30 @@ import org.lockvisor.machine.TaskState;
  * window where count is 0 and owner not yet set is not modelled, except as a spin charged to
  * {@code mutex_optimistic_spin} should it arise).
  */
-final class CountMutex extends BaseLock {
-  // lock steps
-  private static final int DONE = 0;
-  private static final int SLOW = 1;
-  private static final int CAN_SPIN = 2;
-  private static final int OSQ_LOCK = 3;
-  private static final int SPIN_LOOP = 4;
-  private static final int SPUN_ON_OWNER = 5;
-  private static final int OSQ_UNLOCK_OK = 6;
-  private static final int OSQ_UNLOCK_FAIL = 7;
-  private static final int SPIN_FAILED = 8;
-  private static final int WAIT_LOCK = 9;
-  private static final int TRY_ONCE = 10;
-  private static final int WAIT_LOOP = 11;
-  private static final int UNLOCK_AND_SLEEP = 12;
-  private static final int WOKEN = 13;
-  private static final int RELOCK = 14;
-  private static final int GOT = 15;
-  private static final int UNLOCK_GOT = 16;
+final class CountMutex extends SleepingMutex<SleepingMutex.Node> {
+  // lock steps of this generation (the shared ones are in SleepingMutex)
+  private static final int TRY_ONCE = QUEUE;
+  private static final int GOT = FIRST_OWN_STEP;
   // unlock steps
-  private static final int U_DONE = 0;
   private static final int U_SLOW = 1;
   private static final int U_LOCK = 2;
   private static final int U_PICK = 3;
   private static final int U_END = 5;
 
-  private final boolean optimisticSpin;
   private final boolean wakeInsideWaitLock;
-  private final BaseLock waitLock;
-  private final OptimisticSpinQueue osq;
-  private final Op waitLockLock;
-  private final Op waitLockUnlock;
-  private final ArrayDeque<Task> waitList = new ArrayDeque<>();
-  private final NodeTable<Node> nodes = new NodeTable<>(t -> new Node());
-  private final SpinCondition ownerChanged = this::ownerCondition;
   private final SpinCondition settled = s -> owner != null || this.count == 1 || needResched(s);
-  private final Op lockOp = new LockOp();
-  private final Op unlockOp = new UnlockOp();
   private final Program slowPath;
   private final Program unlockSlowPath;
   private final Program wake;
-  private final int symLock;
-  private final int symUnlock;
-  private final int symSpinOnOwner;
   private final int symOptimistic;
   private final int symSlow;
   private int count = 1;
-  /** The OSQ head spinning on the owner, poked when owner or count change. */
-  private Task ownerSpinner;
-
-  private static final class Node {
-    int step;
-    int unlockStep;
-    final Inline inline = new Inline();
-    final Inline unlockInline = new Inline();
-    long waitStart;
-    Task spinOwner;
-    Task wakeTarget;
-  }
 
   CountMutex(String name, Kernel kernel, LockCosts costs, boolean vcpuCheck, boolean optimisticSpin,
       boolean wakeInsideWaitLock, String waitLockAlgorithm) {
-    super(name, "mutex-count", kernel, costs, vcpuCheck, EnumSet.of(LockMode.SLEEPING));
-    this.optimisticSpin = optimisticSpin;
+    super(name, "mutex-count", kernel, costs, vcpuCheck, optimisticSpin, waitLockAlgorithm,
+        t -> new Node());
     this.wakeInsideWaitLock = wakeInsideWaitLock;
-    this.waitLock = SpinLocks.create(waitLockAlgorithm, name + ".wait_lock", kernel, costs, vcpuCheck);
-    this.waitLockLock = waitLock.lock(LockMode.PLAIN);
-    this.waitLockUnlock = waitLock.unlock(LockMode.PLAIN);
-    this.osq = new OptimisticSpinQueue(kernel, costs, vcpuCheck, stats);
-    this.symLock = sym("mutex_lock");
-    this.symUnlock = sym("mutex_unlock");
-    this.symSpinOnOwner = sym("mutex_spin_on_owner");
     this.symOptimistic = sym("mutex_optimistic_spin");
     this.symSlow = sym("__mutex_lock_slowpath");
     this.slowPath = Program.named("mutex_lock")
@@ -118,38 +67,28 @@ final class CountMutex extends BaseLock {
         .build();
   }
 
-  /** The mutex's OSQ (for statistics). */
-  OptimisticSpinQueue osq() {
-    return osq;
-  }
-
-  /** The mutex's wait_lock (for statistics). */
-  BaseLock waitLock() {
-    return waitLock;
+  @Override
+  Program slowPath() {
+    return slowPath;
   }
 
   @Override
-  public Op lock(LockMode mode) {
-    checkMode(mode);
-    return lockOp;
+  Program unlockSlowPath() {
+    return unlockSlowPath;
   }
 
+  /** The arch fast path: decrement; 0 means we took it. */
   @Override
-  public Op unlock(LockMode mode) {
-    checkMode(mode);
-    return unlockOp;
+  boolean fastLock(Task t) {
+    count--;
+    return count == 0;
   }
 
-  private boolean ownerCondition(Task s) {
-    accountHolder();
-    Task o = nodes.get(s).spinOwner;
-    return owner != o || !o.onCpu() || needResched(s) || vcpuIsPreempted(o);
-  }
-
-  private void pokeSpinner() {
-    if (ownerSpinner != null) {
-      ownerSpinner.poke(costs.lineTransferNs());
-    }
+  /** Increment; a non-positive result enters __mutex_unlock_slowpath. */
+  @Override
+  int fastUnlock(Task t, Node n) {
+    count++;
+    return count > 0 ? U_DONE : U_SLOW;
   }
 
   private void take(Task t, Node n) {
@@ -157,46 +96,6 @@ final class CountMutex extends BaseLock {
     waiterLeft();
     acquired(t, true, n.waitStart);
     pokeSpinner();
-  }
-
-  private final class LockOp extends Op {
-    @Override
-    public int execute(Task t, int phase) {
-      Node n = nodes.get(t);
-      switch (phase) {
-        case 0 -> {
-          long cost = rmw(t);
-          count--;
-          if (count == 0) {
-            acquired(t, false, 0);
-            pokeSpinner();
-            n.step = DONE;
-          } else {
-            n.waitStart = now();
-            waiterArrived();
-            n.step = SLOW;
-          }
-          t.startWork(cost, symLock, false);
-          return AGAIN;
-        }
-        case 1 -> {
-          if (n.step == DONE) {
-            return NEXT;
-          }
-          n.inline.reset();
-          t.call(slowPath);
-          return AGAIN;
-        }
-        default -> {
-          return NEXT;
-        }
-      }
-    }
-
-    @Override
-    public String toString() {
-      return "mutex_lock(" + name + ")";
-    }
   }
 
   private final class SlowOp extends Op {
@@ -208,21 +107,6 @@ final class CountMutex extends BaseLock {
           case SLOW -> {
             t.preemptDisable();
             n.step = optimisticSpin ? CAN_SPIN : WAIT_LOCK;
-          }
-          case CAN_SPIN -> {
-            // mutex_can_spin_on_owner
-            Task o = owner;
-            if (needResched(t) || (o != null && (!o.onCpu() || vcpuIsPreempted(o)))) {
-              n.step = SPIN_FAILED;
-              continue;
-            }
-            n.step = OSQ_LOCK;
-          }
-          case OSQ_LOCK -> {
-            if (n.inline.run(osq.lockOp(), t) == AGAIN) {
-              return AGAIN;
-            }
-            n.step = osq.acquired(t) ? SPIN_LOOP : SPIN_FAILED;
           }
           case SPIN_LOOP -> {
             Task o = owner;
@@ -264,33 +148,12 @@ final class CountMutex extends BaseLock {
               n.step = SPIN_LOOP;
             }
           }
-          case OSQ_UNLOCK_OK -> {
-            if (n.inline.run(osq.unlockOp(), t) == AGAIN) {
-              return AGAIN;
-            }
-            t.preemptEnable();
-            n.step = DONE;
-            return NEXT;
-          }
           case OSQ_UNLOCK_FAIL -> {
             ownerSpinner = ownerSpinner == t ? null : ownerSpinner;
-            if (n.inline.run(osq.unlockOp(), t) == AGAIN) {
-              return AGAIN;
+            int r = commonStep(t, n);
+            if (r != CONTINUE) {
+              return r;
             }
-            n.step = SPIN_FAILED;
-          }
-          case SPIN_FAILED -> {
-            n.step = WAIT_LOCK;
-            if (needResched(t)) { // schedule_preempt_disabled() before sleeping
-              t.scheduleNow();
-              return AGAIN;
-            }
-          }
-          case WAIT_LOCK -> {
-            if (n.inline.run(waitLockLock, t) == AGAIN) {
-              return AGAIN;
-            }
-            n.step = TRY_ONCE;
           }
           case TRY_ONCE -> {
             if (count == 1) { // !mutex_is_locked && xchg(count, 0) == 1
@@ -317,41 +180,18 @@ final class CountMutex extends BaseLock {
             t.setState(TaskState.UNINTERRUPTIBLE);
             n.step = UNLOCK_AND_SLEEP;
           }
-          case UNLOCK_AND_SLEEP -> {
-            if (n.inline.run(waitLockUnlock, t) == AGAIN) {
-              return AGAIN;
-            }
-            n.step = WOKEN;
-            if (t.state() != TaskState.RUNNING) {
-              stats.slept();
-            }
-            t.scheduleNow(); // schedule_preempt_disabled()
-            return AGAIN;
-          }
           case WOKEN -> n.step = RELOCK;
-          case RELOCK -> {
-            if (n.inline.run(waitLockLock, t) == AGAIN) {
-              return AGAIN;
-            }
-            n.step = WAIT_LOOP;
-          }
           case GOT -> {
             owner = t;
             take(t, n);
             n.step = UNLOCK_GOT;
           }
-          case UNLOCK_GOT -> {
-            if (n.inline.run(waitLockUnlock, t) == AGAIN) {
-              return AGAIN;
+          default -> {
+            int r = commonStep(t, n);
+            if (r != CONTINUE) {
+              return r;
             }
-            n.step = DONE;
-            t.preemptEnable();
-            return NEXT;
           }
-          case DONE -> {
-            return NEXT;
-          }
-          default -> throw new IllegalStateException("bad step " + n.step);
         }
       }
     }
@@ -359,40 +199,6 @@ final class CountMutex extends BaseLock {
     @Override
     public String toString() {
       return "__mutex_lock_slowpath(" + name + ")";
-    }
-  }
-
-  private final class UnlockOp extends Op {
-    @Override
-    public int execute(Task t, int phase) {
-      Node n = nodes.get(t);
-      switch (phase) {
-        case 0 -> {
-          released(t);
-          long cost = rmw(t);
-          count++;
-          n.unlockStep = count > 0 ? U_DONE : U_SLOW;
-          pokeSpinner();
-          t.startWork(cost, symUnlock, false);
-          return AGAIN;
-        }
-        case 1 -> {
-          if (n.unlockStep == U_DONE) {
-            return NEXT;
-          }
-          n.unlockInline.reset();
-          t.call(unlockSlowPath);
-          return AGAIN;
-        }
-        default -> {
-          return NEXT;
-        }
-      }
-    }
-
-    @Override
-    public String toString() {
-      return "mutex_unlock(" + name + ")";
     }
   }
 

@@ -1,14 +1,10 @@
 package org.lockvisor.locking.builtin;
 
-import java.util.ArrayDeque;
-import java.util.EnumSet;
 import org.lockvisor.locking.spi.LockCosts;
-import org.lockvisor.locking.spi.LockMode;
 import org.lockvisor.machine.Kernel;
 import org.lockvisor.machine.Op;
 import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
-import org.lockvisor.machine.SpinCondition;
 import org.lockvisor.machine.Task;
 import org.lockvisor.machine.TaskState;
 
@@ -26,75 +22,34 @@ import org.lockvisor.machine.TaskState;
  * hands ownership directly to the first waiter ({@code owner = waiter | PICKUP}), bounding
  * starvation.
  */
-final class OwnerMutex extends BaseLock {
-  private static final int DONE = 0;
-  private static final int SLOW = 1;
-  private static final int CAN_SPIN = 2;
-  private static final int OSQ_LOCK = 3;
-  private static final int SPIN_LOOP = 4;
-  private static final int SPUN = 5;
-  private static final int OSQ_UNLOCK_OK = 6;
-  private static final int OSQ_UNLOCK_FAIL = 7;
-  private static final int SPIN_FAILED = 8;
-  private static final int WAIT_LOCK = 9;
-  private static final int QUEUE = 10;
-  private static final int LOOP = 11;
-  private static final int UNLOCK_AND_SLEEP = 12;
-  private static final int WOKEN = 13;
-  private static final int RELOCK = 14;
-  private static final int ACQ_RELOCK = 15;
-  private static final int ACQ_LOCKED = 16;
-  private static final int UNLOCK_GOT = 17;
-  private static final int U_DONE = 0;
+final class OwnerMutex extends SleepingMutex<OwnerMutex.Node> {
+  // lock steps of this generation (the shared ones are in SleepingMutex)
+  private static final int SPUN = SPUN_ON_OWNER;
+  private static final int LOOP = WAIT_LOOP;
+  private static final int ACQ_RELOCK = FIRST_OWN_STEP;
+  private static final int ACQ_LOCKED = FIRST_OWN_STEP + 1;
+  // unlock steps
   private static final int U_LOCK = 1;
   private static final int U_UNLOCK = 2;
   private static final int U_END = 3;
 
-  private final BaseLock waitLock;
-  private final OptimisticSpinQueue osq;
-  private final Op waitLockLock;
-  private final Op waitLockUnlock;
-  private final ArrayDeque<Task> waitList = new ArrayDeque<>();
-  private final NodeTable<Node> nodes = new NodeTable<>(t -> new Node());
-  private final SpinCondition ownerChanged = this::ownerCondition;
-  private final Op lockOp = new LockOp();
-  private final Op unlockOp = new UnlockOp();
   private final Program slowPath;
   private final Program unlockSlowPath;
   private final Program wake;
-  private final int symLock;
-  private final int symUnlock;
-  private final int symSpinOnOwner;
-  private final boolean optimisticSpin;
   private boolean flagWaiters;
   private boolean flagHandoff;
   private boolean flagPickup;
-  private Task ownerSpinner;
 
-  private static final class Node {
-    int step;
-    int unlockStep;
+  static final class Node extends SleepingMutex.Node {
     boolean first;
     boolean waiterSpin;
     boolean handoff;
-    final Inline inline = new Inline();
-    final Inline unlockInline = new Inline();
-    long waitStart;
-    Task spinOwner;
-    Task wakeTarget;
   }
 
   OwnerMutex(String name, Kernel kernel, LockCosts costs, boolean vcpuCheck, boolean optimisticSpin,
       String waitLockAlgorithm) {
-    super(name, "mutex-owner", kernel, costs, vcpuCheck, EnumSet.of(LockMode.SLEEPING));
-    this.optimisticSpin = optimisticSpin;
-    this.waitLock = SpinLocks.create(waitLockAlgorithm, name + ".wait_lock", kernel, costs, vcpuCheck);
-    this.waitLockLock = waitLock.lock(LockMode.PLAIN);
-    this.waitLockUnlock = waitLock.unlock(LockMode.PLAIN);
-    this.osq = new OptimisticSpinQueue(kernel, costs, vcpuCheck, stats);
-    this.symLock = sym("mutex_lock");
-    this.symUnlock = sym("mutex_unlock");
-    this.symSpinOnOwner = sym("mutex_spin_on_owner");
+    super(name, "mutex-owner", kernel, costs, vcpuCheck, optimisticSpin, waitLockAlgorithm,
+        t -> new Node());
     this.slowPath = Program.named("mutex_lock")
         .call(Program.named("__mutex_lock_slowpath").op(new SlowOp()).build())
         .build();
@@ -102,32 +57,33 @@ final class OwnerMutex extends BaseLock {
     this.wake = Program.named("wake_up_q").op(Ops.wake(t -> nodes.get(t).wakeTarget)).build();
   }
 
-  OptimisticSpinQueue osq() {
-    return osq;
+  @Override
+  Program slowPath() {
+    return slowPath;
   }
 
   @Override
-  public Op lock(LockMode mode) {
-    checkMode(mode);
-    return lockOp;
+  Program unlockSlowPath() {
+    return unlockSlowPath;
   }
 
+  /** cmpxchg(owner, 0, current): only a free word with no flags. */
   @Override
-  public Op unlock(LockMode mode) {
-    checkMode(mode);
-    return unlockOp;
+  boolean fastLock(Task t) {
+    return owner == null && !flagWaiters && !flagHandoff;
   }
 
-  private boolean ownerCondition(Task s) {
-    accountHolder();
-    Task o = nodes.get(s).spinOwner;
-    return owner != o || !o.onCpu() || needResched(s) || vcpuIsPreempted(o);
-  }
-
-  private void pokeSpinner() {
-    if (ownerSpinner != null) {
-      ownerSpinner.poke(costs.lineTransferNs());
+  /** cmpxchg(owner, current, 0) fails while WAITERS or HANDOFF is set. */
+  @Override
+  int fastUnlock(Task t, Node n) {
+    if (!flagWaiters && !flagHandoff) {
+      return U_DONE;
     }
+    n.handoff = flagHandoff;
+    if (n.handoff) {
+      owner = t; // the word keeps us until __mutex_handoff under wait_lock
+    }
+    return U_LOCK;
   }
 
   /** __mutex_trylock: a free owner word, or a hand-off to us waiting to be picked up. */
@@ -147,45 +103,6 @@ final class OwnerMutex extends BaseLock {
     return true;
   }
 
-  private final class LockOp extends Op {
-    @Override
-    public int execute(Task t, int phase) {
-      Node n = nodes.get(t);
-      switch (phase) {
-        case 0 -> {
-          long cost = rmw(t);
-          if (owner == null && !flagWaiters && !flagHandoff) {
-            acquired(t, false, 0);
-            pokeSpinner();
-            n.step = DONE;
-          } else {
-            n.waitStart = now();
-            waiterArrived();
-            n.step = SLOW;
-          }
-          t.startWork(cost, symLock, false);
-          return AGAIN;
-        }
-        case 1 -> {
-          if (n.step == DONE) {
-            return NEXT;
-          }
-          n.inline.reset();
-          t.call(slowPath);
-          return AGAIN;
-        }
-        default -> {
-          return NEXT;
-        }
-      }
-    }
-
-    @Override
-    public String toString() {
-      return "mutex_lock(" + name + ")";
-    }
-  }
-
   private final class SlowOp extends Op {
     @Override
     public int execute(Task t, int phase) {
@@ -202,20 +119,6 @@ final class OwnerMutex extends BaseLock {
               return NEXT;
             }
             n.step = optimisticSpin ? CAN_SPIN : WAIT_LOCK;
-          }
-          case CAN_SPIN -> {
-            Task o = owner;
-            if (needResched(t) || (o != null && (!o.onCpu() || vcpuIsPreempted(o)))) {
-              n.step = SPIN_FAILED;
-              continue;
-            }
-            n.step = OSQ_LOCK;
-          }
-          case OSQ_LOCK -> {
-            if (n.inline.run(osq.lockOp(), t) == AGAIN) {
-              return AGAIN;
-            }
-            n.step = osq.acquired(t) ? SPIN_LOOP : SPIN_FAILED;
           }
           case SPIN_LOOP -> {
             if (trylock(t, n)) { // __mutex_trylock_or_owner
@@ -249,33 +152,6 @@ final class OwnerMutex extends BaseLock {
               n.step = SPIN_LOOP;
             }
           }
-          case OSQ_UNLOCK_OK -> {
-            if (n.inline.run(osq.unlockOp(), t) == AGAIN) {
-              return AGAIN;
-            }
-            n.step = DONE;
-            t.preemptEnable();
-            return NEXT;
-          }
-          case OSQ_UNLOCK_FAIL -> {
-            if (n.inline.run(osq.unlockOp(), t) == AGAIN) {
-              return AGAIN;
-            }
-            n.step = SPIN_FAILED;
-          }
-          case SPIN_FAILED -> {
-            n.step = WAIT_LOCK;
-            if (needResched(t)) {
-              t.scheduleNow();
-              return AGAIN;
-            }
-          }
-          case WAIT_LOCK -> {
-            if (n.inline.run(waitLockLock, t) == AGAIN) {
-              return AGAIN;
-            }
-            n.step = QUEUE;
-          }
           case QUEUE -> {
             if (trylock(t, n)) {
               n.step = UNLOCK_GOT;
@@ -294,17 +170,6 @@ final class OwnerMutex extends BaseLock {
               continue;
             }
             n.step = UNLOCK_AND_SLEEP;
-          }
-          case UNLOCK_AND_SLEEP -> {
-            if (n.inline.run(waitLockUnlock, t) == AGAIN) {
-              return AGAIN;
-            }
-            n.step = WOKEN;
-            if (t.state() != TaskState.RUNNING) {
-              stats.slept();
-            }
-            t.scheduleNow();
-            return AGAIN;
           }
           case WOKEN -> {
             if (!n.first) {
@@ -327,10 +192,10 @@ final class OwnerMutex extends BaseLock {
           }
           case RELOCK -> {
             n.waiterSpin = false;
-            if (n.inline.run(waitLockLock, t) == AGAIN) {
-              return AGAIN;
+            int r = commonStep(t, n);
+            if (r != CONTINUE) {
+              return r;
             }
-            n.step = LOOP;
           }
           case ACQ_RELOCK -> {
             n.waiterSpin = false;
@@ -348,61 +213,14 @@ final class OwnerMutex extends BaseLock {
             }
             n.step = UNLOCK_GOT;
           }
-          case UNLOCK_GOT -> {
-            if (n.inline.run(waitLockUnlock, t) == AGAIN) {
-              return AGAIN;
+          default -> {
+            int r = commonStep(t, n);
+            if (r != CONTINUE) {
+              return r;
             }
-            n.step = DONE;
-            t.preemptEnable();
-            return NEXT;
           }
-          case DONE -> {
-            return NEXT;
-          }
-          default -> throw new IllegalStateException("bad step " + n.step);
         }
       }
-    }
-  }
-
-  private final class UnlockOp extends Op {
-    @Override
-    public int execute(Task t, int phase) {
-      Node n = nodes.get(t);
-      switch (phase) {
-        case 0 -> {
-          released(t);
-          long cost = rmw(t);
-          if (!flagWaiters && !flagHandoff) {
-            n.unlockStep = U_DONE;
-          } else {
-            n.handoff = flagHandoff;
-            if (n.handoff) {
-              owner = t; // the word keeps us until __mutex_handoff under wait_lock
-            }
-            n.unlockStep = U_LOCK;
-          }
-          pokeSpinner();
-          t.startWork(cost, symUnlock, false);
-          return AGAIN;
-        }
-        case 1 -> {
-          if (n.unlockStep == U_DONE) {
-            return NEXT;
-          }
-          n.unlockInline.reset();
-          t.call(unlockSlowPath);
-          return AGAIN;
-        }
-        default -> {
-          return NEXT;
-        }
-      }
-    }
-
-    @Override
-    public String toString() {
-      return "mutex_unlock(" + name + ")";
     }
   }
 
