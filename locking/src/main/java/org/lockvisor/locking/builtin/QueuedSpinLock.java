@@ -32,7 +32,7 @@ import org.lockvisor.machine.Task;
  * every predecessor state change rather than every 256 iterations; linking into the queue is
  * atomic with the tail exchange.
  */
-final class QueuedSpinLock extends BaseLock {
+final class QueuedSpinLock extends SpinLockBase {
   private static final int DONE = 0;
   private static final int PENDING = 2;
   private static final int PENDING_SPUN = 3;
@@ -63,8 +63,6 @@ final class QueuedSpinLock extends BaseLock {
   private boolean headPending;
 
   private final NodeTable<Node> nodes = new NodeTable<>(Node::new);
-  private final Op[] lockOps = new Op[LockMode.values().length];
-  private final Op[] unlockOps = new Op[LockMode.values().length];
   private final Program[] slowPaths = new Program[LockMode.values().length];
   private final SpinCondition ownerGone = this::ownerGoneCondition;
   private final SpinCondition nodeLocked = this::nodeLockedCondition;
@@ -93,7 +91,7 @@ final class QueuedSpinLock extends BaseLock {
   }
 
   QueuedSpinLock(String name, Kernel kernel, LockCosts costs, boolean vcpuCheck, boolean pv) {
-    super(name, pv ? "pv-qspinlock" : "qspinlock", kernel, costs, vcpuCheck, SPIN_MODES);
+    super(name, pv ? "pv-qspinlock" : "qspinlock", kernel, costs, vcpuCheck);
     this.pv = pv && kernel.isGuest();
     this.symSlow = sym(pv ? "__pv_queued_spin_lock_slowpath" : "native_queued_spin_lock_slowpath");
     for (LockMode m : SPIN_MODES) {
@@ -105,18 +103,6 @@ final class QueuedSpinLock extends BaseLock {
     this.pvKick = this.pv
         ? Paravirt.kickProgram(machine, costs, "__pv_queued_spin_unlock_slowpath", t -> nodes.get(t).kickTarget)
         : null;
-  }
-
-  @Override
-  public Op lock(LockMode mode) {
-    checkMode(mode);
-    return lockOps[mode.ordinal()];
-  }
-
-  @Override
-  public Op unlock(LockMode mode) {
-    checkMode(mode);
-    return unlockOps[mode.ordinal()];
   }
 
   private boolean wordIsZero() {
@@ -216,13 +202,9 @@ final class QueuedSpinLock extends BaseLock {
     n.step = n.prev != null ? WAIT_NODE : (pv ? PV_HEAD_LOOP : HEAD);
   }
 
-  private final class LockOp extends Op {
-    private final LockMode mode;
-    private final int symLock;
-
+  private final class LockOp extends ModeLockOp {
     LockOp(LockMode mode) {
-      this.mode = mode;
-      this.symLock = sym(mode.lockSymbol());
+      super(mode);
     }
 
     @Override
@@ -396,11 +378,9 @@ final class QueuedSpinLock extends BaseLock {
     }
   }
 
-  private final class UnlockOp extends Op {
-    private final LockMode mode;
-
+  private final class UnlockOp extends ModeUnlockOp {
     UnlockOp(LockMode mode) {
-      this.mode = mode;
+      super(mode);
     }
 
     @Override
@@ -410,10 +390,7 @@ final class QueuedSpinLock extends BaseLock {
         touch(t);
         Task next = pending != null ? pending : (mcsHead != null ? mcsHead.task : null);
         if (next != null) {
-          if (vcpuPreempted(next)) {
-            stats.handoffToPreemptedWaiter();
-          }
-          next.poke(costs.lineTransferNs());
+          pokeNextWaiter(next);
         }
         if (pv && slowVal) {
           slowVal = false;

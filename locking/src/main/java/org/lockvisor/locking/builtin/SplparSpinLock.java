@@ -29,7 +29,7 @@ import org.lockvisor.machine.VcpuTask;
  * for that CPU); PowerVM's directed dispatch of the target is not modelled. Interrupts are not
  * re-enabled while spinning ({@code arch_spin_lock_flags}), a simplification.
  */
-final class SplparSpinLock extends BaseLock {
+final class SplparSpinLock extends SpinLockBase {
   private static final int DONE = 0;
   private static final int TRY = 1;
   private static final int SPUN = 2;
@@ -38,8 +38,6 @@ final class SplparSpinLock extends BaseLock {
   private final boolean sharedProcessor;
   private final List<Task> spinners = new ArrayList<>();
   private final NodeTable<Node> nodes = new NodeTable<>(t -> new Node());
-  private final Op[] lockOps = new Op[LockMode.values().length];
-  private final Op[] unlockOps = new Op[LockMode.values().length];
   private final SpinCondition changed = this::changedCondition;
   private final Program confer;
   private long confers;
@@ -52,7 +50,7 @@ final class SplparSpinLock extends BaseLock {
   }
 
   SplparSpinLock(String name, Kernel kernel, LockCosts costs, boolean vcpuCheck, boolean sharedProcessor) {
-    super(name, "ppc-splpar", kernel, costs, vcpuCheck, SPIN_MODES);
+    super(name, "ppc-splpar", kernel, costs, vcpuCheck);
     this.sharedProcessor = sharedProcessor && kernel.isGuest();
     for (LockMode m : SPIN_MODES) {
       lockOps[m.ordinal()] = new LockOp(m);
@@ -89,18 +87,6 @@ final class SplparSpinLock extends BaseLock {
     return confers;
   }
 
-  @Override
-  public Op lock(LockMode mode) {
-    checkMode(mode);
-    return lockOps[mode.ordinal()];
-  }
-
-  @Override
-  public Op unlock(LockMode mode) {
-    checkMode(mode);
-    return unlockOps[mode.ordinal()];
-  }
-
   /** lppaca yield_count of the vCPU {@code t} runs on: odd while not dispatched. */
   private static long yieldCount(Task t) {
     VcpuTask v = t.cpu().vcpuTask();
@@ -124,13 +110,9 @@ final class SplparSpinLock extends BaseLock {
     return owner == null || owner != n.watched || shouldConfer(owner, n);
   }
 
-  private final class LockOp extends Op {
-    private final LockMode mode;
-    private final int symLock;
-
+  private final class LockOp extends ModeLockOp {
     LockOp(LockMode mode) {
-      this.mode = mode;
-      this.symLock = sym(mode.lockSymbol());
+      super(mode);
     }
 
     @Override
@@ -191,11 +173,9 @@ final class SplparSpinLock extends BaseLock {
     }
   }
 
-  private final class UnlockOp extends Op {
-    private final LockMode mode;
-
+  private final class UnlockOp extends ModeUnlockOp {
     UnlockOp(LockMode mode) {
-      this.mode = mode;
+      super(mode);
     }
 
     @Override

@@ -23,15 +23,13 @@ import org.lockvisor.machine.Task;
  * releasing CPU still owns the line and may re-take the lock first. Time is charged to
  * {@code native_queued_spin_lock_slowpath}, under the lock API function.
  */
-final class TasSpinLock extends BaseLock {
+final class TasSpinLock extends SpinLockBase {
   private static final int DONE = 0;
   private static final int TRY = 1;
   private static final int SPUN = 2;
 
   private final List<Task> spinners = new ArrayList<>();
   private final NodeTable<Node> nodes = new NodeTable<>(t -> new Node());
-  private final Op[] lockOps = new Op[LockMode.values().length];
-  private final Op[] unlockOps = new Op[LockMode.values().length];
   private final Program[] slowPaths = new Program[LockMode.values().length];
   private final SpinCondition free = this::freeCondition;
   private final SplittableRandom random;
@@ -44,7 +42,7 @@ final class TasSpinLock extends BaseLock {
   }
 
   TasSpinLock(String name, Kernel kernel, LockCosts costs, boolean vcpuCheck) {
-    super(name, "tas", kernel, costs, vcpuCheck, SPIN_MODES);
+    super(name, "tas", kernel, costs, vcpuCheck);
     this.random = sim.streams().get("lock/" + name + "/tas");
     this.symSlow = sym("native_queued_spin_lock_slowpath");
     for (LockMode m : SPIN_MODES) {
@@ -54,30 +52,14 @@ final class TasSpinLock extends BaseLock {
     }
   }
 
-  @Override
-  public Op lock(LockMode mode) {
-    checkMode(mode);
-    return lockOps[mode.ordinal()];
-  }
-
-  @Override
-  public Op unlock(LockMode mode) {
-    checkMode(mode);
-    return unlockOps[mode.ordinal()];
-  }
-
   private boolean freeCondition(Task s) {
     accountHolder();
     return owner == null || owner != nodes.get(s).watched;
   }
 
-  private final class LockOp extends Op {
-    private final LockMode mode;
-    private final int symLock;
-
+  private final class LockOp extends ModeLockOp {
     LockOp(LockMode mode) {
-      this.mode = mode;
-      this.symLock = sym(mode.lockSymbol());
+      super(mode);
     }
 
     @Override
@@ -147,11 +129,9 @@ final class TasSpinLock extends BaseLock {
     }
   }
 
-  private final class UnlockOp extends Op {
-    private final LockMode mode;
-
+  private final class UnlockOp extends ModeUnlockOp {
     UnlockOp(LockMode mode) {
-      this.mode = mode;
+      super(mode);
     }
 
     @Override

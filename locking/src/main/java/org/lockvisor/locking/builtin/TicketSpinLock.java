@@ -28,7 +28,7 @@ import org.lockvisor.machine.Task;
  * the new head ticket with a hypercall. Simplification: the spin budget of a round is measured in
  * wall time when the spin restarts part-way (the queue head re-watches a new holder).
  */
-final class TicketSpinLock extends BaseLock {
+final class TicketSpinLock extends SpinLockBase {
   private static final int DONE = 0;
   private static final int SPIN = 1;
   private static final int SPUN = 2;
@@ -41,8 +41,6 @@ final class TicketSpinLock extends BaseLock {
   /** Waiters in ticket order: the first one holds ticket {@code head + 1} (or {@code head}). */
   private final ArrayDeque<Task> queue = new ArrayDeque<>();
   private final NodeTable<Node> nodes = new NodeTable<>(t -> new Node());
-  private final Op[] lockOps = new Op[LockMode.values().length];
-  private final Op[] unlockOps = new Op[LockMode.values().length];
   private final SpinCondition turn = this::turnCondition;
   private final Program pvWait;
   private final Program pvKick;
@@ -60,7 +58,7 @@ final class TicketSpinLock extends BaseLock {
   }
 
   TicketSpinLock(String name, Kernel kernel, LockCosts costs, boolean vcpuCheck, boolean pv) {
-    super(name, pv ? "pv-ticket" : "ticket", kernel, costs, vcpuCheck, SPIN_MODES);
+    super(name, pv ? "pv-ticket" : "ticket", kernel, costs, vcpuCheck);
     this.pv = pv && kernel.isGuest();
     for (LockMode m : SPIN_MODES) {
       lockOps[m.ordinal()] = new LockOp(m);
@@ -70,18 +68,6 @@ final class TicketSpinLock extends BaseLock {
     this.pvKick = this.pv
         ? Paravirt.kickProgram(machine, costs, "kvm_unlock_kick", t -> nodes.get(t).kickTarget)
         : null;
-  }
-
-  @Override
-  public Op lock(LockMode mode) {
-    checkMode(mode);
-    return lockOps[mode.ordinal()];
-  }
-
-  @Override
-  public Op unlock(LockMode mode) {
-    checkMode(mode);
-    return unlockOps[mode.ordinal()];
   }
 
   /** Spin exit: our turn, or (queue head only) a new holder to watch. */
@@ -102,13 +88,9 @@ final class TicketSpinLock extends BaseLock {
     }
   }
 
-  private final class LockOp extends Op {
-    private final LockMode mode;
-    private final int symLock;
-
+  private final class LockOp extends ModeLockOp {
     LockOp(LockMode mode) {
-      this.mode = mode;
-      this.symLock = sym(mode.lockSymbol());
+      super(mode);
     }
 
     @Override
@@ -186,11 +168,9 @@ final class TicketSpinLock extends BaseLock {
     }
   }
 
-  private final class UnlockOp extends Op {
-    private final LockMode mode;
-
+  private final class UnlockOp extends ModeUnlockOp {
     UnlockOp(LockMode mode) {
-      this.mode = mode;
+      super(mode);
     }
 
     @Override
@@ -201,10 +181,7 @@ final class TicketSpinLock extends BaseLock {
         touch(t);
         Task next = queue.peekFirst();
         if (next != null) {
-          if (vcpuPreempted(next)) {
-            stats.handoffToPreemptedWaiter();
-          }
-          next.poke(costs.lineTransferNs());
+          pokeNextWaiter(next);
           if (pv && nodes.get(next).slowpath) {
             nodes.get(t).kickTarget = next;
             stats.kicked();
