@@ -111,16 +111,12 @@ final class CountMutex extends SleepingMutex<SleepingMutex.Node> {
           case SPIN_LOOP -> {
             Task o = owner;
             if (o != null) {
-              if (!o.onCpu() || needResched(t) || vcpuIsPreempted(o)) {
+              if (cannotSpinOn(t, o)) {
                 stats.spinBailout();
                 n.step = OSQ_UNLOCK_FAIL;
                 continue;
               }
-              n.spinOwner = o;
-              ownerSpinner = t;
-              n.step = SPUN_ON_OWNER;
-              t.startSpin(symSpinOnOwner, ownerChanged, 0, o.cpu());
-              return AGAIN;
+              return spinOnOwner(t, n, o, SPUN_ON_OWNER, symSpinOnOwner);
             }
             if (count == 1) { // mutex_try_to_acquire: cmpxchg(count, 1, 0)
               count = 0;
@@ -141,12 +137,8 @@ final class CountMutex extends SleepingMutex<SleepingMutex.Node> {
             return AGAIN;
           }
           case SPUN_ON_OWNER -> {
-            if (owner == n.spinOwner) { // spin_on_owner gave up: owner off CPU, preempted, or need_resched
-              stats.spinBailout();
-              n.step = OSQ_UNLOCK_FAIL;
-            } else {
-              n.step = SPIN_LOOP;
-            }
+            // spin_on_owner gave up: owner off CPU, preempted, or need_resched
+            n.step = ownerSpinGaveUp(n) ? OSQ_UNLOCK_FAIL : SPIN_LOOP;
           }
           case OSQ_UNLOCK_FAIL -> {
             ownerSpinner = ownerSpinner == t ? null : ownerSpinner;

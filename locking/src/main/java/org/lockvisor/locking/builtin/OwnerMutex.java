@@ -130,20 +130,15 @@ final class OwnerMutex extends SleepingMutex<OwnerMutex.Node> {
               continue;
             }
             Task o = owner;
-            if (o == t || !o.onCpu() || needResched(t) || vcpuIsPreempted(o)) {
+            if (o == t || cannotSpinOn(t, o)) {
               stats.spinBailout();
               n.step = n.waiterSpin ? RELOCK : OSQ_UNLOCK_FAIL;
               continue;
             }
-            n.spinOwner = o;
-            ownerSpinner = t;
-            n.step = SPUN;
-            t.startSpin(symSpinOnOwner, ownerChanged, 0, o.cpu());
-            return AGAIN;
+            return spinOnOwner(t, n, o, SPUN, symSpinOnOwner);
           }
           case SPUN -> {
-            if (owner == n.spinOwner) {
-              stats.spinBailout();
+            if (ownerSpinGaveUp(n)) {
               if (ownerSpinner == t) {
                 ownerSpinner = null;
               }

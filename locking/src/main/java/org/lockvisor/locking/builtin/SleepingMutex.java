@@ -1,29 +1,26 @@
 package org.lockvisor.locking.builtin;
 
-import java.util.ArrayDeque;
 import java.util.EnumSet;
 import java.util.function.Function;
 import org.lockvisor.locking.spi.LockCosts;
 import org.lockvisor.locking.spi.LockMode;
 import org.lockvisor.machine.Kernel;
 import org.lockvisor.machine.Op;
-import org.lockvisor.machine.SpinCondition;
+import org.lockvisor.machine.Program;
 import org.lockvisor.machine.Task;
-import org.lockvisor.machine.TaskState;
 
 /**
  * What the count-based mutex ({@link CountMutex}, v3.15–v4.9) and the owner-based mutex ({@link
- * OwnerMutex}, v4.10+) of kernel/locking/mutex.c share: the wait_lock, the OSQ, the FIFO wait
- * list, the per-task node, the {@code mutex_lock}/{@code mutex_unlock} fast-path skeleton and the
- * slow-path steps both generations run alike (can-spin check, OSQ lock/unlock, sleeping under
+ * OwnerMutex}, v4.10+) of kernel/locking/mutex.c share beyond {@link OwnerSpinningLock}: the
+ * {@code mutex_lock}/{@code mutex_unlock} fast-path skeleton and the slow-path steps both
+ * generations run alike (can-spin check, OSQ lock/unlock, sleeping under
  * wait_lock). Each subclass keeps the steps in which the two generations differ.
  *
  * <p>Slow-path steps: the shared ones below are numbered 0–15; a subclass numbers its own from
  * {@link #FIRST_OWN_STEP}. A subclass's step switch hands the shared steps to {@link
  * #commonStep}, which returns {@link Op#AGAIN}, {@link Op#NEXT} or {@link #CONTINUE}.
  */
-abstract class SleepingMutex<N extends SleepingMutex.Node> extends BaseLock {
-  static final int DONE = 0;
+abstract class SleepingMutex<N extends SleepingMutex.Node> extends OwnerSpinningLock<N> {
   static final int SLOW = 1;
   static final int CAN_SPIN = 2;
   static final int OSQ_LOCK = 3;
@@ -46,55 +43,30 @@ abstract class SleepingMutex<N extends SleepingMutex.Node> extends BaseLock {
   /** {@link #commonStep}: go round the subclass's step loop again. */
   static final int CONTINUE = -1;
 
-  final boolean optimisticSpin;
-  final BaseLock waitLock;
-  final OptimisticSpinQueue osq;
   final Op waitLockLock;
   final Op waitLockUnlock;
-  final ArrayDeque<Task> waitList = new ArrayDeque<>();
-  final NodeTable<N> nodes;
-  final SpinCondition ownerChanged = this::ownerCondition;
   private final Op lockOp = new LockOp();
   private final Op unlockOp = new UnlockOp();
   final int symLock;
   final int symUnlock;
   final int symSpinOnOwner;
-  /** The OSQ head spinning on the owner, poked when the lock word changes. */
-  Task ownerSpinner;
 
   /** Per-task state of the slow paths. */
-  static class Node {
-    int step;
+  static class Node extends OwnerSpinningLock.Node {
     int unlockStep;
-    final Inline inline = new Inline();
     final Inline unlockInline = new Inline();
-    long waitStart;
-    Task spinOwner;
     Task wakeTarget;
   }
 
   SleepingMutex(String name, String algorithm, Kernel kernel, LockCosts costs, boolean vcpuCheck,
       boolean optimisticSpin, String waitLockAlgorithm, Function<Task, N> newNode) {
-    super(name, algorithm, kernel, costs, vcpuCheck, EnumSet.of(LockMode.SLEEPING));
-    this.nodes = new NodeTable<>(newNode);
-    this.optimisticSpin = optimisticSpin;
-    this.waitLock = SpinLocks.create(waitLockAlgorithm, name + ".wait_lock", kernel, costs, vcpuCheck);
+    super(name, algorithm, kernel, costs, vcpuCheck, EnumSet.of(LockMode.SLEEPING), optimisticSpin,
+        waitLockAlgorithm, newNode);
     this.waitLockLock = waitLock.lock(LockMode.PLAIN);
     this.waitLockUnlock = waitLock.unlock(LockMode.PLAIN);
-    this.osq = new OptimisticSpinQueue(kernel, costs, vcpuCheck, stats);
     this.symLock = sym("mutex_lock");
     this.symUnlock = sym("mutex_unlock");
     this.symSpinOnOwner = sym("mutex_spin_on_owner");
-  }
-
-  /** The mutex's OSQ (for statistics). */
-  OptimisticSpinQueue osq() {
-    return osq;
-  }
-
-  /** The mutex's wait_lock (for statistics). */
-  BaseLock waitLock() {
-    return waitLock;
   }
 
   @Override
@@ -122,22 +94,10 @@ abstract class SleepingMutex<N extends SleepingMutex.Node> extends BaseLock {
   abstract int fastUnlock(Task t, N n);
 
   /** mutex_lock → __mutex_lock_slowpath. */
-  abstract org.lockvisor.machine.Program slowPath();
+  abstract Program slowPath();
 
   /** __mutex_unlock_slowpath. */
-  abstract org.lockvisor.machine.Program unlockSlowPath();
-
-  private boolean ownerCondition(Task s) {
-    accountHolder();
-    Task o = nodes.get(s).spinOwner;
-    return owner != o || !o.onCpu() || needResched(s) || vcpuIsPreempted(o);
-  }
-
-  final void pokeSpinner() {
-    if (ownerSpinner != null) {
-      ownerSpinner.poke(costs.lineTransferNs());
-    }
-  }
+  abstract Program unlockSlowPath();
 
   /**
    * The slow-path steps both generations run alike; returns {@link Op#AGAIN}, {@link Op#NEXT},
@@ -161,12 +121,7 @@ abstract class SleepingMutex<N extends SleepingMutex.Node> extends BaseLock {
         n.step = osq.acquired(t) ? SPIN_LOOP : SPIN_FAILED;
       }
       case OSQ_UNLOCK_OK -> {
-        if (n.inline.run(osq.unlockOp(), t) == Op.AGAIN) {
-          return Op.AGAIN;
-        }
-        n.step = DONE;
-        t.preemptEnable();
-        return Op.NEXT;
+        return osqUnlockAcquired(t, n);
       }
       case OSQ_UNLOCK_FAIL -> {
         if (n.inline.run(osq.unlockOp(), t) == Op.AGAIN) {
@@ -188,15 +143,7 @@ abstract class SleepingMutex<N extends SleepingMutex.Node> extends BaseLock {
         n.step = QUEUE;
       }
       case UNLOCK_AND_SLEEP -> {
-        if (n.inline.run(waitLockUnlock, t) == Op.AGAIN) {
-          return Op.AGAIN;
-        }
-        n.step = WOKEN;
-        if (t.state() != TaskState.RUNNING) {
-          stats.slept();
-        }
-        t.scheduleNow(); // schedule_preempt_disabled()
-        return Op.AGAIN;
+        return unlockAndSleep(t, n, waitLockUnlock, WOKEN);
       }
       case RELOCK -> {
         if (n.inline.run(waitLockLock, t) == Op.AGAIN) {
@@ -241,12 +188,7 @@ abstract class SleepingMutex<N extends SleepingMutex.Node> extends BaseLock {
           return AGAIN;
         }
         case 1 -> {
-          if (n.step == DONE) {
-            return NEXT;
-          }
-          n.inline.reset();
-          t.call(slowPath());
-          return AGAIN;
+          return callSlowPath(t, n, slowPath());
         }
         default -> {
           return NEXT;

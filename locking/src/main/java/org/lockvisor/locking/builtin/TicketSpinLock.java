@@ -6,7 +6,6 @@ import java.util.ArrayDeque;
 import org.lockvisor.locking.spi.LockCosts;
 import org.lockvisor.locking.spi.LockMode;
 import org.lockvisor.machine.Kernel;
-import org.lockvisor.machine.Op;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.SpinCondition;
 import org.lockvisor.machine.Task;

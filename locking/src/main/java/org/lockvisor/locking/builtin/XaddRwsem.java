@@ -9,7 +9,6 @@ import org.lockvisor.machine.MachineTrace;
 import org.lockvisor.machine.Op;
 import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
-import org.lockvisor.machine.SpinCondition;
 import org.lockvisor.machine.Task;
 import org.lockvisor.machine.TaskState;
 
@@ -32,8 +31,7 @@ import org.lockvisor.machine.TaskState;
  * front writer). up_read/up_write call {@code rwsem_wake} when waiters exist and no holder is
  * left, skipping the wakeup if a spinner is present and wait_lock is busy.
  */
-final class XaddRwsem extends BaseLock {
-  private static final int DONE = 0;
+final class XaddRwsem extends OwnerSpinningLock<XaddRwsem.Node> {
   private static final int SLOW = 1;
   private static final int OSQ_LOCK = 2;
   private static final int SPIN_LOOP = 3;
@@ -56,17 +54,11 @@ final class XaddRwsem extends BaseLock {
   private static final int W_WAKE = 32;
   private static final int W_END = 33;
 
-  private final boolean optimisticSpin;
-  private final BaseLock waitLock;
-  private final OptimisticSpinQueue osq;
   private final Op waitLockIrq;
   private final Op waitUnlockIrq;
   private final Op waitLockIrqsave;
   private final Op waitUnlockIrqsave;
   private int readers;
-  private final ArrayDeque<Task> waitList = new ArrayDeque<>();
-  private final NodeTable<Node> nodes = new NodeTable<>(t -> new Node());
-  private final SpinCondition ownerChanged = this::ownerCondition;
   private final Op writeLock = new LockOp(true);
   private final Op readLock = new LockOp(false);
   private final Op writeUnlock = new UnlockOp(true);
@@ -81,18 +73,13 @@ final class XaddRwsem extends BaseLock {
   private final int symUpRead;
   private final int symSpinOnOwner;
   private final int symMarkWake;
-  private Task ownerSpinner;
 
-  private static final class Node {
+  static final class Node extends OwnerSpinningLock.Node {
     boolean writer;
-    int step;
     int wakeStep;
     boolean granted;
-    final Inline inline = new Inline();
     final Inline wakeInline = new Inline();
-    long waitStart;
     long acquiredAt;
-    Task spinOwner;
     /** Tasks this task will wake after the unlock; created on first use (most nodes never wake). */
     private ArrayDeque<Task> wakeQ;
 
@@ -110,14 +97,12 @@ final class XaddRwsem extends BaseLock {
 
   XaddRwsem(String name, Kernel kernel, LockCosts costs, boolean vcpuCheck, boolean optimisticSpin,
       String waitLockAlgorithm) {
-    super(name, "rwsem-xadd", kernel, costs, vcpuCheck, EnumSet.of(LockMode.READ, LockMode.WRITE));
-    this.optimisticSpin = optimisticSpin;
-    this.waitLock = SpinLocks.create(waitLockAlgorithm, name + ".wait_lock", kernel, costs, vcpuCheck);
+    super(name, "rwsem-xadd", kernel, costs, vcpuCheck, EnumSet.of(LockMode.READ, LockMode.WRITE),
+        optimisticSpin, waitLockAlgorithm, t -> new Node());
     this.waitLockIrq = waitLock.lock(LockMode.IRQ);
     this.waitUnlockIrq = waitLock.unlock(LockMode.IRQ);
     this.waitLockIrqsave = waitLock.lock(LockMode.IRQSAVE);
     this.waitUnlockIrqsave = waitLock.unlock(LockMode.IRQSAVE);
-    this.osq = new OptimisticSpinQueue(kernel, costs, vcpuCheck, stats);
     this.symDownWrite = sym("down_write");
     this.symDownRead = sym("down_read");
     this.symUpWrite = sym("up_write");
@@ -135,10 +120,6 @@ final class XaddRwsem extends BaseLock {
             Program.named("wake_up_q").op(Ops.wake(t -> nodes.get(t).wakeQ().poll())).build())
         .build();
     this.wakePath = Program.named("rwsem_wake").op(new WakeOp()).build();
-  }
-
-  OptimisticSpinQueue osq() {
-    return osq;
   }
 
   @Override
@@ -160,18 +141,6 @@ final class XaddRwsem extends BaseLock {
 
   private boolean noActiveHolder() {
     return owner == null && readers == 0;
-  }
-
-  private boolean ownerCondition(Task s) {
-    accountHolder();
-    Task o = nodes.get(s).spinOwner;
-    return owner != o || !o.onCpu() || needResched(s) || vcpuIsPreempted(o);
-  }
-
-  private void pokeSpinner() {
-    if (ownerSpinner != null) {
-      ownerSpinner.poke(costs.lineTransferNs());
-    }
   }
 
   private void takeWrite(Task t, Node n, boolean contended) {
@@ -248,12 +217,7 @@ final class XaddRwsem extends BaseLock {
           return AGAIN;
         }
         case 1 -> {
-          if (n.step == DONE) {
-            return NEXT;
-          }
-          n.inline.reset();
-          t.call(write ? writeSlowPath : readSlowPath);
-          return AGAIN;
+          return callSlowPath(t, n, write ? writeSlowPath : readSlowPath);
         }
         default -> {
           return NEXT;
@@ -299,16 +263,12 @@ final class XaddRwsem extends BaseLock {
           case SPIN_LOOP -> {
             Task o = owner;
             if (o != null) {
-              if (!o.onCpu() || needResched(t) || vcpuIsPreempted(o)) {
+              if (cannotSpinOn(t, o)) {
                 stats.spinBailout();
                 n.step = OSQ_UNLOCK_FAIL;
                 continue;
               }
-              n.spinOwner = o;
-              ownerSpinner = t;
-              n.step = SPUN;
-              t.startSpin(symSpinOnOwner, ownerChanged, 0, o.cpu());
-              return AGAIN;
+              return spinOnOwner(t, n, o, SPUN, symSpinOnOwner);
             }
             if (readers > 0) { // reader-owned: not spinnable
               n.step = OSQ_UNLOCK_FAIL;
@@ -322,21 +282,9 @@ final class XaddRwsem extends BaseLock {
             t.startWork(costs.atomicNs(), symDownWrite, false);
             return AGAIN;
           }
-          case SPUN -> {
-            if (owner == n.spinOwner) {
-              stats.spinBailout();
-              n.step = OSQ_UNLOCK_FAIL;
-            } else {
-              n.step = SPIN_LOOP;
-            }
-          }
+          case SPUN -> n.step = ownerSpinGaveUp(n) ? OSQ_UNLOCK_FAIL : SPIN_LOOP;
           case OSQ_UNLOCK_OK -> {
-            if (n.inline.run(osq.unlockOp(), t) == AGAIN) {
-              return AGAIN;
-            }
-            n.step = DONE;
-            t.preemptEnable();
-            return NEXT;
+            return osqUnlockAcquired(t, n);
           }
           case OSQ_UNLOCK_FAIL -> {
             if (ownerSpinner == t) {
@@ -368,15 +316,7 @@ final class XaddRwsem extends BaseLock {
             n.step = UNLOCK_AND_SLEEP;
           }
           case UNLOCK_AND_SLEEP -> {
-            if (n.inline.run(waitUnlockIrq, t) == AGAIN) {
-              return AGAIN;
-            }
-            n.step = WOKEN;
-            if (t.state() != TaskState.RUNNING) {
-              stats.slept();
-            }
-            t.scheduleNow();
-            return AGAIN;
+            return unlockAndSleep(t, n, waitUnlockIrq, WOKEN);
           }
           case WOKEN -> {
             // do { schedule(); set_current_state(); } while (count & RWSEM_ACTIVE_MASK)

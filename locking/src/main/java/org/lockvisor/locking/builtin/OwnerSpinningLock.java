@@ -1,0 +1,136 @@
+package org.lockvisor.locking.builtin;
+
+import java.util.ArrayDeque;
+import java.util.Set;
+import java.util.function.Function;
+import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.locking.spi.LockMode;
+import org.lockvisor.machine.Kernel;
+import org.lockvisor.machine.Op;
+import org.lockvisor.machine.Program;
+import org.lockvisor.machine.SpinCondition;
+import org.lockvisor.machine.Task;
+import org.lockvisor.machine.TaskState;
+
+/**
+ * What the sleeping locks with optimistic spinning share (the mutexes of {@link SleepingMutex}
+ * and {@link XaddRwsem}): a wait_lock guarding a FIFO wait list, the OSQ, the per-task node, and
+ * the spin-on-owner mechanics ({@code mutex_spin_on_owner}, {@code rwsem_spin_on_owner}): spin
+ * while the owner stays the same, on CPU and (with the vcpu_is_preempted check) not preempted,
+ * and need_resched is clear. Step numbers belong to the subclasses; the helpers take the steps
+ * they move to.
+ */
+abstract class OwnerSpinningLock<N extends OwnerSpinningLock.Node> extends BaseLock {
+  /** The step that ends a slow path (and that a fast-path acquisition leaves behind). */
+  static final int DONE = 0;
+
+  final boolean optimisticSpin;
+  final BaseLock waitLock;
+  final OptimisticSpinQueue osq;
+  final ArrayDeque<Task> waitList = new ArrayDeque<>();
+  final NodeTable<N> nodes;
+  final SpinCondition ownerChanged = this::ownerCondition;
+  /** The OSQ head spinning on the owner, poked when the lock word changes. */
+  Task ownerSpinner;
+
+  /** Per-task state of the slow paths. */
+  static class Node {
+    int step;
+    final Inline inline = new Inline();
+    long waitStart;
+    Task spinOwner;
+  }
+
+  OwnerSpinningLock(String name, String algorithm, Kernel kernel, LockCosts costs, boolean vcpuCheck,
+      Set<LockMode> modes, boolean optimisticSpin, String waitLockAlgorithm, Function<Task, N> newNode) {
+    super(name, algorithm, kernel, costs, vcpuCheck, modes);
+    this.nodes = new NodeTable<>(newNode);
+    this.optimisticSpin = optimisticSpin;
+    this.waitLock = SpinLocks.create(waitLockAlgorithm, name + ".wait_lock", kernel, costs, vcpuCheck);
+    this.osq = new OptimisticSpinQueue(kernel, costs, vcpuCheck, stats);
+  }
+
+  /** The lock's OSQ (for statistics). */
+  OptimisticSpinQueue osq() {
+    return osq;
+  }
+
+  /** The lock's wait_lock (for statistics). */
+  BaseLock waitLock() {
+    return waitLock;
+  }
+
+  private boolean ownerCondition(Task s) {
+    accountHolder();
+    Task o = nodes.get(s).spinOwner;
+    return owner != o || !o.onCpu() || needResched(s) || vcpuIsPreempted(o);
+  }
+
+  final void pokeSpinner() {
+    if (ownerSpinner != null) {
+      ownerSpinner.poke(costs.lineTransferNs());
+    }
+  }
+
+  /** The lock API's second phase: done on the fast path, else call the slow path. */
+  static int callSlowPath(Task t, Node n, Program slowPath) {
+    if (n.step == DONE) {
+      return Op.NEXT;
+    }
+    n.inline.reset();
+    t.call(slowPath);
+    return Op.AGAIN;
+  }
+
+  /** The spin on owner {@code o} cannot go on: it is off CPU, preempted, or we must resched. */
+  final boolean cannotSpinOn(Task t, Task o) {
+    return !o.onCpu() || needResched(t) || vcpuIsPreempted(o);
+  }
+
+  /**
+   * Starts spinning on owner {@code o} (charged to {@code sym}); the spin ends when {@link
+   * #ownerCondition} holds, and the slow path resumes at {@code spunStep}.
+   */
+  final int spinOnOwner(Task t, N n, Task o, int spunStep, int sym) {
+    n.spinOwner = o;
+    ownerSpinner = t;
+    n.step = spunStep;
+    t.startSpin(sym, ownerChanged, 0, o.cpu());
+    return Op.AGAIN;
+  }
+
+  /**
+   * After a spin on the owner: true (a bail-out, counted) if the owner is still the same, so the
+   * spin gave up (owner off CPU, preempted, or need_resched).
+   */
+  final boolean ownerSpinGaveUp(N n) {
+    if (owner == n.spinOwner) {
+      stats.spinBailout();
+      return true;
+    }
+    return false;
+  }
+
+  /** osq_unlock after the spinner took the lock, then preempt_enable: the slow path is done. */
+  final int osqUnlockAcquired(Task t, N n) {
+    if (n.inline.run(osq.unlockOp(), t) == Op.AGAIN) {
+      return Op.AGAIN;
+    }
+    n.step = DONE;
+    t.preemptEnable();
+    return Op.NEXT;
+  }
+
+  /** Drop wait_lock (with {@code unlock}) and sleep; the slow path resumes at {@code wokenStep}. */
+  final int unlockAndSleep(Task t, N n, Op unlock, int wokenStep) {
+    if (n.inline.run(unlock, t) == Op.AGAIN) {
+      return Op.AGAIN;
+    }
+    n.step = wokenStep;
+    if (t.state() != TaskState.RUNNING) {
+      stats.slept();
+    }
+    t.scheduleNow(); // schedule_preempt_disabled() (mutex), schedule() (rwsem)
+    return Op.AGAIN;
+  }
+}
