@@ -44,8 +44,6 @@ final class CountMutex extends SleepingMutex<SleepingMutex.Node> {
 
   private final boolean wakeInsideWaitLock;
   private final SpinCondition settled = s -> owner != null || this.count == 1 || needResched(s);
-  private final Program slowPath;
-  private final Program unlockSlowPath;
   private final Program wake;
   private final int symOptimistic;
   private final int symSlow;
@@ -58,23 +56,10 @@ final class CountMutex extends SleepingMutex<SleepingMutex.Node> {
     this.wakeInsideWaitLock = wakeInsideWaitLock;
     this.symOptimistic = sym("mutex_optimistic_spin");
     this.symSlow = sym("__mutex_lock_slowpath");
-    this.slowPath = Program.named("mutex_lock")
-        .call(Program.named("__mutex_lock_slowpath").op(new SlowOp()).build())
-        .build();
-    this.unlockSlowPath = Program.named("__mutex_unlock_slowpath").op(new UnlockSlowOp()).build();
+    slowPaths(new SlowOp(), new UnlockSlowOp());
     this.wake = Program.named(wakeInsideWaitLock ? "wake_up_process" : "wake_up_q")
         .op(Ops.wake(t -> nodes.get(t).wakeTarget))
         .build();
-  }
-
-  @Override
-  Program slowPath() {
-    return slowPath;
-  }
-
-  @Override
-  Program unlockSlowPath() {
-    return unlockSlowPath;
   }
 
   /** The arch fast path: decrement; 0 means we took it. */
@@ -111,12 +96,10 @@ final class CountMutex extends SleepingMutex<SleepingMutex.Node> {
           case SPIN_LOOP -> {
             Task o = owner;
             if (o != null) {
-              if (cannotSpinOn(t, o)) {
-                stats.spinBailout();
-                n.step = OSQ_UNLOCK_FAIL;
-                continue;
+              if (spinOnOwnerOrBail(t, n, o, SPUN_ON_OWNER, OSQ_UNLOCK_FAIL, symSpinOnOwner)) {
+                return AGAIN;
               }
-              return spinOnOwner(t, n, o, SPUN_ON_OWNER, symSpinOnOwner);
+              continue;
             }
             if (count == 1) { // mutex_try_to_acquire: cmpxchg(count, 1, 0)
               count = 0;

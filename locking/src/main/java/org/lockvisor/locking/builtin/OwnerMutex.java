@@ -33,8 +33,6 @@ final class OwnerMutex extends SleepingMutex<OwnerMutex.Node> {
   private static final int U_UNLOCK = 2;
   private static final int U_END = 3;
 
-  private final Program slowPath;
-  private final Program unlockSlowPath;
   private final Program wake;
   private boolean flagWaiters;
   private boolean flagHandoff;
@@ -50,21 +48,8 @@ final class OwnerMutex extends SleepingMutex<OwnerMutex.Node> {
       String waitLockAlgorithm) {
     super(name, "mutex-owner", kernel, costs, vcpuCheck, optimisticSpin, waitLockAlgorithm,
         t -> new Node());
-    this.slowPath = Program.named("mutex_lock")
-        .call(Program.named("__mutex_lock_slowpath").op(new SlowOp()).build())
-        .build();
-    this.unlockSlowPath = Program.named("__mutex_unlock_slowpath").op(new UnlockSlowOp()).build();
+    slowPaths(new SlowOp(), new UnlockSlowOp());
     this.wake = Program.named("wake_up_q").op(Ops.wake(t -> nodes.get(t).wakeTarget)).build();
-  }
-
-  @Override
-  Program slowPath() {
-    return slowPath;
-  }
-
-  @Override
-  Program unlockSlowPath() {
-    return unlockSlowPath;
   }
 
   /** cmpxchg(owner, 0, current): only a free word with no flags. */

@@ -100,6 +100,20 @@ abstract class OwnerSpinningLock<N extends OwnerSpinningLock.Node> extends BaseL
   }
 
   /**
+   * Spins on owner {@code o} as {@link #spinOnOwner} does unless {@link #cannotSpinOn} (a
+   * bail-out, counted; the slow path moves to {@code bailStep}). True if the spin started.
+   */
+  final boolean spinOnOwnerOrBail(Task t, N n, Task o, int spunStep, int bailStep, int sym) {
+    if (cannotSpinOn(t, o)) {
+      stats.spinBailout();
+      n.step = bailStep;
+      return false;
+    }
+    spinOnOwner(t, n, o, spunStep, sym);
+    return true;
+  }
+
+  /**
    * After a spin on the owner: true (a bail-out, counted) if the owner is still the same, so the
    * spin gave up (owner off CPU, preempted, or need_resched).
    */

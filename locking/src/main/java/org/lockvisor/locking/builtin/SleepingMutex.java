@@ -50,6 +50,8 @@ abstract class SleepingMutex<N extends SleepingMutex.Node> extends OwnerSpinning
   final int symLock;
   final int symUnlock;
   final int symSpinOnOwner;
+  private Program slowPath;
+  private Program unlockSlowPath;
 
   /** Per-task state of the slow paths. */
   static class Node extends OwnerSpinningLock.Node {
@@ -93,11 +95,16 @@ abstract class SleepingMutex<N extends SleepingMutex.Node> extends OwnerSpinning
    */
   abstract int fastUnlock(Task t, N n);
 
-  /** mutex_lock → __mutex_lock_slowpath. */
-  abstract Program slowPath();
-
-  /** __mutex_unlock_slowpath. */
-  abstract Program unlockSlowPath();
+  /**
+   * Builds the slow paths around the subclass's ops (mutex_lock → __mutex_lock_slowpath, and
+   * __mutex_unlock_slowpath); each subclass constructor calls this once.
+   */
+  final void slowPaths(Op slowOp, Op unlockSlowOp) {
+    this.slowPath = Program.named("mutex_lock")
+        .call(Program.named("__mutex_lock_slowpath").op(slowOp).build())
+        .build();
+    this.unlockSlowPath = Program.named("__mutex_unlock_slowpath").op(unlockSlowOp).build();
+  }
 
   /**
    * The slow-path steps both generations run alike; returns {@link Op#AGAIN}, {@link Op#NEXT},
@@ -188,7 +195,7 @@ abstract class SleepingMutex<N extends SleepingMutex.Node> extends OwnerSpinning
           return AGAIN;
         }
         case 1 -> {
-          return callSlowPath(t, n, slowPath());
+          return callSlowPath(t, n, slowPath);
         }
         default -> {
           return NEXT;
@@ -221,7 +228,7 @@ abstract class SleepingMutex<N extends SleepingMutex.Node> extends OwnerSpinning
             return NEXT;
           }
           n.unlockInline.reset();
-          t.call(unlockSlowPath());
+          t.call(unlockSlowPath);
           return AGAIN;
         }
         default -> {

@@ -263,12 +263,10 @@ final class XaddRwsem extends OwnerSpinningLock<XaddRwsem.Node> {
           case SPIN_LOOP -> {
             Task o = owner;
             if (o != null) {
-              if (cannotSpinOn(t, o)) {
-                stats.spinBailout();
-                n.step = OSQ_UNLOCK_FAIL;
-                continue;
+              if (spinOnOwnerOrBail(t, n, o, SPUN, OSQ_UNLOCK_FAIL, symSpinOnOwner)) {
+                return AGAIN;
               }
-              return spinOnOwner(t, n, o, SPUN, symSpinOnOwner);
+              continue;
             }
             if (readers > 0) { // reader-owned: not spinnable
               n.step = OSQ_UNLOCK_FAIL;
