@@ -2,26 +2,26 @@ package org.lockvisor.core.account;
 
 /**
  * Open-addressing hash map from {@code long} to {@code long} (no boxing). Keys must not be
- * {@link Long#MIN_VALUE}, which marks empty cells. Iteration order is the cell order, a pure
- * function of the inserted keys, so it is deterministic.
+ * {@link Long#MIN_VALUE}, which marks empty cells. Iteration order is a pure function of the
+ * inserted keys, so it is deterministic.
  *
- * <p>Two tables. The cells (key and value side by side, one cache line per hit) keep the layout
- * of the original map — linear probing from {@code (h ^ h >>> 32) & mask}, {@code h = key * φ} —
- * so {@link #forEach} visits entries in exactly the order it always did (reports that sum or
- * tie-break in visit order stay bit-identical). That home index ignores the key's high bits
- * while the table is small (the cpu id of a {@link CpuTimeAccount} key never reaches it below
- * 8,192 cells), so the same (thread, stack) on several CPUs share one probe chain. Lookups
- * therefore go through a second, {@code int} table: the cell of each key, placed by the high
- * bits of {@code h} (Fibonacci hashing, which every key bit reaches), linear probing. A hit
- * reads one {@code int} and one cell; only a new key walks the cell layout.
+ * <p>Two tables. Lookups use {@code cells} (key and value side by side, so a hit touches one
+ * cache line), placed by the high bits of {@code key * φ} (Fibonacci hashing, which every key bit
+ * reaches), linear probing. {@code order} holds the keys alone in the layout of the original,
+ * single-table map — linear probing from {@code (h ^ h >>> 32) & mask} — which only new keys and
+ * {@link #forEach} touch, so {@code forEach} visits entries in exactly the order it always did
+ * (reports that sum or tie-break in visit order stay bit-identical). That original home index
+ * ignores a key's high bits while the table is small (the cpu id of a {@link CpuTimeAccount} key
+ * never reaches it below 8,192 cells), so the same (thread, stack) on several CPUs shared one
+ * probe chain: the reason lookups no longer use it.
  */
 public final class LongLongMap {
   private static final long EMPTY = Long.MIN_VALUE;
   private static final long PHI = 0x9E3779B97F4A7C15L;
-  // cells[2c] = key of cell c (EMPTY if free), cells[2c + 1] = its value.
+  // cells[2j] = key at lookup slot j (EMPTY if free), cells[2j + 1] = its value.
   private long[] cells;
-  // lookup[j] = 1 + the cell of a key whose Fibonacci slot chain passes j; 0 = free.
-  private int[] lookup;
+  // The keys in the original map's cell layout (visit order).
+  private long[] order;
   private int size;
   private int mask;
   private int shift;
@@ -39,35 +39,61 @@ public final class LongLongMap {
   }
 
   public long get(long key, long defaultValue) {
-    int c = find(key);
-    return c >= 0 ? cells[2 * c + 1] : defaultValue;
+    long[] cs = cells;
+    int j = (int) ((key * PHI) >>> shift);
+    while (true) {
+      long k = cs[2 * j];
+      if (k == key) {
+        return cs[2 * j + 1];
+      }
+      if (k == EMPTY) {
+        return defaultValue;
+      }
+      j = (j + 1) & mask;
+    }
   }
 
   /** Adds {@code delta} to the value of {@code key} (absent counts as 0). */
   public void add(long key, long delta) {
-    int c = find(key);
-    if (c >= 0) {
-      cells[2 * c + 1] += delta;
-    } else {
-      insert(key, delta, ~c);
+    long[] cs = cells;
+    int j = (int) ((key * PHI) >>> shift);
+    while (true) {
+      long k = cs[2 * j];
+      if (k == key) {
+        cs[2 * j + 1] += delta;
+        return;
+      }
+      if (k == EMPTY) {
+        insert(j, key, delta);
+        return;
+      }
+      j = (j + 1) & mask;
     }
   }
 
   public void put(long key, long value) {
-    int c = find(key);
-    if (c >= 0) {
-      cells[2 * c + 1] = value;
-    } else {
-      insert(key, value, ~c);
+    long[] cs = cells;
+    int j = (int) ((key * PHI) >>> shift);
+    while (true) {
+      long k = cs[2 * j];
+      if (k == key) {
+        cs[2 * j + 1] = value;
+        return;
+      }
+      if (k == EMPTY) {
+        insert(j, key, value);
+        return;
+      }
+      j = (j + 1) & mask;
     }
   }
 
-  /** Visits every entry in cell order. */
+  /** Visits every entry in the original map's cell order. */
   public void forEach(Visitor visitor) {
-    long[] cs = cells;
-    for (int i = 0; i < cs.length; i += 2) {
-      if (cs[i] != EMPTY) {
-        visitor.visit(cs[i], cs[i + 1]);
+    long[] keys = order;
+    for (long key : keys) {
+      if (key != EMPTY) {
+        visitor.visit(key, get(key, 0));
       }
     }
   }
@@ -78,50 +104,32 @@ public final class LongLongMap {
     void visit(long key, long value);
   }
 
-  /** The cell of {@code key}, or {@code ~j} with j the free lookup slot where it would go. */
-  private int find(long key) {
-    int[] lk = lookup;
-    long[] cs = cells;
-    int j = (int) ((key * PHI) >>> shift);
-    while (true) {
-      int s = lk[j];
-      if (s == 0) {
-        return ~j;
-      }
-      if (cs[2 * (s - 1)] == key) {
-        return s - 1;
-      }
-      j = (j + 1) & mask;
-    }
-  }
-
-  /** Stores a new key in its cell of the original layout and indexes it at lookup slot j. */
-  private void insert(long key, long value, int j) {
-    int c = placeCell(key, value);
-    lookup[j] = c + 1;
-    if (++size * 2 > lookup.length) {
+  private void insert(int j, long key, long value) {
+    cells[2 * j] = key;
+    cells[2 * j + 1] = value;
+    placeOrder(key);
+    if (++size * 2 > order.length) {
       rehash();
     }
   }
 
   /** Linear probing from the original home index to the first free cell (key is absent). */
-  private int placeCell(long key, long value) {
+  private void placeOrder(long key) {
     long h = key * PHI;
     int c = (int) (h ^ (h >>> 32)) & mask;
-    while (cells[2 * c] != EMPTY) {
+    while (order[c] != EMPTY) {
       c = (c + 1) & mask;
     }
-    cells[2 * c] = key;
-    cells[2 * c + 1] = value;
-    return c;
+    order[c] = key;
   }
 
-  private void index(long key, int c) {
+  private void placeCell(long key, long value) {
     int j = (int) ((key * PHI) >>> shift);
-    while (lookup[j] != 0) {
+    while (cells[2 * j] != EMPTY) {
       j = (j + 1) & mask;
     }
-    lookup[j] = c + 1;
+    cells[2 * j] = key;
+    cells[2 * j + 1] = value;
   }
 
   private void allocate(int cap) {
@@ -129,19 +137,25 @@ public final class LongLongMap {
     for (int i = 0; i < cells.length; i += 2) {
       cells[i] = EMPTY;
     }
-    lookup = new int[cap];
+    order = new long[cap];
+    java.util.Arrays.fill(order, EMPTY);
     mask = cap - 1;
     shift = 64 - Integer.numberOfTrailingZeros(cap);
   }
 
-  /** Doubles both tables; cells are re-placed in old cell order, as the original map did. */
+  /** Doubles both tables; keys are re-placed in old visit order, as the original map did. */
   private void rehash() {
-    long[] old = cells;
-    allocate(lookup.length * 2);
-    for (int i = 0; i < old.length; i += 2) {
-      if (old[i] != EMPTY) {
-        long key = old[i];
-        index(key, placeCell(key, old[i + 1]));
+    long[] oldCells = cells;
+    long[] oldOrder = order;
+    allocate(oldOrder.length * 2);
+    for (int i = 0; i < oldCells.length; i += 2) {
+      if (oldCells[i] != EMPTY) {
+        placeCell(oldCells[i], oldCells[i + 1]);
+      }
+    }
+    for (long key : oldOrder) {
+      if (key != EMPTY) {
+        placeOrder(key);
       }
     }
   }
