@@ -1,29 +1,37 @@
 package org.lockvisor.core.account;
 
-import java.util.Arrays;
-
 /**
- * Open-addressing hash map from {@code long} to {@code long} (linear probing, no boxing). Keys
- * must not be {@link Long#MIN_VALUE}, which marks empty cells. Iteration order is the cell
- * order, a pure function of the inserted keys, so it is deterministic.
+ * Open-addressing hash map from {@code long} to {@code long} (no boxing). Keys must not be
+ * {@link Long#MIN_VALUE}, which marks empty cells. Iteration order is a pure function of the
+ * inserted keys, so it is deterministic.
+ *
+ * <p>Two tables. Lookups use {@code cells} (key and value side by side, so a hit touches one
+ * cache line), placed by the high bits of {@code key * φ} (Fibonacci hashing, which every key bit
+ * reaches), linear probing. {@code order} holds the keys alone in the layout of the original,
+ * single-table map — linear probing from {@code (h ^ h >>> 32) & mask} — which only new keys and
+ * {@link #forEach} touch, so {@code forEach} visits entries in exactly the order it always did
+ * (reports that sum or tie-break in visit order stay bit-identical). That original home index
+ * ignores a key's high bits while the table is small (the cpu id of a {@link CpuTimeAccount} key
+ * never reaches it below 8,192 cells), so the same (thread, stack) on several CPUs shared one
+ * probe chain: the reason lookups no longer use it.
  */
 public final class LongLongMap {
   private static final long EMPTY = Long.MIN_VALUE;
-  private long[] keys;
-  private long[] values;
+  private static final long PHI = 0x9E3779B97F4A7C15L;
+  // cells[2j] = key at lookup slot j (EMPTY if free), cells[2j + 1] = its value.
+  private long[] cells;
+  // The keys in the original map's cell layout (visit order).
+  private long[] order;
   private int size;
   private int mask;
+  private int shift;
 
   public LongLongMap() {
     this(64);
   }
 
   public LongLongMap(int expected) {
-    int cap = Integer.highestOneBit(Math.max(4, expected * 2 - 1)) << 1;
-    keys = new long[cap];
-    values = new long[cap];
-    Arrays.fill(keys, EMPTY);
-    mask = cap - 1;
+    allocate(Integer.highestOneBit(Math.max(4, expected * 2 - 1)) << 1);
   }
 
   public int size() {
@@ -31,65 +39,61 @@ public final class LongLongMap {
   }
 
   public long get(long key, long defaultValue) {
-    int i = index(key);
+    long[] cs = cells;
+    int j = (int) ((key * PHI) >>> shift);
     while (true) {
-      long k = keys[i];
+      long k = cs[2 * j];
       if (k == key) {
-        return values[i];
+        return cs[2 * j + 1];
       }
       if (k == EMPTY) {
         return defaultValue;
       }
-      i = (i + 1) & mask;
+      j = (j + 1) & mask;
     }
   }
 
   /** Adds {@code delta} to the value of {@code key} (absent counts as 0). */
   public void add(long key, long delta) {
-    int i = index(key);
+    long[] cs = cells;
+    int j = (int) ((key * PHI) >>> shift);
     while (true) {
-      long k = keys[i];
+      long k = cs[2 * j];
       if (k == key) {
-        values[i] += delta;
+        cs[2 * j + 1] += delta;
         return;
       }
       if (k == EMPTY) {
-        keys[i] = key;
-        values[i] = delta;
-        if (++size * 2 > keys.length) {
-          rehash();
-        }
+        insert(j, key, delta);
         return;
       }
-      i = (i + 1) & mask;
+      j = (j + 1) & mask;
     }
   }
 
   public void put(long key, long value) {
-    int i = index(key);
+    long[] cs = cells;
+    int j = (int) ((key * PHI) >>> shift);
     while (true) {
-      long k = keys[i];
+      long k = cs[2 * j];
       if (k == key) {
-        values[i] = value;
+        cs[2 * j + 1] = value;
         return;
       }
       if (k == EMPTY) {
-        keys[i] = key;
-        values[i] = value;
-        if (++size * 2 > keys.length) {
-          rehash();
-        }
+        insert(j, key, value);
         return;
       }
-      i = (i + 1) & mask;
+      j = (j + 1) & mask;
     }
   }
 
-  /** Visits every entry in cell order. */
+  /** Visits every entry in the original map's cell order. */
   public void forEach(Visitor visitor) {
-    for (int i = 0; i < keys.length; i++) {
-      if (keys[i] != EMPTY) {
-        visitor.visit(keys[i], values[i]);
+    long[] keys = order;
+    for (long key : keys) {
+      if (key != EMPTY) {
+        visitor.visit(key, get(key, 0));
       }
     }
   }
@@ -100,22 +104,58 @@ public final class LongLongMap {
     void visit(long key, long value);
   }
 
-  private int index(long key) {
-    long h = key * 0x9E3779B97F4A7C15L;
-    return (int) (h ^ (h >>> 32)) & mask;
+  private void insert(int j, long key, long value) {
+    cells[2 * j] = key;
+    cells[2 * j + 1] = value;
+    placeOrder(key);
+    if (++size * 2 > order.length) {
+      rehash();
+    }
   }
 
+  /** Linear probing from the original home index to the first free cell (key is absent). */
+  private void placeOrder(long key) {
+    long h = key * PHI;
+    int c = (int) (h ^ (h >>> 32)) & mask;
+    while (order[c] != EMPTY) {
+      c = (c + 1) & mask;
+    }
+    order[c] = key;
+  }
+
+  private void placeCell(long key, long value) {
+    int j = (int) ((key * PHI) >>> shift);
+    while (cells[2 * j] != EMPTY) {
+      j = (j + 1) & mask;
+    }
+    cells[2 * j] = key;
+    cells[2 * j + 1] = value;
+  }
+
+  private void allocate(int cap) {
+    cells = new long[2 * cap];
+    for (int i = 0; i < cells.length; i += 2) {
+      cells[i] = EMPTY;
+    }
+    order = new long[cap];
+    java.util.Arrays.fill(order, EMPTY);
+    mask = cap - 1;
+    shift = 64 - Integer.numberOfTrailingZeros(cap);
+  }
+
+  /** Doubles both tables; keys are re-placed in old visit order, as the original map did. */
   private void rehash() {
-    long[] oldKeys = keys;
-    long[] oldValues = values;
-    keys = new long[oldKeys.length * 2];
-    values = new long[oldKeys.length * 2];
-    Arrays.fill(keys, EMPTY);
-    mask = keys.length - 1;
-    size = 0;
-    for (int i = 0; i < oldKeys.length; i++) {
-      if (oldKeys[i] != EMPTY) {
-        put(oldKeys[i], oldValues[i]);
+    long[] oldCells = cells;
+    long[] oldOrder = order;
+    allocate(oldOrder.length * 2);
+    for (int i = 0; i < oldCells.length; i += 2) {
+      if (oldCells[i] != EMPTY) {
+        placeCell(oldCells[i], oldCells[i + 1]);
+      }
+    }
+    for (long key : oldOrder) {
+      if (key != EMPTY) {
+        placeOrder(key);
       }
     }
   }
