@@ -42,14 +42,27 @@ public final class AtomicFiles {
     Path absolute = target.toAbsolutePath();
     Path directory = absolute.getParent();
     Files.createDirectories(directory);
-    // Same directory as the target: a rename is only atomic within one file system.
-    Path temporary = Files.createTempFile(directory, "." + absolute.getFileName(), ".tmp");
+    // Same directory as the target: a rename is only atomic within one file system. Not
+    // Files.createTempFile: its files are mode 0600, and the renamed output would be unreadable by
+    // anyone else; a file created here gets the usual mode (0666 less the umask), like any tool's.
+    Path temporary = null;
+    FileChannel channel = null;
+    while (channel == null) {
+      temporary = directory.resolve("." + absolute.getFileName() + "."
+          + Long.toUnsignedString(java.util.concurrent.ThreadLocalRandom.current().nextLong(), 36) + ".tmp");
+      try {
+        channel = FileChannel.open(temporary, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+      } catch (java.nio.file.FileAlreadyExistsException e) {
+        // another writer's temporary file: draw another name
+      }
+    }
+    FileChannel opened = channel;
     try {
-      try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.WRITE);
-           OutputStream out = Channels.newOutputStream(channel)) {
+      try (opened;
+           OutputStream out = Channels.newOutputStream(opened)) {
         writer.writeTo(out);
         out.flush();
-        channel.force(true);
+        opened.force(true);
       }
       try {
         Files.move(temporary, absolute, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);

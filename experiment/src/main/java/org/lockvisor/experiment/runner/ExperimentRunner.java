@@ -367,21 +367,23 @@ public final class ExperimentRunner {
     }
 
     void resetStats() {
-      for (Workload w : workloads) {
-        w.resetStats();
-      }
-      for (Device d : devices) {
-        d.resetStats();
-      }
-      for (RegisteredLock l : locks) {
-        l.lock().stats().reset();
-      }
+      // Kernels and vCPUs first: devices and workloads may take their baselines from kernel
+      // counters (vhost-net reads the host's ttwu counts), which must already be reset then.
       host.resetStats();
       for (Vm vm : machine.vms()) {
         vm.guest().resetStats();
         for (VcpuTask vcpu : vm.vcpus()) {
           vcpu.exitStats().values().forEach(VcpuTask.ExitStats::reset);
         }
+      }
+      for (RegisteredLock l : locks) {
+        l.lock().stats().reset();
+      }
+      for (Workload w : workloads) {
+        w.resetStats();
+      }
+      for (Device d : devices) {
+        d.resetStats();
       }
     }
 

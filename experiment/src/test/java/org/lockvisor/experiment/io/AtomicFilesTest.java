@@ -34,6 +34,16 @@ class AtomicFilesTest {
   }
 
   @Test
+  void write_fileGetsTheUsualModeOfANewFile_notTheTempFilesPrivateMode() throws IOException {
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        directory.getFileSystem().supportedFileAttributeViews().contains("posix"), "POSIX file modes");
+    Path plain = Files.createFile(directory.resolve("plain.txt")); // 0666 less the umask
+    Path target = AtomicFiles.writeString(directory.resolve("result.json"), "{}");
+
+    assertThat(Files.getPosixFilePermissions(target)).isEqualTo(Files.getPosixFilePermissions(plain));
+  }
+
+  @Test
   void writeBytes_existingTarget_replaced() throws IOException {
     Path target = directory.resolve("result.txt");
     Files.writeString(target, "old");
