@@ -94,7 +94,7 @@ public final class ExploreCommand implements Callable<Integer> {
           events += r.events();
         } catch (SimulationFailedException ex) {
           out.printf(Locale.ROOT, "explore: violation in run %d of %d (variant %s, perturbation %d) after %d clean"
-              + " runs%n", i + 1, runs, label, perturb, done);
+              + " simulations (%d variant(s) per run)%n", i + 1, runs, label, perturb, done, labels.size());
           out.println("  " + Lockvisor.oneLine(ex.getMessage()));
           out.println("  replay: " + replay);
           out.flush();
