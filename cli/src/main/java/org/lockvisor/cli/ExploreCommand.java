@@ -82,6 +82,7 @@ public final class ExploreCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     long start = System.nanoTime();
+    Progress progress = new Progress(err);
     long events = 0;
     int done = 0;
     for (int i = 0; i < runs; i++) {
@@ -93,6 +94,7 @@ public final class ExploreCommand implements Callable<Integer> {
           ExperimentResult r = runner.run(point, label, checks.toRunChecks(true, perturb, ""));
           events += r.events();
         } catch (SimulationFailedException ex) {
+          progress.finish();
           out.printf(Locale.ROOT, "explore: violation in run %d of %d (variant %s, perturbation %d) after %d clean"
               + " simulations (%d variant(s) per run)%n", i + 1, runs, label, perturb, done, labels.size());
           out.println("  " + Lockvisor.oneLine(ex.getMessage()));
@@ -102,12 +104,12 @@ public final class ExploreCommand implements Callable<Integer> {
         }
         done++;
       }
-      double elapsed = (System.nanoTime() - start) / 1e9;
-      if (elapsed > RunCommand.PROGRESS_AFTER_S && (i + 1) % 10 == 0 && i + 1 < runs) {
-        err.printf(Locale.ROOT, "explore: %d/%d runs, %.1f s elapsed%n", i + 1, runs, elapsed);
-        err.flush();
+      if (i + 1 < runs && (progress.terminal() || (i + 1) % 10 == 0)) {
+        // a bar on a terminal; otherwise a plain line every 10 runs (explorations run thousands)
+        progress.step("explore: run " + (i + 1), i + 1, runs);
       }
     }
+    progress.finish();
     out.printf(Locale.ROOT, "explore: no violation in %d runs (%d per variant x %d variant(s) %s, exploration seed"
             + " %d, %d events, %.1f s)%n", done, runs, labels.size(), labels, seed, events,
         (System.nanoTime() - start) / 1e9);

@@ -7,7 +7,7 @@ import java.nio.file.Path;
 import java.util.Locale;
 
 /**
- * Progress of a long command ({@code run}, {@code sweep}, {@code reproduce}) on stderr, never on
+ * Progress of a long command ({@code run}, {@code sweep}, {@code reproduce}, {@code explore}) on stderr, never on
  * stdout: when stderr is a terminal, one line that is rewritten in place (a bar with the ETA);
  * otherwise plain lines, one per step, that a log file or CI keeps. Steps of a command that has
  * run for less than {@link #AFTER_S} seconds print nothing, so quick commands stay quiet.
@@ -68,6 +68,11 @@ final class Progress {
     } catch (NumberFormatException e) {
       return AFTER_S;
     }
+  }
+
+  /** Whether progress is a bar rewritten in place (stderr is a terminal). */
+  boolean terminal() {
+    return terminal;
   }
 
   /** Seconds since this progress started. */
