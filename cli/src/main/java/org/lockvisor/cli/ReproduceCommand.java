@@ -13,10 +13,12 @@ import org.lockvisor.experiment.ReproductionResult;
 import org.lockvisor.experiment.ReproductionRuns;
 import org.lockvisor.experiment.Reproductions;
 import org.lockvisor.experiment.SimulationFailedException;
+import org.lockvisor.experiment.UserInputException;
 import org.lockvisor.experiment.io.AtomicFiles;
 import org.lockvisor.experiment.report.ReproductionPage;
 import org.lockvisor.experiment.report.RunCapture;
 import org.lockvisor.experiment.report.RunDirectories;
+import org.lockvisor.experiment.report.RunOutputs;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -58,8 +60,22 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
           + " <name>/runs/<run>/, into DIR (see docs/outputs.md).")
   private Path out;
 
+  @Option(names = "--trace", description = "Also write each internal run's trace.json (Chrome trace events for"
+      + " Perfetto UI) under <name>/runs/<run>/; needs --out.")
+  private boolean trace;
+
+  @Option(names = "--trace-max-events", paramLabel = "N", defaultValue = "" + RunOutputs.DEFAULT_TRACE_EVENTS,
+      description = "Bound of each trace.json: at most N events are kept (default: ${DEFAULT-VALUE}).")
+  private int traceMaxEvents;
+
   @Override
   public Integer call() {
+    if (trace && out == null) {
+      throw new UserInputException("--trace needs --out DIR (each run's trace.json is written under it)");
+    }
+    if (traceMaxEvents <= 0) {
+      throw new UserInputException("--trace-max-events must be a positive number of events: [" + traceMaxEvents + "]");
+    }
     OutputDirectory.prepare("--out", out);
     Reproductions registry = lockvisor.injector().getInstance(Reproductions.class);
     ImmutableList<Reproduction> chosen = ALL.equals(target)
@@ -82,7 +98,8 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
       ReproductionResult result;
       Optional<Path> outDir = Optional.ofNullable(out).map(d -> d.resolve(name));
       ReportedRuns runs = new ReportedRuns(name, progress,
-          outDir.map(d -> new RunDirectories(d, build.version(), build.commit())).orElse(null));
+          outDir.map(d -> new RunDirectories(d, build.version(), build.commit(), trace ? traceMaxEvents : 0))
+              .orElse(null));
       try {
         result = reproduction.run(new ReproductionOptions(quick, outDir, runs));
       } catch (SimulationFailedException e) {
@@ -138,6 +155,11 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
     @Override
     public boolean capturing() {
       return files != null;
+    }
+
+    @Override
+    public int traceEvents() {
+      return files == null ? 0 : files.traceEvents();
     }
 
     @Override

@@ -31,7 +31,9 @@ class ReproduceOutputFilesTest {
   static final List<String> ROWS = List.of("arm64-kvm-numjobs4", "x86_64-kvm-numjobs2", "x86_64-kvm-numjobs4",
       "x86_64-kvm-numjobs8", "x86_64-kvm-numjobs12");
   static final List<String> FILES = List.of("result.json", "perf-report.txt", "oncpu.folded", "spin.folded",
-      "offcpu.folded", "lock_stat.txt", "lock-contention.txt", "kvm-stat.txt", "fio-vm0-fio.json", "report.html");
+      "offcpu.folded", "lock_stat.txt", "lock-contention.txt", "kvm-stat.txt", "fio-vm0-fio.json", "report.html",
+      "trace.json");
+  static final int TRACE_EVENTS = 3_000;
   static final ObjectMapper MAPPER = new ObjectMapper();
 
   @TempDir
@@ -56,7 +58,7 @@ class ReproduceOutputFilesTest {
 
   private static Run reproduce(Path out) {
     return CliFixture.run(ReproduceOutputFilesTest.class.getClassLoader(), "reproduce", NAME, "--quick", "--out",
-        out.toString(), "--format", "json");
+        out.toString(), "--format", "json", "--trace", "--trace-max-events", "" + TRACE_EVENTS);
   }
 
   private static Path runs(String dir) {
@@ -233,6 +235,38 @@ class ReproduceOutputFilesTest {
       }
       assertThat(rows).as(label).isEqualTo(locks.size()).isPositive();
     }
+  }
+
+  @Test
+  void trace_everyRunHasABoundedChromeTrace_withSlicesOnCpuTracks() throws IOException {
+    for (String label : labels()) {
+      JsonNode trace = MAPPER.readTree(runs("a").resolve(label).resolve("trace.json").toFile());
+      JsonNode events = trace.isArray() ? trace : trace.get("traceEvents");
+      assertThat(events).as(label).isNotNull();
+      long slices = 0;
+      for (JsonNode e : events) {
+        assertThat(e.has("ph")).as(label + " event phase").isTrue();
+        if (e.get("ph").asText().equals("X")) {
+          slices++;
+          assertThat(e.get("dur").asDouble()).as(label + " slice duration").isNotNegative();
+        }
+      }
+      assertThat(slices).as(label + " complete slices").isPositive();
+      // the bound counts recorded events (a slice is drawn on its CPU's and its thread's track)
+      assertThat(trace.at("/metadata/events").asInt()).as(label + " recorded events").isPositive()
+          .isLessThanOrEqualTo(TRACE_EVENTS);
+      if (trace.at("/metadata/truncated").asBoolean()) {
+        assertThat(events.toString()).as(label).contains("trace truncated at " + TRACE_EVENTS + " events");
+      }
+    }
+  }
+
+  @Test
+  void trace_withoutOut_exit2OneLine() {
+    Run run = CliFixture.run(ReproduceOutputFilesTest.class.getClassLoader(), "reproduce", NAME, "--quick", "--trace");
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.errLines()).singleElement().asString().contains("--trace needs --out");
   }
 
   @Test

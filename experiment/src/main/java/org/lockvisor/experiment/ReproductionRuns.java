@@ -20,6 +20,14 @@ public interface ReproductionRuns {
     return false;
   }
 
+  /**
+   * Bound of each captured run's {@code trace.json} (Chrome trace events) when the user asked for
+   * traces, 0 for none; a reproduction passes it to {@link RunCapture#trace}.
+   */
+  default int traceEvents() {
+    return 0;
+  }
+
   /** The reproduction will perform {@code runs} internal runs in total (it may call this again). */
   default void planned(int runs) {}
 

@@ -51,7 +51,7 @@ public final class RunCapture {
   private final long seed;
   private final Map<String, Object> config;
   private final ExperimentPlugins plugins;
-  private final RunOutputs outputs;
+  private RunOutputs outputs;
   private final long wallStart = System.nanoTime();
   private final List<String> workloadVms = new ArrayList<>();
   private final List<Workload> workloads = new ArrayList<>();
@@ -85,6 +85,17 @@ public final class RunCapture {
     this.plugins = Discovered.PLUGINS;
     this.outputs = RunOutputs.ownDirectory(plugins, arch, variant, 0);
     plugin(plugins.arches().get(arch));
+  }
+
+  /**
+   * Also records the run's {@code trace.json}, at most {@code events} trace events (0: no trace);
+   * call before the run starts.
+   */
+  public RunCapture trace(int events) {
+    checkArgument(events >= 0, "trace event limit must not be negative: [%s]", events);
+    checkState(startNs < 0, "run [%s] has started; ask for its trace before", label);
+    this.outputs = RunOutputs.ownDirectory(plugins, arch, variant, events);
+    return this;
   }
 
   /** This run's baseline run (another label): its folded stacks are diffed against this run's. */

@@ -32,6 +32,7 @@ public final class RunDirectories implements ReproductionRuns {
   private final Path runs;
   private final String version;
   private final String commit;
+  private final int traceEvents;
   private final Map<String, RunCapture> done = new LinkedHashMap<>();
   private final Map<String, List<String>> written = new LinkedHashMap<>();
 
@@ -41,9 +42,23 @@ public final class RunDirectories implements ReproductionRuns {
    * @param commit git commit of the build, for the provenance
    */
   public RunDirectories(Path directory, String version, String commit) {
+    this(directory, version, commit, 0);
+  }
+
+  /**
+   * @param traceEvents bound of each run's {@code trace.json}; 0 writes none
+   */
+  public RunDirectories(Path directory, String version, String commit, int traceEvents) {
+    checkArgument(traceEvents >= 0, "trace event limit must not be negative: [%s]", traceEvents);
     this.runs = directory.resolve(RUNS);
     this.version = version;
     this.commit = commit;
+    this.traceEvents = traceEvents;
+  }
+
+  @Override
+  public int traceEvents() {
+    return traceEvents;
   }
 
   @Override
@@ -67,6 +82,7 @@ public final class RunDirectories implements ReproductionRuns {
       write(dir.resolve(name), content);
       names.add(name);
     });
+    capture.outputs().releaseTrace(); // the largest file: not kept until every run is done
     done.put(capture.label(), capture);
     written.put(capture.label(), names);
     page(capture);

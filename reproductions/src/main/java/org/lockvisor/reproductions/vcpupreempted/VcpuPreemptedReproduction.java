@@ -179,6 +179,7 @@ public final class VcpuPreemptedReproduction implements Reproduction {
       config.put("vcpu_is_preempted", check);
       config.put("limit_ns", limit);
       capture = new RunCapture(NAME, label, check ? "patched" : "baseline", platform.profile(), seed, config)
+          .trace(runs.traceEvents())
           .baseline(check ? row + "-baseline-seed" + seed : null);
     }
     RunCapture captured = capture;

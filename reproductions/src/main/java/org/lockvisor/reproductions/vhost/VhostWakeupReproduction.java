@@ -114,6 +114,7 @@ public final class VhostWakeupReproduction implements Reproduction {
       config.put("warmup_ns", warmupNs);
       config.put("measure_ns", measureNs);
       capture = new RunCapture(NAME, row + "-" + name, name, VhostScenario.PROFILE, SEED, config)
+          .trace(runs.traceEvents())
           .baseline(variant == WorkQueue.WAKE_INSIDE_LOCK ? null : row + "-baseline");
     }
     VhostScenario s;

@@ -161,7 +161,8 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
       config.put("costs", costTable);
       config.put("warmup_ms", plan.warmupMs());
       config.put("measure_ms", plan.measureMs());
-      capture = new RunCapture(NAME, label, variant, p.name(), SEED, config).baseline(baseline);
+      capture = new RunCapture(NAME, label, variant, p.name(), SEED, config).baseline(baseline)
+          .trace(runs.traceEvents());
     }
     RunCapture captured = capture;
     NotifyScenario s = meter.measure(label,
