@@ -29,7 +29,8 @@ import org.lockvisor.machine.TaskState;
  * no writer and no waiter; otherwise the reader queues and sleeps until a waker grants it the
  * lock ({@code __rwsem_mark_wake} grants the readers at the front of the queue, or wakes the
  * front writer). up_read/up_write call {@code rwsem_wake} when waiters exist and no holder is
- * left, skipping the wakeup if a spinner is present and wait_lock is busy.
+ * left (the {@code rwsem_has_spinner} shortcut — skip the wakeup when a spinner exists and
+ * wait_lock is busy — is not modelled: the wakeup always takes wait_lock).
  */
 final class XaddRwsem extends OwnerSpinningLock<XaddRwsem.Node> {
   private static final int SLOW = 1;
@@ -451,7 +452,7 @@ final class XaddRwsem extends OwnerSpinningLock<XaddRwsem.Node> {
     }
   }
 
-  /** rwsem_wake: under wait_lock (skipped if a spinner exists and wait_lock is busy), mark and wake. */
+  /** rwsem_wake: under wait_lock, mark and wake (no {@code rwsem_has_spinner} shortcut). */
   private final class WakeOp extends Op {
     @Override
     public int execute(Task t, int phase) {
