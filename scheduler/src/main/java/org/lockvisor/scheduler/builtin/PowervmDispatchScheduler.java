@@ -59,9 +59,15 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
   private final long windowNs;
   private final double defaultUnits;
   private final boolean capped;
+  private final int smt;
   private final Map<String, Double> unitsByVm = new HashMap<>(); // lookups only, never iterated
 
   private Kernel kernel;
+  private Core[] cores; // smt > 1 only
+  private int[] queuedAt; // smt > 1: queued threads per host CPU (hardware thread)
+  private HwThread[] running; // smt > 1: the thread each host CPU runs, or null
+  private final Map<String, Vp[]> vpsByVm = new HashMap<>(); // smt > 1; lookups only
+  private int homes; // smt > 1: VPs placed so far
   private Simulation sim;
   private Rq[] rqs;
   private long windowHandle = EventQueue.NO_EVENT;
@@ -73,6 +79,18 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
    * @param capped whether LPARs are capped (no use of leftover capacity)
    */
   public PowervmDispatchScheduler(long windowNs, double processorUnits, boolean capped) {
+    this(windowNs, processorUnits, capped, 1);
+  }
+
+  /**
+   * @param smt hardware threads per virtual processor (1, 2, 4 or 8): with more than 1, the
+   *     host's CPUs are the hardware threads of {@code cpuCount / smt} physical cores and the
+   *     guest's vCPUs are grouped into VPs of {@code smt} consecutive threads, dispatched on a
+   *     core together (gang dispatch, see the class comment)
+   */
+  public PowervmDispatchScheduler(long windowNs, double processorUnits, boolean capped, int smt) {
+    checkArgument(smt == 1 || smt == 2 || smt == 4 || smt == 8, "smt must be 1, 2, 4 or 8: %s", smt);
+    this.smt = smt;
     checkArgument(windowNs > 0, "dispatch window must be positive: %s", windowNs);
     checkArgument(!Double.isNaN(processorUnits), "entitlement must be a number");
     this.windowNs = windowNs;
@@ -95,13 +113,26 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
     return capped;
   }
 
+  /** Hardware threads per virtual processor. */
+  public int smt() {
+    return smt;
+  }
+
   /** The entitlement of {@code task} per window (ns); {@code Long.MAX_VALUE} if unlimited. */
   public long entitlementNs(Task task) {
+    if (smt > 1) {
+      return gang(task).vp.entitledNs;
+    }
     return vp(task).entitledNs;
   }
 
   /** Entitlement {@code task} has left in the current window (ns). */
   public long remainingNs(Task task) {
+    if (smt > 1) {
+      Vp g = gang(task).vp;
+      refresh(g, sim.now());
+      return cores[g.cpuIndex].owner == g ? currentRemaining(g, sim.now()) : g.remainingNs;
+    }
     Vp vp = vp(task);
     refresh(vp, sim.now());
     return rqs[vp.cpuIndex].curr == vp ? currentRemaining(vp, sim.now()) : vp.remainingNs;
@@ -118,6 +149,16 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
       rqs[i] = new Rq(i);
       k.cpu(i).rqData = rqs[i];
     }
+    if (smt > 1) {
+      checkArgument(k.cpuCount() % smt == 0,
+          "powervm-dispatch smt=%s: the host's %s CPUs are not whole cores of %s threads", smt, k.cpuCount(), smt);
+      cores = new Core[k.cpuCount() / smt];
+      for (int i = 0; i < cores.length; i++) {
+        cores[i] = new Core(i);
+      }
+      queuedAt = new int[k.cpuCount()];
+      running = new HwThread[k.cpuCount()];
+    }
   }
 
   // ---------------------------------------------------------------------------------------
@@ -125,6 +166,10 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
 
   @Override
   public void enqueue(Cpu cpu, Task task, boolean wakeup) {
+    if (smt > 1) {
+      gangEnqueue(cpu, task);
+      return;
+    }
     Rq rq = rqs[cpu.index()];
     Vp vp = vp(task);
     refresh(vp, sim.now());
@@ -135,6 +180,10 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
 
   @Override
   public void dequeue(Cpu cpu, Task task) {
+    if (smt > 1) {
+      gangDequeue(cpu, task);
+      return;
+    }
     Rq rq = rqs[cpu.index()];
     Vp vp = vp(task);
     checkState(rq.ready.remove(vp) || rq.throttled.remove(vp), "%s is not queued on %s", task, cpu);
@@ -142,6 +191,10 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
 
   @Override
   public void putPrev(Cpu cpu, Task prev) {
+    if (smt > 1) {
+      gangPutPrev(cpu, prev);
+      return;
+    }
     Rq rq = rqs[cpu.index()];
     checkState(rq.curr != null && rq.curr.task == prev, "%s put back on %s but current is %s", prev, cpu, rq.curr);
     Vp vp = rq.curr;
@@ -153,6 +206,9 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
 
   @Override
   public Task pickNext(Cpu cpu) {
+    if (smt > 1) {
+      return gangPickNext(cpu);
+    }
     Rq rq = rqs[cpu.index()];
     long now = sim.now();
     if (rq.curr != null) {
@@ -180,6 +236,10 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
 
   @Override
   public Cpu selectCpu(Task task, Cpu wakerCpu) {
+    if (smt > 1) {
+      HwThread t = gang(task);
+      return kernel.cpu(t.vp.cpuIndex * smt + t.slot); // the VP's core, the thread's slot
+    }
     if (task.pinnedCpu() >= 0) {
       return kernel.cpu(task.pinnedCpu());
     }
@@ -212,6 +272,9 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
 
   @Override
   public boolean wakeupPreempt(Cpu cpu, Task current, Task woken) {
+    if (smt > 1) {
+      return false; // gangEnqueue hands the core over itself
+    }
     Rq rq = rqs[cpu.index()];
     if (rq.curr == null || rq.curr.task != current) {
       return false;
@@ -230,16 +293,26 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
 
   @Override
   public int runnable(Cpu cpu) {
+    if (smt > 1) {
+      return gangPickable(cpu.index()) ? 1 : 0;
+    }
     return rqs[cpu.index()].ready.size();
   }
 
   @Override
   public int throttled(Cpu cpu) {
+    if (smt > 1) {
+      // queued threads of VPs that do not own the core: runnable for the machine, not pickable
+      return queuedAt[cpu.index()] - (gangPickable(cpu.index()) ? 1 : 0);
+    }
     return rqs[cpu.index()].throttled.size();
   }
 
   @Override
   public Task balanceIdle(Cpu cpu) {
+    if (smt > 1) {
+      return null; // a VP's threads stay on its home core (see the class comment)
+    }
     long now = sim.now();
     Vp pick = null;
     Rq from = null;
@@ -279,7 +352,15 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
     long now = sim.now();
     if (kind == EV_WINDOW) {
       windowHandle = EventQueue.NO_EVENT;
-      onWindow(now);
+      if (smt > 1) {
+        gangWindow(now);
+      } else {
+        onWindow(now);
+      }
+      return;
+    }
+    if (smt > 1) {
+      gangExhaust(kind, arg, now);
       return;
     }
     Rq rq = rqs[kind];
@@ -473,8 +554,276 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
     return vp;
   }
 
+  // ---------------------------------------------------------------------------------------
+  // SMT gang dispatch (smt > 1). The host's CPUs are hardware threads: CPU c is thread
+  // c % smt of core c / smt. A VP is smt consecutive guest vCPUs (threads); it owns a whole
+  // core while dispatched and its thread t runs only on hardware thread t of that core. A VP
+  // is dispatched when any of its threads is runnable, keeps the core while any of them is
+  // (its ceded threads leave their hardware threads idle: no other VP may use them) and cedes
+  // when all of them have ceded; its entitlement is charged once per VP, by the time it owns
+  // the core. On exhaustion or an entitled VP's wakeup onto a leftover-capacity VP, the core
+  // changes hands and every thread of the old VP is preempted together.
+
+  private void gangEnqueue(Cpu cpu, Task task) {
+    HwThread th = gang(task);
+    Vp vp = th.vp;
+    checkState(!th.queued, "%s is already queued", task);
+    checkState(cpu.index() == vp.cpuIndex * smt + th.slot, "%s enqueued on %s, not its hardware thread", task, cpu);
+    th.queued = true;
+    vp.nQueued++;
+    queuedAt[cpu.index()]++;
+    Core core = cores[vp.cpuIndex];
+    long now = sim.now();
+    if (core.owner == vp) {
+      return;
+    }
+    if (!vp.waiting) {
+      vp.waiting = true;
+      core.ready.addLast(vp);
+    }
+    if (core.owner == null) {
+      handOver(core, now, -1);
+    } else if (remaining(vp, now) > 0 && currentRemaining(core.owner, now) == 0) {
+      release(core, now, -1); // an entitled VP preempts a VP running on leftover capacity
+    }
+    armWindow();
+  }
+
+  private void gangDequeue(Cpu cpu, Task task) {
+    HwThread th = gang(task);
+    Vp vp = th.vp;
+    checkState(th.queued, "%s is not queued on %s", task, cpu);
+    th.queued = false;
+    vp.nQueued--;
+    queuedAt[cpu.index()]--;
+    Core core = cores[vp.cpuIndex];
+    if (vp.nQueued == 0 && vp.nRunning == 0) {
+      if (vp.waiting) {
+        vp.waiting = false;
+        core.ready.remove(vp);
+      } else if (core.owner == vp) {
+        release(core, sim.now(), cpu.index());
+      }
+    }
+  }
+
+  private void gangPutPrev(Cpu cpu, Task prev) {
+    int i = cpu.index();
+    HwThread th = running[i];
+    checkState(th != null && th.task == prev, "%s put back on %s but current is %s", prev, cpu, th);
+    running[i] = null;
+    Vp vp = th.vp;
+    vp.nRunning--;
+    th.queued = true;
+    vp.nQueued++;
+    queuedAt[i]++;
+    Core core = cores[vp.cpuIndex];
+    if (core.owner != vp && !vp.waiting) {
+      vp.waiting = true;
+      core.ready.addLast(vp);
+    }
+  }
+
+  private Task gangPickNext(Cpu cpu) {
+    int i = cpu.index();
+    Core core = cores[i / smt];
+    HwThread prev = running[i];
+    if (prev != null) { // ceded (slept) or exited
+      running[i] = null;
+      prev.vp.nRunning--;
+    }
+    Vp owner = core.owner;
+    if (owner != null && owner.nQueued == 0 && owner.nRunning == 0) {
+      release(core, sim.now(), i); // all its threads ceded: the VP cedes the core
+      owner = core.owner;
+    }
+    if (owner == null) {
+      return null;
+    }
+    HwThread th = owner.threads[i % smt];
+    if (th == null || !th.queued) {
+      return null; // the hardware thread idles while its VP is dispatched
+    }
+    th.queued = false;
+    owner.nQueued--;
+    owner.nRunning++;
+    queuedAt[i]--;
+    running[i] = th;
+    return th.task;
+  }
+
+  private boolean gangPickable(int cpuIndex) {
+    Vp owner = cores[cpuIndex / smt].owner;
+    if (owner == null) {
+      return false;
+    }
+    HwThread th = owner.threads[cpuIndex % smt];
+    return th != null && th.queued;
+  }
+
+  /** Takes the core from its owner (charged; back in the queue if it has runnable threads) and hands it over. */
+  private void release(Core core, long now, int except) {
+    Vp old = core.owner;
+    charge(old, now);
+    core.owner = null;
+    cancelGangExhaust(core);
+    if (old.nQueued + old.nRunning > 0 && !old.waiting) {
+      old.waiting = true;
+      core.ready.addLast(old);
+    }
+    int base = core.index * smt;
+    for (int t = 0; t < smt; t++) {
+      if (running[base + t] != null && base + t != except) {
+        kernel.cpu(base + t).reschedule(); // preempted together with the VP
+      }
+    }
+    handOver(core, now, except);
+  }
+
+  /** Dispatches the next VP waiting for {@code core} (entitled first; leftover only if uncapped). */
+  private void handOver(Core core, long now, int except) {
+    Vp next = firstEntitled(core.ready, now);
+    if (next == null && !capped) {
+      next = core.ready.peekFirst();
+    }
+    if (next == null) {
+      return;
+    }
+    core.ready.remove(next);
+    next.waiting = false;
+    refresh(next, now);
+    core.owner = next;
+    next.runStart = now;
+    armGangExhaust(core);
+    armWindow();
+    int base = core.index * smt;
+    for (int t = 0; t < smt; t++) {
+      HwThread th = next.threads[t];
+      if (th != null && th.queued && base + t != except) {
+        kernel.cpu(base + t).reschedule();
+      }
+    }
+  }
+
+  private void gangExhaust(int coreIndex, long vpId, long now) {
+    Core core = cores[coreIndex];
+    core.exhaustHandle = EventQueue.NO_EVENT;
+    Vp owner = core.owner;
+    if (owner == null || owner.task.id() != vpId) {
+      return;
+    }
+    charge(owner, now);
+    if (owner.remainingNs > 0) {
+      armGangExhaust(core);
+      return;
+    }
+    core.exhausted++;
+    if (capped || !core.ready.isEmpty()) {
+      release(core, now, -1);
+    }
+  }
+
+  private void gangWindow(long now) {
+    boolean active = false;
+    for (Core core : cores) {
+      if (core.owner != null) {
+        charge(core.owner, now); // refills: the boundary is now
+        armGangExhaust(core);
+      } else if (!core.ready.isEmpty()) {
+        handOver(core, now, -1); // capped VPs got their entitlement back
+      }
+      active |= core.owner != null || !core.ready.isEmpty();
+    }
+    if (active) {
+      armWindow();
+    }
+  }
+
+  private void armGangExhaust(Core core) {
+    cancelGangExhaust(core);
+    Vp vp = core.owner;
+    if (vp == null || vp.entitledNs == UNLIMITED || vp.remainingNs == 0) {
+      return;
+    }
+    core.exhaustHandle = sim.schedule(vp.remainingNs, this, core.index, vp.task.id());
+  }
+
+  private void cancelGangExhaust(Core core) {
+    if (core.exhaustHandle != EventQueue.NO_EVENT) {
+      sim.cancel(core.exhaustHandle);
+      core.exhaustHandle = EventQueue.NO_EVENT;
+    }
+  }
+
+  private HwThread gang(Task t) {
+    if (t.schedData instanceof HwThread th) {
+      return th;
+    }
+    checkState(t.kernel() == kernel, "%s belongs to kernel %s, not %s", t, t.kernel(), kernel);
+    checkArgument(t instanceof VcpuTask, "powervm-dispatch smt=%s dispatches only vCPU threads, not %s", smt, t);
+    VcpuTask v = (VcpuTask) t;
+    int n = v.vm().guest().cpuCount();
+    checkArgument(n % smt == 0, "powervm-dispatch smt=%s: LPAR %s has %s vCPUs, not whole VPs of %s threads",
+        smt, v.vm().name(), n, smt);
+    Vp[] vps = vpsByVm.get(v.vm().name());
+    if (vps == null) {
+      vps = new Vp[n / smt];
+      vpsByVm.put(v.vm().name(), vps);
+    }
+    int index = v.guestCpu().index();
+    Vp vp = vps[index / smt];
+    if (vp == null) {
+      Double units = unitsByVm.get(v.vm().name());
+      double u = units != null ? units : defaultUnits <= 0 ? vps.length : defaultUnits;
+      vp = new Vp(t, Math.min(windowNs, Math.round(u / vps.length * windowNs))); // entitlement per VP
+      vp.window = Long.MIN_VALUE;
+      vp.threads = new HwThread[smt];
+      vp.cpuIndex = homes++ % cores.length; // home core, round robin over the pool
+      vps[index / smt] = vp;
+    }
+    HwThread th = new HwThread(t, vp, index % smt);
+    vp.threads[th.slot] = th;
+    t.schedData = th;
+    return th;
+  }
+
+  /** One physical core's dispatch state (smt > 1). */
+  private static final class Core {
+    final int index;
+    final ArrayDeque<Vp> ready = new ArrayDeque<>(8); // VPs with runnable threads, not dispatched
+    Vp owner;
+    long exhaustHandle = EventQueue.NO_EVENT;
+    long exhausted;
+
+    Core(int index) {
+      this.index = index;
+    }
+  }
+
+  /** One hardware thread of a VP (smt > 1): a guest vCPU's host thread. */
+  private static final class HwThread {
+    final Task task;
+    final Vp vp;
+    final int slot;
+    boolean queued;
+
+    HwThread(Task task, Vp vp, int slot) {
+      this.task = task;
+      this.vp = vp;
+      this.slot = slot;
+    }
+
+    @Override
+    public String toString() {
+      return task.toString();
+    }
+  }
+
   /** Times {@code cpu}'s dispatched VP ran out of entitlement. */
   public long exhaustions(Cpu cpu) {
+    if (smt > 1) {
+      return cores[cpu.index() / smt].exhausted;
+    }
     return rqs[cpu.index()].exhausted;
   }
 
@@ -499,7 +848,11 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
     long remainingNs;
     long window;
     long runStart;
-    int cpuIndex;
+    int cpuIndex; // smt > 1: the home core
+    HwThread[] threads; // smt > 1 only
+    int nQueued; // smt > 1: threads waiting for the core
+    int nRunning; // smt > 1: threads on hardware threads of the core
+    boolean waiting; // smt > 1: in its core's ready queue
 
     Vp(Task task, long entitledNs) {
       this.task = task;

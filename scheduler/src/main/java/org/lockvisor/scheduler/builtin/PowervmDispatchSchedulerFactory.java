@@ -19,7 +19,11 @@ public final class PowervmDispatchSchedulerFactory implements SchedulerFactory {
           "entitled capacity of each LPAR in processor units, shared equally by its virtual processors"
               + " (e.g. 2.0 for 4 VPs = 50% each); 0 entitles every VP to a whole processor"),
       PluginOption.ofBoolean("capped", false,
-          "capped LPARs never run beyond their entitlement; uncapped ones use capacity left over by others"));
+          "capped LPARs never run beyond their entitlement; uncapped ones use capacity left over by others"),
+      PluginOption.ofEnum("smt", "1",
+          "hardware threads per virtual processor (POWER8 SMT mode): host CPUs are the threads of"
+              + " cpus/smt cores, guest vCPUs form VPs of smt consecutive threads dispatched together",
+          "1", "2", "4", "8"));
 
   @Override
   public String name() {
@@ -40,6 +44,7 @@ public final class PowervmDispatchSchedulerFactory implements SchedulerFactory {
   @Override
   public Scheduler create(Map<String, String> options) {
     BuiltinOptions o = BuiltinOptions.of(name(), options, OPTIONS);
-    return new PowervmDispatchScheduler(o.duration("window"), o.decimal("entitlement"), o.bool("capped"));
+    return new PowervmDispatchScheduler(o.duration("window"), o.decimal("entitlement"), o.bool("capped"),
+        Integer.parseInt(o.choice("smt")));
   }
 }

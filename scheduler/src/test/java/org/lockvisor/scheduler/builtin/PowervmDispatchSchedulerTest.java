@@ -108,6 +108,92 @@ class PowervmDispatchSchedulerTest {
     assertThat(rec.onCpu(vm.vcpus().get(1), 7 * MS, 7_500 * US)).isEqualTo(500 * US);
   }
 
+  // ---------------------------------------------------------------------------------------
+  // SMT gang dispatch.
+
+  /**
+   * 2 cores × SMT8 = 16 hardware threads; an LPAR of 4 VPs × 8 threads = 32 vCPUs with 2.0
+   * units (0.5 per VP = 5 ms per window). VP 0 (vCPUs 0-7) and VP 2 (16-23) share core 0;
+   * VP 1 (8-15) and VP 3 (24-31) share core 1. Every thread of VP 0, 1 and 3 burns; VP 2 has
+   * one busy thread (vCPU 16) and 7 that cede at once.
+   */
+  @Test
+  void smt8_threadsOfAVpAreDispatchedAndPreemptedTogether_entitlementIsPerVp() {
+    PowervmDispatchScheduler phyp = (PowervmDispatchScheduler) factory.create(
+        Map.of("entitlement", "2.0", "smt", "8"));
+    Kernel host = machine.createHost("phyp", 16, KernelConfig.zeroCost(MS), phyp);
+    Vm vm = machine.createVm("lpar", 32, KernelConfig.zeroCost(10 * MS), CfsScheduler.withDefaults(),
+        HypervisorConfig.zeroCost());
+    for (int v = 0; v < 32; v++) {
+      if (v < 16 || v >= 24 || v == 16) {
+        vm.guest().spawn("burn" + v, cpuBound("burn" + v), v);
+      }
+    }
+    // every 50 us: a VP's busy threads are all on or all off, and a core runs one VP at a time
+    long[] samples = {0};
+    long[][] onSamples = new long[4][1];
+    boolean[] bad = {false};
+    StringBuilder why = new StringBuilder();
+    SchedTestSupport.every(machine, 1, 50 * US, () -> {
+      samples[0]++;
+      for (int vp = 0; vp < 4; vp++) {
+        int on = 0;
+        int busy = 0;
+        for (int t = 0; t < 8; t++) {
+          Task vcpu = vm.vcpus().get(vp * 8 + t);
+          int busyIndex = vp * 8 + t;
+          boolean isBusy = busyIndex < 16 || busyIndex >= 24 || busyIndex == 16;
+          if (isBusy) {
+            busy++;
+            if (vcpu.onCpu()) {
+              on++;
+              int core = vcpu.cpu().index() / 8;
+              if (core != vp % 2 || vcpu.cpu().index() % 8 != t) {
+                bad[0] = true;
+                why.append(vcpu).append(" on ").append(vcpu.cpu()).append(' ');
+              }
+            }
+          } else if (vcpu.onCpu()) {
+            bad[0] = true;
+            why.append("ceded ").append(vcpu).append(" on cpu ");
+          }
+        }
+        if (on != 0 && on != busy) {
+          bad[0] = true;
+          why.append("vp").append(vp).append(' ').append(on).append('/').append(busy).append(" at ")
+              .append(sim.now()).append(' ');
+        }
+        if (on > 0) {
+          onSamples[vp][0]++;
+        }
+      }
+      for (int core = 0; core < 2; core++) {
+        if (vm.vcpus().get(core * 8).onCpu() && vm.vcpus().get(core * 8 + 16).onCpu()) {
+          bad[0] = true;
+          why.append("two VPs on core ").append(core).append(' ');
+        }
+      }
+    });
+    RunRecorder rec = new RunRecorder(machine, host.cpu(13)); // vCPU 13 = VP 1, thread 5 = core 1, thread 5
+    machine.setTrace(rec);
+    sim.runUntil(100 * MS);
+
+    assertThat(bad[0]).as(why.toString()).isFalse();
+    for (int vp = 0; vp < 4; vp++) {
+      assertThat(phyp.entitlementNs(vm.vcpus().get(vp * 8 + 3))).as("per VP, not per thread").isEqualTo(5 * MS);
+    }
+    // two busy VPs per core, 5 ms each per window: each VP is dispatched half of the time
+    for (int vp = 0; vp < 4; vp++) {
+      assertThat((double) onSamples[vp][0] / samples[0]).as("vp%s share", vp).isBetween(0.45, 0.55);
+    }
+    // a dispatched VP's thread runs its entitlement exactly: 5 ms of every window
+    for (long w = 1; w < 10; w++) {
+      long from = w * WINDOW;
+      assertThat(rec.onCpu(vm.vcpus().get(13), from, from + WINDOW)).as("window %s", w).isEqualTo(5 * MS);
+    }
+    assertThat(phyp.exhaustions(host.cpu(0))).isGreaterThanOrEqualTo(10);
+  }
+
   @Test
   void factory_entitlementForEachLparOverridesTheDefault() {
     PowervmDispatchScheduler phyp = new PowervmDispatchScheduler(WINDOW, 0, false).entitle("small", 0.5);
@@ -127,5 +213,22 @@ class PowervmDispatchSchedulerTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("[entitled]")
         .hasMessageContaining("window, entitlement, capped");
+  }
+
+  @Test
+  void factory_badSmt_isRejectedWithTheAllowedValues() {
+    assertThatThrownBy(() -> factory.create(Map.of("smt", "3")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("[smt]")
+        .hasMessageContaining("[3]")
+        .hasMessageContaining("[1, 2, 4, 8]");
+  }
+
+  @Test
+  void smt8_hostCpusNotWholeCores_isRejected() {
+    PowervmDispatchScheduler phyp = (PowervmDispatchScheduler) factory.create(Map.of("smt", "8"));
+    assertThatThrownBy(() -> machine.createHost("phyp", 12, KernelConfig.zeroCost(MS), phyp))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("not whole cores");
   }
 }
