@@ -32,6 +32,8 @@ class SchedulerStressTest {
       case "powervm" -> () -> new PowervmDispatchSchedulerFactory().create(Map.of("entitlement", "1.0", "window", "2ms"));
       case "powervm-capped" -> () -> new PowervmDispatchSchedulerFactory().create(
           Map.of("entitlement", "2.0", "window", "2ms", "capped", "true"));
+      case "powervm-smt2" -> () -> new PowervmDispatchSchedulerFactory().create(
+          Map.of("entitlement", "1.0", "window", "2ms", "smt", "2"));
       case "round-robin" -> () -> new RoundRobinSchedulerFactory().create(Map.of());
       default -> throw new IllegalArgumentException(name);
     };
@@ -40,10 +42,13 @@ class SchedulerStressTest {
   @ParameterizedTest(name = "host {0}, guest {1}, seed {2}")
   @CsvSource({
       "cfs, cfs, 1", "cfs, cfs, 2", "cfs-hrtick, cfs-hrtick, 3", "powervm, cfs, 4", "powervm-capped, cfs, 5",
+      "powervm-smt2, cfs, 8",
       "round-robin, cfs, 6", "cfs, round-robin, 7"})
   void randomPrograms_builtinPolicies_keepInvariantsAndProgress(String hostPolicy, String guestPolicy, long seed) {
-    Result a = run(policy(hostPolicy), policy(guestPolicy), seed);
-    Result b = run(policy(hostPolicy), policy(guestPolicy), seed);
+    // SMT gang dispatch: the host's CPUs are 2 cores of 2 threads, all of them vCPU threads
+    boolean smt = hostPolicy.endsWith("smt2");
+    Result a = run(policy(hostPolicy), policy(guestPolicy), seed, smt);
+    Result b = run(policy(hostPolicy), policy(guestPolicy), seed, smt);
     assertThat(a.fingerprint()).as("same seed, same run").isEqualTo(b.fingerprint());
     assertThat(a.iterations()).as("every worker made progress").allMatch(n -> n > 3);
     assertThat(a.checks()).isPositive();
@@ -51,17 +56,19 @@ class SchedulerStressTest {
 
   record Result(long fingerprint, List<Long> iterations, long checks) {}
 
-  private Result run(Supplier<Scheduler> hostPolicy, Supplier<Scheduler> guestPolicy, long seed) {
+  private Result run(Supplier<Scheduler> hostPolicy, Supplier<Scheduler> guestPolicy, long seed, boolean smt) {
     Simulation sim = new Simulation(seed);
     Machine m = new Machine(sim);
     KernelConfig hostCfg = new KernelConfig(MS, false, TtwuQueueMode.CROSS_LLC, 2, 1500, 5 * US, 100, 500, 1000, 300,
         false, 500);
-    Kernel host = m.createHost("host", 3, hostCfg, hostPolicy.get());
+    Kernel host = m.createHost("host", smt ? 4 : 3, hostCfg, hostPolicy.get());
     KernelConfig guestCfg = new KernelConfig(4 * MS, false, TtwuQueueMode.ANY_REMOTE, 4, 1500, 0, 100, 500, 1000, 2000,
         true, 500);
     Vm vm = m.createVm("vm0", 4, guestCfg, guestPolicy.get(), new HypervisorConfig(700, 1500, 20 * US));
-    host.spawn("hog", Program.named("hog").loopWhile(t -> true,
-        Program.named("hog_body").userWork(400 * US, "hog").build()).build(), 1);
+    if (!smt) {
+      host.spawn("hog", Program.named("hog").loopWhile(t -> true,
+          Program.named("hog_body").userWork(400 * US, "hog").build()).build(), 1);
+    }
     MachineInvariants invariants = new MachineInvariants(m).install();
 
     boolean[] lock = {false};
