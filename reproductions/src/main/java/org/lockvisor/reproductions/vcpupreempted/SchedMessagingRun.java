@@ -10,6 +10,7 @@ import org.lockvisor.arch.spi.CostKey;
 import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.devices.spi.CostSource;
 import org.lockvisor.devices.spi.LockProvider;
+import org.lockvisor.experiment.UserInputException;
 import org.lockvisor.experiment.check.Checks;
 import org.lockvisor.experiment.report.PerfReport;
 import org.lockvisor.experiment.report.RunCapture;
@@ -85,6 +86,23 @@ final class SchedMessagingRun {
     return Boolean.parseBoolean(System.getProperty("lockvisor.vcpu-preempted.wake-affine", "false")) ? s.enableWakeAffine() : s;
   }
 
+  /**
+   * What-if only: {@code -Dlockvisor.vcpu-preempted.smt=2|4|8} gives each PowerVM VP that many
+   * hardware threads (POWER8 SMT mode), dispatched together by {@code powervm-dispatch smt}: the
+   * pool keeps its physical cores and the LPAR its VPs, so host and guest get smt× the CPUs.
+   * Default 1 (one guest CPU per VP, the reproduction's model; see
+   * docs/reproductions/vcpu-preempted.md, "SMT gang dispatch what-if").
+   */
+  public static final String SMT_PROPERTY = "lockvisor.vcpu-preempted.smt";
+
+  static int smt() {
+    String v = System.getProperty(SMT_PROPERTY, "1").trim();
+    if (!v.equals("1") && !v.equals("2") && !v.equals("4") && !v.equals("8")) {
+      throw new UserInputException(SMT_PROPERTY + " must be one of [1, 2, 4, 8]: [" + v + "]");
+    }
+    return Integer.parseInt(v);
+  }
+
   static Outcome run(Platform platform, boolean check, SchedMessagingConfig config, long seed, long limitNs) {
     return run(platform, check, config, seed, limitNs, null);
   }
@@ -99,14 +117,15 @@ final class SchedMessagingRun {
     boolean powervm = profile.hypervisor().dispatchWindowNs() > 0 && profile.hypervisor().hostHz() == 0;
     Simulation sim = new Simulation(seed);
     Machine machine = new Machine(sim);
+    int smt = powervm ? smt() : 1; // threads per VP: cores and VPs stay, CPUs multiply
     Scheduler hostScheduler = powervm
         ? new PowervmDispatchScheduler(profile.hypervisor().dispatchWindowNs(),
-            profile.hypervisor().entitlement() * platform.vcpus(), false)
+            profile.hypervisor().entitlement() * platform.vcpus(), false, smt)
         : CfsScheduler.withDefaults();
-    machine.createHost(powervm ? "phyp" : "host", platform.physicalCpus(),
+    machine.createHost(powervm ? "phyp" : "host", platform.physicalCpus() * smt,
         Platforms.hostKernel(profile, TtwuQueueMode.CROSS_LLC, false), hostScheduler);
-    Vm vm = machine.createVm(powervm ? "lpar" : "vm0", platform.vcpus(),
-        Platforms.guestKernel(profile, platform.vcpus(), TtwuQueueMode.CROSS_LLC, false),
+    Vm vm = machine.createVm(powervm ? "lpar" : "vm0", platform.vcpus() * smt,
+        Platforms.guestKernel(profile, platform.vcpus() * smt, TtwuQueueMode.CROSS_LLC, false),
         guestScheduler(), Platforms.hypervisor(profile));
     vm.guest().setVcpuPreemptedHook(Platforms.vcpuPreempted(profile));
     Platforms.configureIpis(profile, vm);
