@@ -44,10 +44,31 @@ import org.lockvisor.machine.VcpuTask;
  *       (if entitled) to one running a VP on leftover capacity, else to its previous one.
  * </ul>
  *
+ * <p>SMT gang dispatch ({@code smt} 2, 4 or 8; default 1 = one guest CPU per VP, the model
+ * above unchanged): on POWER8 a shared-processor VP is a whole core and the guest sees its SMT
+ * threads as {@code smt} CPUs ({@code ppc64_cpu --smt}); PHYP dispatches and preempts them
+ * together. Linux says so in arch/powerpc/include/asm/paravirt.h {@code vcpu_is_preempted} (v5.11+,
+ * Srikar Dronamraju, comment reworded by Nathan Lynch 2021): "The PowerVM hypervisor dispatches
+ * VMs on a whole core basis. So we know that a thread sibling of the local CPU cannot have been
+ * preempted by the hypervisor, even if it has called H_CONFER, which will set the yield bit."
+ * The yield bit itself is per thread ({@code lppaca_of(cpu).yield_count}, "if bit 0 is set, the
+ * cpu has been ceded, conferred, or preempted"), so a ceded thread of a dispatched VP reads as
+ * preempted while its running siblings do not: in the machine a ceded thread's vCPU thread
+ * sleeps and a dispatched one is on a host CPU, which is what {@code NOT_DISPATCHED} reads. The
+ * same-core shortcut of v5.11+ is not modelled (the R3 kernels predate it). With smt > 1 the
+ * host's CPUs are hardware threads, {@code smt} per core, and guest vCPUs {@code smt·i ..
+ * smt·i+smt-1} form VP i: a VP owns a whole core while dispatched (dispatched when any of its
+ * threads is runnable, its ceded threads' hardware threads idle with it, ceding when all its
+ * threads have ceded), entitlement is per VP ({@code units / VPs × window}) and charged by the
+ * time the VP owns the core, and exhaustion or an entitled VP's wakeup onto a leftover-capacity
+ * VP preempts every thread of the VP at once. Simplification of this mode: each VP has a fixed
+ * home core (VPs placed round robin over the cores as they first appear), so there is no
+ * shared-pool migration between cores; only vCPU threads may run on the host.
+ *
  * <p>Simplifications: leftover capacity is handed out in FIFO order at exhaustion points and
  * window boundaries, not in proportion to uncapped weights (equal weights give the same long-run
  * shares, not the same per-window shares); no home-node/chip affinity, no dispatch latency, no
- * SMT-thread modes, no H_CONFER/H_PROD directed dispatch; a VP's time is charged while it is
+ * H_CONFER/H_PROD directed dispatch; a VP's time is charged while it is
  * dispatched, whether in the guest or in the hypervisor on its behalf. Host tasks that are not
  * vCPU threads (hypervisor work) are never exhausted. Per-LPAR entitlements can be set with
  * {@link #entitle(String, double)} before the VM is created.
