@@ -85,6 +85,7 @@ public final class VcpuPreemptedReproduction implements Reproduction {
   @Override
   public ReproductionResult run(ReproductionOptions options) {
     Scale scale = options.quick() ? QUICK : FULL;
+    SchedMessagingRun.smt(); // what-if property: a bad value is a user error before any run
     String groups = System.getProperty(GROUPS_PROPERTY);
     if (groups != null) {
       int g;

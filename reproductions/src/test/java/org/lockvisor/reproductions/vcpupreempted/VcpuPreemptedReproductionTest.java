@@ -147,7 +147,20 @@ class VcpuPreemptedReproductionTest {
     }
   }
 
-  /** The default (non-quick) reproduction; run with -Dlockvisor.fullReproductions=true (about a minute on two cores). */
+  @Test
+  void smtProperty_notAnSmtMode_userInputErrorWithTheAllowedValues() {
+    System.setProperty(SchedMessagingRun.SMT_PROPERTY, "3");
+    try {
+      assertThatThrownBy(() -> new VcpuPreemptedReproduction().run(new ReproductionOptions(true, Optional.empty())))
+          .isInstanceOf(UserInputException.class)
+          .hasMessageContaining("[3]")
+          .hasMessageContaining("[1, 2, 4, 8]");
+    } finally {
+      System.clearProperty(SchedMessagingRun.SMT_PROPERTY);
+    }
+  }
+
+    /** The default (non-quick) reproduction; run with -Dlockvisor.fullReproductions=true (about a minute on two cores). */
   @Test
   @EnabledIfSystemProperty(named = "lockvisor.fullReproductions", matches = "true")
   void full_underThreeMinutes() {
