@@ -13,13 +13,12 @@ import org.lockvisor.experiment.ReproductionResult;
 import org.lockvisor.experiment.ReproductionRuns;
 import org.lockvisor.experiment.Reproductions;
 import org.lockvisor.experiment.SimulationFailedException;
-import org.lockvisor.experiment.UserInputException;
 import org.lockvisor.experiment.io.AtomicFiles;
 import org.lockvisor.experiment.report.ReproductionPage;
 import org.lockvisor.experiment.report.RunCapture;
 import org.lockvisor.experiment.report.RunDirectories;
-import org.lockvisor.experiment.report.RunOutputs;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -60,22 +59,12 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
           + " <name>/runs/<run>/, into DIR (see docs/outputs.md).")
   private Path out;
 
-  @Option(names = "--trace", description = "Also write each internal run's trace.json (Chrome trace events for"
-      + " Perfetto UI) under <name>/runs/<run>/; needs --out.")
-  private boolean trace;
-
-  @Option(names = "--trace-max-events", paramLabel = "N", defaultValue = "" + RunOutputs.DEFAULT_TRACE_EVENTS,
-      description = "Bound of each trace.json: at most N events are kept (default: ${DEFAULT-VALUE}).")
-  private int traceMaxEvents;
+  @Mixin
+  private TraceOptions traceOptions = new TraceOptions();
 
   @Override
   public Integer call() {
-    if (trace && out == null) {
-      throw new UserInputException("--trace needs --out DIR (each run's trace.json is written under it)");
-    }
-    if (traceMaxEvents <= 0) {
-      throw new UserInputException("--trace-max-events must be a positive number of events: [" + traceMaxEvents + "]");
-    }
+    int traceEvents = traceOptions.eventsFor(out);
     OutputDirectory.prepare("--out", out);
     Reproductions registry = lockvisor.injector().getInstance(Reproductions.class);
     ImmutableList<Reproduction> chosen = ALL.equals(target)
@@ -98,7 +87,7 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
       ReproductionResult result;
       Optional<Path> outDir = Optional.ofNullable(out).map(d -> d.resolve(name));
       ReportedRuns runs = new ReportedRuns(name, progress,
-          outDir.map(d -> new RunDirectories(d, build.version(), build.commit(), trace ? traceMaxEvents : 0))
+          outDir.map(d -> new RunDirectories(d, build.version(), build.commit(), traceEvents))
               .orElse(null));
       try {
         result = reproduction.run(new ReproductionOptions(quick, outDir, runs));

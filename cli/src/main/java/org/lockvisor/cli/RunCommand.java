@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import org.lockvisor.experiment.UserInputException;
 import org.lockvisor.experiment.check.RunChecks;
 import org.lockvisor.experiment.io.AtomicFiles;
 import org.lockvisor.experiment.model.Durations;
@@ -46,9 +45,6 @@ import picocli.CommandLine.Spec;
     description = "Runs an experiment file (base and variants) and prints its results.")
 public final class RunCommand implements Callable<Integer> {
 
-  /** Runs that finish sooner than this print no progress. */
-  static final double PROGRESS_AFTER_S = Progress.AFTER_S;
-
   @ParentCommand
   private Lockvisor lockvisor;
 
@@ -74,12 +70,8 @@ public final class RunCommand implements Callable<Integer> {
           + " workload JSON and report.html into DIR (see docs/outputs.md).")
   private Path out;
 
-  @Option(names = "--trace", description = "Also write trace.json (Chrome trace events for Perfetto UI); needs --out.")
-  private boolean trace;
-
-  @Option(names = "--trace-max-events", paramLabel = "N", defaultValue = "" + RunOutputs.DEFAULT_TRACE_EVENTS,
-      description = "Bound of trace.json: at most N events are kept (default: ${DEFAULT-VALUE}).")
-  private int traceMaxEvents;
+  @Mixin
+  private TraceOptions traceOptions = new TraceOptions();
 
   @Option(names = "--format", paramLabel = "text|json", defaultValue = "text",
       converter = OutputFormat.Converter.class, description = "Output format (default: ${DEFAULT-VALUE}).")
@@ -90,12 +82,7 @@ public final class RunCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    if (trace && out == null) {
-      throw new UserInputException("--trace needs --out DIR (trace.json is written there)");
-    }
-    if (traceMaxEvents <= 0) {
-      throw new UserInputException("--trace-max-events must be a positive number of events: [" + traceMaxEvents + "]");
-    }
+    int traceEvents = traceOptions.eventsFor(out);
     ExperimentRunner runner = lockvisor.injector().getInstance(ExperimentRunner.class);
     ObjectNode tree = ExperimentFiles.load(file, sets, seed);
     Experiment e = runner.validateTree(file.toString(), tree);
@@ -115,7 +102,7 @@ public final class RunCommand implements Callable<Integer> {
     Progress progress = new Progress(spec.commandLine().getErr());
     for (String label : labels) {
       Experiment run = label.equals("base") ? e : ExperimentYaml.variant(e, label);
-      RunOutputs o = new RunOutputs(runner.plugins(), run.arch(), label, trace ? traceMaxEvents : 0);
+      RunOutputs o = new RunOutputs(runner.plugins(), run.arch(), label, traceEvents);
       RunChecks runChecks = checks.toRunChecks(RunChecks.defaults().invariants(), checks.perturbSeed(),
           checks.replay(file, sets, seed, label, checks.perturbSeed()));
       results.add(runner.run(run, label, runChecks, out == null ? RunObserver.NONE : o));

@@ -93,7 +93,13 @@ class ExplorerFindsBrokenWorkerTest {
   @Test
   void lockOrderInversion_isReportedAsAWaitsForCycle() {
     Map<String, WorkloadFactory> workloads = new HashMap<>(PLUGINS.workloads());
-    workloads.put("ab-ba", new AbBaFactory());
+    workloads.put("ab-ba", new TestWorkload("ab-ba", ctx -> {
+      var guest = ctx.vm().guest();
+      KernelLock a = ctx.locks().create(guest, "A", LockKind.SPINLOCK);
+      KernelLock b = ctx.locks().create(guest, "B", LockKind.SPINLOCK);
+      guest.spawn("ab", takeBoth(a, b), 0);
+      guest.spawn("ba", takeBoth(b, a), 1);
+    }));
     ExperimentRunner runner = new ExperimentRunner(new ExperimentPlugins(PLUGINS.arches(), PLUGINS.schedulers(),
         PLUGINS.locks(), PLUGINS.devices(), workloads));
     Experiment e = Experiment.builder("abba").warmupNs(0).durationNs(2_000_000).host(2, "cfs")
@@ -185,65 +191,11 @@ class ExplorerFindsBrokenWorkerTest {
     }
   }
 
-  /** Two kthreads taking spinlocks A and B in opposite orders. */
-  private static final class AbBaFactory implements WorkloadFactory {
-    @Override
-    public String name() {
-      return "ab-ba";
-    }
-
-    @Override
-    public String summary() {
-      return "test double: lock-order inversion";
-    }
-
-    @Override
-    public Set<String> capabilities() {
-      return Set.of();
-    }
-
-    @Override
-    public List<PluginOption> options() {
-      return List.of();
-    }
-
-    @Override
-    public Workload create(String instanceName, Map<String, String> options) {
-      return new Workload() {
-        @Override
-        public String name() {
-          return instanceName;
-        }
-
-        @Override
-        public String model() {
-          return "ab-ba";
-        }
-
-        @Override
-        public void start(WorkloadContext ctx) {
-          var guest = ctx.vm().guest();
-          KernelLock a = ctx.locks().create(guest, "A", LockKind.SPINLOCK);
-          KernelLock b = ctx.locks().create(guest, "B", LockKind.SPINLOCK);
-          guest.spawn("ab", loop(a, b), 0);
-          guest.spawn("ba", loop(b, a), 1);
-        }
-
-        private Program loop(KernelLock first, KernelLock second) {
-          Program body = Program.named("take_both").op(first.lock(LockMode.PLAIN)).work(3_000, "between")
-              .op(second.lock(LockMode.PLAIN)).work(500, "both").op(second.unlock(LockMode.PLAIN))
-              .op(first.unlock(LockMode.PLAIN)).work(1_000, "think").build();
-          return Program.named("abba").loopWhile(t -> true, body).build();
-        }
-
-        @Override
-        public void resetStats() {}
-
-        @Override
-        public com.google.common.collect.ImmutableMap<String, Number> figures() {
-          return com.google.common.collect.ImmutableMap.of();
-        }
-      };
-    }
+  /** A kthread taking {@code first}, then {@code second}, in a loop (A-B vs B-A: lock-order inversion). */
+  private static Program takeBoth(KernelLock first, KernelLock second) {
+    Program body = Program.named("take_both").op(first.lock(LockMode.PLAIN)).work(3_000, "between")
+        .op(second.lock(LockMode.PLAIN)).work(500, "both").op(second.unlock(LockMode.PLAIN))
+        .op(first.unlock(LockMode.PLAIN)).work(1_000, "think").build();
+    return Program.named("abba").loopWhile(t -> true, body).build();
   }
 }

@@ -1,0 +1,33 @@
+package org.lockvisor.cli;
+
+import java.nio.file.Path;
+import org.lockvisor.experiment.UserInputException;
+import org.lockvisor.experiment.report.RunOutputs;
+import picocli.CommandLine.Option;
+
+/** {@code --trace} and {@code --trace-max-events}, shared by {@code run} and {@code reproduce}. */
+final class TraceOptions {
+
+  @Option(names = "--trace", description = "Also write trace.json (Chrome trace events for Perfetto UI) for every"
+      + " run (reproduce: under <name>/runs/<run>/); needs --out.")
+  private boolean trace;
+
+  @Option(names = "--trace-max-events", paramLabel = "N", defaultValue = "" + RunOutputs.DEFAULT_TRACE_EVENTS,
+      description = "Bound of each trace.json: at most N events are kept (default: ${DEFAULT-VALUE}).")
+  private int maxEvents;
+
+  /**
+   * The trace bound to record with (0: no trace), after checking the options against {@code out}.
+   *
+   * @throws UserInputException for {@code --trace} without {@code --out} or a bound that is not positive
+   */
+  int eventsFor(Path out) {
+    if (trace && out == null) {
+      throw new UserInputException("--trace needs --out DIR (trace.json is written there)");
+    }
+    if (maxEvents <= 0) {
+      throw new UserInputException("--trace-max-events must be a positive number of events: [" + maxEvents + "]");
+    }
+    return trace ? maxEvents : 0;
+  }
+}
