@@ -32,10 +32,10 @@ public final class MergeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    OutputDirectory.prepare("--out", out);
     ObjectNode merged = SweepRunner.merge(dirs);
     String json = ResultJson.write(merged);
     if (out != null) {
+      OutputDirectory.prepare("--out", out); // after the inputs merged: no directory for a bad command
       try {
         AtomicFiles.writeString(out.resolve("sweep.json"), json + System.lineSeparator());
         SweepPlots.write(merged, out.resolve("plots"));

@@ -65,11 +65,11 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
   @Override
   public Integer call() {
     int traceEvents = traceOptions.eventsFor(out);
-    OutputDirectory.prepare("--out", out);
     Reproductions registry = lockvisor.injector().getInstance(Reproductions.class);
     ImmutableList<Reproduction> chosen = ALL.equals(target)
         ? registry.all().values().asList()
         : ImmutableList.of(registry.choose(target));
+    OutputDirectory.prepare("--out", out); // after every check of the input: no directory for a bad command
     PrintWriter stdout = spec.commandLine().getOut();
     PrintWriter stderr = spec.commandLine().getErr();
     if (chosen.isEmpty()) {

@@ -57,7 +57,6 @@ public final class SweepCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    OutputDirectory.prepare("--out", out);
     int shardIndex = 0;
     int shardCount = 1;
     if (shard != null) {
@@ -82,6 +81,7 @@ public final class SweepCommand implements Callable<Integer> {
       throw new UserInputException(file + ": nothing to sweep; add [sweep] parameters or [replications] (or use"
           + " 'lockvisor run')");
     }
+    OutputDirectory.prepare("--out", out); // after every check of the input: no directory for a bad command
     PrintWriter err = spec.commandLine().getErr();
     Progress progress = new Progress(err);
     SweepRunner.Outcome outcome = new SweepRunner(runner).run(file.toString(), e, out,

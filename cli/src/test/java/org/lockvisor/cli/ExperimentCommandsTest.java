@@ -203,6 +203,13 @@ class ExperimentCommandsTest {
       assertThat(run.exitCode()).as("%s: %s", args[0], run.err()).isEqualTo(2);
       assertThat(run.errLines()).as(args[0]).singleElement().asString().contains("--out", below.toString());
     }
+    // a command rejected for its other input creates no output directory
+    Path never = temp.resolve("never");
+    assertThat(CliFixture.run("sweep", "../examples/experiments/locktorture-sweep.yaml", "--shard", "3/2", "--out",
+        never.toString()).exitCode()).isEqualTo(2);
+    assertThat(CliFixture.run("run", temp.resolve("nope.yaml").toString(), "--out", never.toString()).exitCode())
+        .isEqualTo(2);
+    assertThat(never).doesNotExist();
     Path locked = Files.createDirectory(temp.resolve("locked"));
     if (locked.toFile().setWritable(false) && !Files.isWritable(locked)) { // not as root
       Run run = CliFixture.run("run", EXAMPLE.toString(), "--out", locked.resolve("x").toString());
