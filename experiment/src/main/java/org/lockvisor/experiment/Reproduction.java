@@ -1,5 +1,7 @@
 package org.lockvisor.experiment;
 
+import java.util.List;
+import java.util.Set;
 import org.lockvisor.core.plugin.Plugin;
 
 /**
@@ -28,4 +30,23 @@ public interface Reproduction extends Plugin {
    * @throws UserInputException when {@code options} are unusable for this reproduction
    */
   ReproductionResult run(ReproductionOptions options);
+
+  /**
+   * The what-if parameters this reproduction accepts ({@code reproduce <name> --set
+   * <parameter>=<value>}), read in {@link #run} with {@link
+   * ReproductionOptions#parameter(ReproductionParameter)}. None by default.
+   */
+  default List<ReproductionParameter<?>> parameters() {
+    return List.of();
+  }
+
+  /**
+   * The arch profiles this reproduction builds machines on, each obtained in {@link #run} with
+   * {@link ReproductionOptions#profile}: a what-if cost override ({@code --set
+   * cost.<profile>.<KEY>=<number>}) is accepted only for these, so that it never goes silently
+   * unused. None by default.
+   */
+  default Set<String> archProfiles() {
+    return Set.of();
+  }
 }

@@ -13,6 +13,7 @@ import java.util.TreeMap;
 import org.lockvisor.core.plugin.Plugin;
 import org.lockvisor.devices.spi.Device;
 import org.lockvisor.devices.spi.LockProvider;
+import org.lockvisor.experiment.WhatIf;
 import org.lockvisor.experiment.model.ExperimentPlugins;
 import org.lockvisor.experiment.runner.ExperimentResult;
 import org.lockvisor.experiment.runner.Provenance;
@@ -264,8 +265,21 @@ public final class RunCapture {
 
   /** The provenance manifest of the run built by {@code version} at {@code commit}. */
   public Provenance provenance(String version, String commit) {
+    return provenance(version, commit, WhatIf.NONE);
+  }
+
+  /**
+   * The provenance manifest of the run, part of {@code whatIf}: its config hash covers the
+   * what-if's costs and parameters too ({@code what_if} beside {@link #configTree()}'s fields;
+   * unchanged without a what-if).
+   */
+  public Provenance provenance(String version, String commit, WhatIf whatIf) {
     List<Provenance.PluginUse> uses = new ArrayList<>();
     used.values().forEach(p -> uses.add(new Provenance.PluginUse(p.kind(), p.name(), p.version())));
-    return new Provenance(version, commit, Provenance.configHash(configTree()), seed, uses);
+    ObjectNode tree = configTree();
+    if (!whatIf.isEmpty()) {
+      tree.set("what_if", ResultJson.MAPPER.valueToTree(whatIf.json()));
+    }
+    return new Provenance(version, commit, Provenance.configHash(tree), seed, uses);
   }
 }

@@ -10,7 +10,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.lockvisor.experiment.ReproductionRuns;
+import org.lockvisor.experiment.WhatIf;
 import org.lockvisor.experiment.io.AtomicFiles;
 import org.lockvisor.experiment.runner.Provenance;
 import org.lockvisor.experiment.runner.ResultJson;
@@ -23,6 +25,10 @@ import org.lockvisor.experiment.runner.ResultJson;
  * differential pair {@code oncpu-diff.folded} and {@code spin-diff.folded} (baseline, then this
  * run), written as soon as both runs are done, whatever order they finish in. Every file is
  * written atomically; runs may finish on several threads.
+ *
+ * <p>Runs of a what-if ({@code reproduce --set}) carry it: {@code provenance.what_if} in {@code
+ * result.json}, the settings in the source line, and the what-if in the config hash, so that two
+ * different what-ifs (or a what-if and the reproduction) never share a config hash.
  */
 public final class RunDirectories implements ReproductionRuns {
 
@@ -33,6 +39,7 @@ public final class RunDirectories implements ReproductionRuns {
   private final String version;
   private final String commit;
   private final int traceEvents;
+  private final WhatIf whatIf;
   private final Map<String, RunCapture> done = new LinkedHashMap<>();
   private final Map<String, List<String>> written = new LinkedHashMap<>();
 
@@ -49,11 +56,20 @@ public final class RunDirectories implements ReproductionRuns {
    * @param traceEvents bound of each run's {@code trace.json}; 0 writes none
    */
   public RunDirectories(Path directory, String version, String commit, int traceEvents) {
+    this(directory, version, commit, traceEvents, WhatIf.NONE);
+  }
+
+  /**
+   * @param whatIf the what-if the runs are part of ({@link WhatIf#NONE} for the reproduction itself)
+   */
+  public RunDirectories(Path directory, String version, String commit, int traceEvents, WhatIf whatIf) {
     checkArgument(traceEvents >= 0, "trace event limit must not be negative: [%s]", traceEvents);
+    checkArgument(whatIf != null, "whatIf must not be null; use WhatIf.NONE");
     this.runs = directory.resolve(RUNS);
     this.version = version;
     this.commit = commit;
     this.traceEvents = traceEvents;
+    this.whatIf = whatIf;
   }
 
   @Override
@@ -75,8 +91,11 @@ public final class RunDirectories implements ReproductionRuns {
         capture.experiment());
     Path dir = runs.resolve(capture.label());
     List<String> names = new ArrayList<>();
-    write(dir.resolve("result.json"), ResultJson.write(ResultJson.document(source(capture),
-        List.of(capture.result()), provenance(capture))) + System.lineSeparator());
+    ObjectNode document = ResultJson.document(source(capture), List.of(capture.result()), provenance(capture));
+    if (!whatIf.isEmpty()) {
+      ((ObjectNode) document.get("provenance")).set("what_if", ResultJson.MAPPER.valueToTree(whatIf.json()));
+    }
+    write(dir.resolve("result.json"), ResultJson.write(document) + System.lineSeparator());
     names.add("result.json");
     capture.outputs().files().forEach((name, content) -> {
       write(dir.resolve(name), content);
@@ -126,11 +145,13 @@ public final class RunDirectories implements ReproductionRuns {
   }
 
   private Provenance provenance(RunCapture capture) {
-    return capture.provenance(version, commit);
+    return capture.provenance(version, commit, whatIf);
   }
 
-  private static String source(RunCapture capture) {
-    return "lockvisor reproduce " + capture.experiment() + " (run " + capture.label()
+  private String source(RunCapture capture) {
+    StringBuilder set = new StringBuilder();
+    whatIf.settings().forEach(s -> set.append(" --set ").append(s));
+    return "lockvisor reproduce " + capture.experiment() + set + " (run " + capture.label()
         + (capture.baselineLabel() == null ? "" : ", baseline " + capture.baselineLabel()) + ")";
   }
 

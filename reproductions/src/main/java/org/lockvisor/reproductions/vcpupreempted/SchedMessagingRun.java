@@ -4,13 +4,12 @@ import com.google.common.collect.ImmutableMap;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.lockvisor.arch.builtin.ArchProfiles;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.arch.spi.CostKey;
 import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.devices.spi.CostSource;
 import org.lockvisor.devices.spi.LockProvider;
-import org.lockvisor.experiment.UserInputException;
+import org.lockvisor.experiment.ReproductionOptions;
 import org.lockvisor.experiment.check.Checks;
 import org.lockvisor.experiment.report.PerfReport;
 import org.lockvisor.experiment.report.RunCapture;
@@ -76,48 +75,40 @@ final class SchedMessagingRun {
   private SchedMessagingRun() {}
 
   /**
-   * The guest's CFS. {@code -Dlockvisor.vcpu-preempted.wake-affine=true} turns on the reduced
-   * {@code wake_affine} of select_task_rq_fair (which 4.8 has); it is off: it removes the exit
-   * convoy only at the {@code --quick} scale, and at the default scale it keeps the convoy and
-   * drops the patched {@code [H]} below 2 % (see docs/reproductions/vcpu-preempted.md).
+   * The guest's CFS. The what-if {@code --set wake-affine=true} turns on the reduced {@code
+   * wake_affine} of select_task_rq_fair (which 4.8 has); it is off: it removes the exit convoy
+   * only at the {@code --quick} scale, and at the default scale it keeps the convoy and drops the
+   * patched {@code [H]} below 2 % (see docs/reproductions/vcpu-preempted.md).
    */
-  private static CfsScheduler guestScheduler() {
+  private static CfsScheduler guestScheduler(ReproductionOptions options) {
     CfsScheduler s = CfsScheduler.withDefaults();
-    return Boolean.parseBoolean(System.getProperty("lockvisor.vcpu-preempted.wake-affine", "false")) ? s.enableWakeAffine() : s;
-  }
-
-  /**
-   * What-if only: {@code -Dlockvisor.vcpu-preempted.smt=2|4|8} gives each PowerVM VP that many
-   * hardware threads (POWER8 SMT mode), dispatched together by {@code powervm-dispatch smt}: the
-   * pool keeps its physical cores and the LPAR its VPs, so host and guest get smt× the CPUs.
-   * Default 1 (one guest CPU per VP, the reproduction's model; see
-   * docs/reproductions/vcpu-preempted.md, "SMT gang dispatch what-if").
-   */
-  public static final String SMT_PROPERTY = "lockvisor.vcpu-preempted.smt";
-
-  static int smt() {
-    String v = System.getProperty(SMT_PROPERTY, "1").trim();
-    if (!v.equals("1") && !v.equals("2") && !v.equals("4") && !v.equals("8")) {
-      throw new UserInputException(SMT_PROPERTY + " must be one of [1, 2, 4, 8]: [" + v + "]");
-    }
-    return Integer.parseInt(v);
+    return options.parameter(VcpuPreemptedReproduction.WAKE_AFFINE).orElse(false) ? s.enableWakeAffine() : s;
   }
 
   static Outcome run(Platform platform, boolean check, SchedMessagingConfig config, long seed, long limitNs) {
-    return run(platform, check, config, seed, limitNs, null);
+    return run(platform, check, config, seed, limitNs, null, ReproductionOptions.defaults());
   }
 
   /**
    * One run; {@code capture}, when not {@code null}, captures its files over the whole run (the
-   * benchmark has no warm-up: perf samples it from start to finish).
+   * benchmark has no warm-up: perf samples it from start to finish). The profile comes from
+   * {@code options} (with a what-if's cost overrides), as do the what-if parameters {@code smt}
+   * and {@code wake-affine}.
+   *
+   * <p>What-if only: {@code --set smt=2|4|8} gives each PowerVM VP that many hardware threads
+   * (POWER8 SMT mode), dispatched together by {@code powervm-dispatch smt}: the pool keeps its
+   * physical cores and the LPAR its VPs, so host and guest get smt× the CPUs. Default 1 (one
+   * guest CPU per VP, the reproduction's model; see docs/reproductions/vcpu-preempted.md, "SMT
+   * gang dispatch what-if").
    */
   static Outcome run(Platform platform, boolean check, SchedMessagingConfig config, long seed, long limitNs,
-      RunCapture capture) {
-    ArchProfile profile = ArchProfiles.byName(platform.profile());
+      RunCapture capture, ReproductionOptions options) {
+    ArchProfile profile = options.profile(platform.profile());
     boolean powervm = profile.hypervisor().dispatchWindowNs() > 0 && profile.hypervisor().hostHz() == 0;
     Simulation sim = new Simulation(seed);
     Machine machine = new Machine(sim);
-    int smt = powervm ? smt() : 1; // threads per VP: cores and VPs stay, CPUs multiply
+    // threads per VP: cores and VPs stay, CPUs multiply
+    int smt = powervm ? options.parameter(VcpuPreemptedReproduction.SMT).orElse(1) : 1;
     Scheduler hostScheduler = powervm
         ? new PowervmDispatchScheduler(profile.hypervisor().dispatchWindowNs(),
             profile.hypervisor().entitlement() * platform.vcpus(), false, smt)
@@ -126,7 +117,7 @@ final class SchedMessagingRun {
         Platforms.hostKernel(profile, TtwuQueueMode.CROSS_LLC, false), hostScheduler);
     Vm vm = machine.createVm(powervm ? "lpar" : "vm0", platform.vcpus() * smt,
         Platforms.guestKernel(profile, platform.vcpus() * smt, TtwuQueueMode.CROSS_LLC, false),
-        guestScheduler(), Platforms.hypervisor(profile));
+        guestScheduler(options), Platforms.hypervisor(profile));
     vm.guest().setVcpuPreemptedHook(Platforms.vcpuPreempted(profile));
     Platforms.configureIpis(profile, vm);
 

@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
@@ -17,10 +18,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.lockvisor.experiment.Reproduction;
 import org.lockvisor.experiment.ReproductionOptions;
+import org.lockvisor.experiment.ReproductionParameter;
 import org.lockvisor.experiment.ReproductionResult;
 import org.lockvisor.experiment.ReproductionRuns;
 import org.lockvisor.experiment.SimulationFailedException;
-import org.lockvisor.experiment.UserInputException;
 import org.lockvisor.experiment.io.AtomicFiles;
 import org.lockvisor.experiment.report.PerfReport;
 import org.lockvisor.experiment.report.RunCapture;
@@ -40,8 +41,8 @@ import org.lockvisor.workloads.schedmessaging.SchedMessagingConfig;
  *
  * <p>The default run is {@code -g 40} (1,600 tasks) on a 16-VP LPAR over 8 processors, the whole
  * benchmark (fork, messaging, exit, reaping); {@code -g 400} (16,000 tasks) is the same code with
- * {@code groups} raised, see docs/reproductions/vcpu-preempted.md. Published numbers appear only
- * in the tables.
+ * {@code groups} raised ({@code --set groups=400}), see docs/reproductions/vcpu-preempted.md.
+ * Published numbers appear only in the tables.
  */
 @AutoService(Reproduction.class)
 public final class VcpuPreemptedReproduction implements Reproduction {
@@ -66,6 +67,20 @@ public final class VcpuPreemptedReproduction implements Reproduction {
   static final Scale FULL = new Scale(8, 40, 4, 10, 120_000_000_000L);
   static final Scale QUICK = new Scale(4, 6, 4, 4, 30_000_000_000L);
 
+  /** The simulated-time limit of each run when {@link #GROUPS} is given. */
+  static final long GROUPS_LIMIT_NS = 600_000_000_000L;
+
+  // What-if parameters (reproduce vcpu-preempted --set NAME=VALUE); the verdict of the
+  // reproduction itself uses none of them.
+  static final ReproductionParameter<Integer> GROUPS = ReproductionParameter.integer("groups",
+      "-g of the PowerVM runs (default 40, --quick 6; 400 is the seed's 16,000 tasks, minutes per run)", 1, 100_000);
+  static final ReproductionParameter<Integer> SMT = ReproductionParameter.oneOf("smt",
+      "hardware threads per PowerVM VP, dispatched together by powervm-dispatch smt (default 1)", 1, 2, 4, 8);
+  static final ReproductionParameter<Boolean> WAKE_AFFINE = ReproductionParameter.bool("wake-affine",
+      "the guest CFS's reduced wake_affine of select_task_rq_fair (default false)");
+  static final ReproductionParameter<List<Long>> SEEDS_PARAMETER = ReproductionParameter.seeds(
+      "the seeds of the replications, each running every variant (default 1,2,3)");
+
   @Override
   public String name() {
     return NAME;
@@ -76,30 +91,27 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     return "R3 vcpu_is_preempted: sched messaging on an overcommitted PowerVM LPAR, spin symbols before/after (and KVM)";
   }
 
-  /**
-   * System property that overrides the PowerVM run's {@code -g} (e.g. 400 for the seed's 16,000
-   * tasks; several minutes per variant).
-   */
-  public static final String GROUPS_PROPERTY = "lockvisor.vcpu-preempted.groups";
+  @Override
+  public List<ReproductionParameter<?>> parameters() {
+    return List.of(GROUPS, SMT, WAKE_AFFINE, SEEDS_PARAMETER);
+  }
+
+  @Override
+  public Set<String> archProfiles() {
+    return Set.of("ppc64-powervm", "x86_64-kvm");
+  }
 
   @Override
   public ReproductionResult run(ReproductionOptions options) {
-    Scale scale = options.quick() ? QUICK : FULL;
-    SchedMessagingRun.smt(); // what-if property: a bad value is a user error before any run
-    String groups = System.getProperty(GROUPS_PROPERTY);
-    if (groups != null) {
-      int g;
-      try {
-        g = Integer.parseInt(groups.trim());
-      } catch (NumberFormatException e) {
-        g = -1;
-      }
-      if (g < 1 || g > 100_000) {
-        throw new UserInputException(GROUPS_PROPERTY + " must be a number of groups in [1, 100000]: [" + groups + "]");
-      }
-      scale = new Scale(scale.powervmCpus(), g, scale.kvmCpus(), scale.kvmGroups(),
-          Math.max(scale.limitNs(), 600_000_000_000L));
-    }
+    Scale base = options.quick() ? QUICK : FULL;
+    // every parameter is parsed before any run: a bad value is a user error, not a failed run
+    options.parameter(SMT);
+    options.parameter(WAKE_AFFINE);
+    List<Long> seeds = options.parameter(SEEDS_PARAMETER).orElse(SEEDS);
+    Scale scale = options.parameter(GROUPS)
+        .map(g -> new Scale(base.powervmCpus(), g, base.kvmCpus(), base.kvmGroups(),
+            Math.max(base.limitNs(), GROUPS_LIMIT_NS)))
+        .orElse(base);
     SchedMessagingConfig bench = SchedMessagingConfig.perfDefaults();
     var ppc = new SchedMessagingRun.Platform("ppc64-powervm", scale.powervmCpus(), 2 * scale.powervmCpus());
     var kvm = new SchedMessagingRun.Platform("x86_64-kvm", scale.kvmCpus(), 2 * scale.kvmCpus());
@@ -108,13 +120,13 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     long limit = scale.limitNs();
     List<Callable<SchedMessagingRun.Outcome>> jobs = new ArrayList<>();
     ReproductionRuns runs = options.runs();
-    runs.planned(4 * SEEDS.size());
+    runs.planned(4 * seeds.size());
     RunMeter meter = new RunMeter();
-    for (long seed : SEEDS) {
-      jobs.add(() -> job(ppc, false, ppcBench, seed, limit, runs, meter));
-      jobs.add(() -> job(ppc, true, ppcBench, seed, limit, runs, meter));
-      jobs.add(() -> job(kvm, false, kvmBench, seed, limit, runs, meter));
-      jobs.add(() -> job(kvm, true, kvmBench, seed, limit, runs, meter));
+    for (long seed : seeds) {
+      jobs.add(() -> job(ppc, false, ppcBench, seed, limit, options, meter));
+      jobs.add(() -> job(ppc, true, ppcBench, seed, limit, options, meter));
+      jobs.add(() -> job(kvm, false, kvmBench, seed, limit, options, meter));
+      jobs.add(() -> job(kvm, true, kvmBench, seed, limit, options, meter));
     }
     List<SchedMessagingRun.Outcome> done = runAll(jobs);
     List<List<SchedMessagingRun.Outcome>> byVariant = List.of(new ArrayList<>(), new ArrayList<>(),
@@ -122,7 +134,7 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     for (int i = 0; i < done.size(); i++) {
       byVariant.get(i % 4).add(done.get(i));
     }
-    return meter.attach(judge(scale, bench, new Variant(byVariant.get(0)), new Variant(byVariant.get(1)),
+    return meter.attach(judge(scale, seeds, bench, new Variant(byVariant.get(0)), new Variant(byVariant.get(1)),
         new Variant(byVariant.get(2)), new Variant(byVariant.get(3)), options.outputDirectory().orElse(null)));
   }
 
@@ -167,7 +179,8 @@ public final class VcpuPreemptedReproduction implements Reproduction {
    * or {@code -patched-} (check on), captured when {@code runs} asks.
    */
   private static SchedMessagingRun.Outcome job(SchedMessagingRun.Platform platform, boolean check,
-      SchedMessagingConfig bench, long seed, long limit, ReproductionRuns runs, RunMeter meter) {
+      SchedMessagingConfig bench, long seed, long limit, ReproductionOptions options, RunMeter meter) {
+    ReproductionRuns runs = options.runs();
     String row = platform.profile() + "-groups" + bench.groups();
     String label = row + (check ? "-patched" : "-baseline") + "-seed" + seed;
     RunCapture capture = null;
@@ -185,7 +198,7 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     }
     RunCapture captured = capture;
     SchedMessagingRun.Outcome o = finished(measured(meter, platform, check, seed,
-        () -> SchedMessagingRun.run(platform, check, bench, seed, limit, captured)));
+        () -> SchedMessagingRun.run(platform, check, bench, seed, limit, captured, options)));
     runs.done(label, capture);
     return o;
   }
@@ -225,7 +238,7 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     return c;
   }
 
-  private ReproductionResult judge(Scale scale, SchedMessagingConfig bench, Variant b, Variant p, Variant kb,
+  private ReproductionResult judge(Scale scale, List<Long> seeds, SchedMessagingConfig bench, Variant b, Variant p, Variant kb,
       Variant kp, Path out) {
     Map<String, Boolean> checks = checks(b, p, kb, kp);
     boolean reproduced = !checks.containsValue(false);
@@ -237,7 +250,7 @@ public final class VcpuPreemptedReproduction implements Reproduction {
         scale.powervmGroups(), b.first().workload().config().tasks(), 2 * scale.powervmCpus(), scale.powervmCpus(),
         0.5 * 2 * scale.powervmCpus()));
     report.add(String.format(Locale.ROOT, "shares are means over %d seeds %s (paired: each seed runs both variants)",
-        SEEDS.size(), SEEDS));
+        seeds.size(), seeds));
     TextTable t = new TextTable("symbol", "published before", "simulated before", "published after", "simulated after");
     for (String s : TABLE_SYMBOLS) {
       t.row(s, pub(PUBLISHED_BEFORE, s), pct(b.share(s)), pub(PUBLISHED_AFTER, s), pct(p.share(s)));
@@ -273,10 +286,10 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     report.add("");
     checks.forEach((k, v) -> report.add((v ? "  ok    " : "  MISS  ") + k));
     report.add("");
-    report.add("baseline guest perf report, seed " + SEEDS.get(0) + " (top 12):");
+    report.add("baseline guest perf report, seed " + seeds.get(0) + " (top 12):");
     report.addAll(b.first().report().format(12));
     report.add("");
-    report.add("patched guest perf report, seed " + SEEDS.get(0) + " (top 12):");
+    report.add("patched guest perf report, seed " + seeds.get(0) + " (top 12):");
     report.addAll(p.first().report().format(12));
 
     Map<String, Double> metrics = new TreeMap<>();
@@ -316,8 +329,8 @@ public final class VcpuPreemptedReproduction implements Reproduction {
       write(out.resolve("x86_64-kvm-baseline").resolve("perf-report.txt"), kb.first().report().format(0));
       write(out.resolve("x86_64-kvm-patched").resolve("perf-report.txt"), kp.first().report().format(0));
       // Every replication's report: the JSON's shares are their means.
-      for (int i = 0; i < SEEDS.size(); i++) {
-        String seed = "seed-" + SEEDS.get(i);
+      for (int i = 0; i < seeds.size(); i++) {
+        String seed = "seed-" + seeds.get(i);
         write(out.resolve("baseline").resolve(seed).resolve("perf-report.txt"), b.runs().get(i).report().format(0));
         write(out.resolve("patched").resolve(seed).resolve("perf-report.txt"), p.runs().get(i).report().format(0));
       }

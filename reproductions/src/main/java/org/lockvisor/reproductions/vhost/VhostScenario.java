@@ -62,8 +62,16 @@ final class VhostScenario {
    *     {@code null}
    */
   VhostScenario(long seed, int vcpus, int streams, VhostNetConfig.WorkQueue variant, RunCapture capture) {
+    this(ArchProfiles.byName(PROFILE), seed, vcpus, streams, variant, capture);
+  }
+
+  /**
+   * @param profile the {@value #PROFILE} profile, as the reproduction's options give it (with a
+   *     what-if's cost overrides, if any)
+   */
+  VhostScenario(ArchProfile profile, long seed, int vcpus, int streams, VhostNetConfig.WorkQueue variant,
+      RunCapture capture) {
     this.capture = capture;
-    ArchProfile profile = ArchProfiles.discover().get(PROFILE).create();
     this.machine = new Machine(new Simulation(seed));
     int pcpus = profile.topology().cpus();
     machine.createHost("host", pcpus, Platforms.hostKernel(profile, TtwuQueueMode.ANY_REMOTE, false),

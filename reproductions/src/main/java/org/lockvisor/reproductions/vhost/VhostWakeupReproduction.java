@@ -11,9 +11,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import org.lockvisor.arch.builtin.ArchProfiles;
+import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.devices.vhostnet.VhostNetConfig.WorkQueue;
 import org.lockvisor.experiment.Reproduction;
 import org.lockvisor.experiment.ReproductionOptions;
+import org.lockvisor.experiment.ReproductionParameter;
 import org.lockvisor.experiment.ReproductionResult;
 import org.lockvisor.experiment.ReproductionRuns;
 import org.lockvisor.experiment.SimulationFailedException;
@@ -41,6 +44,9 @@ public final class VhostWakeupReproduction implements Reproduction {
    */
   static final double[][] PUBLISHED = published();
   static final long SEED = 20130607L; // the date of the seed mail; any seed must do
+  /** What-if: another seed for every run ({@code --set seed=N}). */
+  static final ReproductionParameter<Long> SEED_PARAMETER =
+      ReproductionParameter.seed("the seed of every run (default " + SEED + ")");
   static final int GUEST_VCPUS = 4;
   /** Run-to-run spread of a vhost CPU % figure (measured: up to ~0.7 point at 256 threads). */
   static final double NOISE_POINTS = 0.5;
@@ -58,6 +64,16 @@ public final class VhostWakeupReproduction implements Reproduction {
   @Override
   public Set<String> capabilities() {
     return Set.of("plot", "json-rows");
+  }
+
+  @Override
+  public List<ReproductionParameter<?>> parameters() {
+    return List.of(SEED_PARAMETER);
+  }
+
+  @Override
+  public Set<String> archProfiles() {
+    return Set.of(VhostScenario.PROFILE);
   }
 
   /** One simulated point. */
@@ -84,23 +100,26 @@ public final class VhostWakeupReproduction implements Reproduction {
     ReproductionRuns runs = options.runs();
     runs.planned(2 * THREADS.length);
     RunMeter meter = new RunMeter();
+    ArchProfile profile = options.profile(VhostScenario.PROFILE);
+    long seed = options.parameter(SEED_PARAMETER).orElse(SEED);
     for (int i = 0; i < THREADS.length; i++) {
-      points[i][0] = simulate(THREADS[i], WorkQueue.WAKE_INSIDE_LOCK, warmup, measure, runs, meter);
-      points[i][1] = simulate(THREADS[i], WorkQueue.WAKE_OUTSIDE_LOCK, warmup, measure, runs, meter);
+      points[i][0] = simulate(profile, seed, THREADS[i], WorkQueue.WAKE_INSIDE_LOCK, warmup, measure, runs, meter);
+      points[i][1] = simulate(profile, seed, THREADS[i], WorkQueue.WAKE_OUTSIDE_LOCK, warmup, measure, runs, meter);
     }
     return meter.attach(judge(points, options, warmup, measure));
   }
 
   static Point simulate(int threads, WorkQueue variant, long warmupNs, long measureNs) {
-    return simulate(threads, variant, warmupNs, measureNs, ReproductionRuns.NONE, new RunMeter());
+    return simulate(ArchProfiles.byName(VhostScenario.PROFILE), SEED, threads, variant, warmupNs, measureNs,
+        ReproductionRuns.NONE, new RunMeter());
   }
 
   /**
    * One run, reported to {@code runs} as {@code x86_64-kvm-streams<N>-baseline} (wake inside the
    * lock) or {@code -patched} (wake outside), captured when {@code runs} asks.
    */
-  static Point simulate(int threads, WorkQueue variant, long warmupNs, long measureNs, ReproductionRuns runs,
-      RunMeter meter) {
+  static Point simulate(ArchProfile profile, long seed, int threads, WorkQueue variant, long warmupNs, long measureNs,
+      ReproductionRuns runs, RunMeter meter) {
     String row = VhostScenario.PROFILE + "-streams" + threads;
     String name = variant == WorkQueue.WAKE_INSIDE_LOCK ? "baseline"
         : variant == WorkQueue.WAKE_OUTSIDE_LOCK ? "patched" : variant.option();
@@ -113,7 +132,7 @@ public final class VhostWakeupReproduction implements Reproduction {
       config.put("spinlock", VhostScenario.SPINLOCK);
       config.put("warmup_ns", warmupNs);
       config.put("measure_ns", measureNs);
-      capture = new RunCapture(NAME, row + "-" + name, name, VhostScenario.PROFILE, SEED, config)
+      capture = new RunCapture(NAME, row + "-" + name, name, VhostScenario.PROFILE, seed, config)
           .trace(runs.traceEvents())
           .baseline(variant == WorkQueue.WAKE_INSIDE_LOCK ? null : row + "-baseline");
     }
@@ -121,7 +140,7 @@ public final class VhostWakeupReproduction implements Reproduction {
     try {
       RunCapture captured = capture;
       s = meter.measure(String.format("streams=%03d %s", threads, variant.option()),
-          () -> new VhostScenario(SEED, GUEST_VCPUS, threads, variant, captured).run(warmupNs, measureNs),
+          () -> new VhostScenario(profile, seed, GUEST_VCPUS, threads, variant, captured).run(warmupNs, measureNs),
           x -> x.machine.sim().eventsProcessed(), x -> x.machine.sim().now());
     } catch (RuntimeException e) {
       throw new SimulationFailedException(

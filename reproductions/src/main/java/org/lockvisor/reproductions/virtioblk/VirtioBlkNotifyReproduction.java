@@ -10,8 +10,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
-import org.lockvisor.arch.builtin.ArchProfiles;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.arch.spi.Cost;
 import org.lockvisor.arch.spi.CostKey;
@@ -19,6 +19,7 @@ import org.lockvisor.devices.spi.CostSource;
 import org.lockvisor.devices.virtioblk.VirtioBlkConfig.NotifyMode;
 import org.lockvisor.experiment.Reproduction;
 import org.lockvisor.experiment.ReproductionOptions;
+import org.lockvisor.experiment.ReproductionParameter;
 import org.lockvisor.experiment.ReproductionResult;
 import org.lockvisor.experiment.ReproductionRuns;
 import org.lockvisor.experiment.report.RunCapture;
@@ -55,6 +56,11 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
   static final int[] X86_NUMJOBS = {2, 4, 8, 12};
   static final int IODEPTH = 64;
   static final long SEED = 2014;
+  static final String ARM = "arm64-kvm";
+  static final String X86 = "x86_64-kvm";
+  /** What-if: another seed for every run ({@code --set seed=N}). */
+  static final ReproductionParameter<Long> SEED_PARAMETER =
+      ReproductionParameter.seed("the seed of every run, baseline and patched alike (default " + SEED + ")");
 
   @Override
   public String name() {
@@ -65,6 +71,16 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
   public String summary() {
     return "R2 e8edca6f7f92: virtio-blk notify outside vq_lock; fio randread IOPS, arm64 (exit to QEMU under BQL) "
         + "and x86 (ioeventfd), baseline vs patched";
+  }
+
+  @Override
+  public List<ReproductionParameter<?>> parameters() {
+    return List.of(SEED_PARAMETER);
+  }
+
+  @Override
+  public Set<String> archProfiles() {
+    return Set.of(ARM, X86);
   }
 
   /** One (arch, numjobs) point: both variants on the same seed. */
@@ -115,11 +131,17 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
     }
   }
 
-  /** Run lengths. */
-  record Plan(long warmupMs, long measureMs, boolean sensitivity) {}
+  /** Run lengths and the seed of every run. */
+  record Plan(long warmupMs, long measureMs, boolean sensitivity, long seed) {}
 
   static Plan plan(boolean quick) {
-    return quick ? new Plan(5, 25, false) : new Plan(20, 200, true);
+    return quick ? new Plan(5, 25, false, SEED) : new Plan(20, 200, true, SEED);
+  }
+
+  /** The plan of {@code options}: quick or full, with the seed a what-if gives. */
+  static Plan plan(ReproductionOptions options) {
+    Plan p = plan(options.quick());
+    return new Plan(p.warmupMs(), p.measureMs(), p.sensitivity(), options.parameter(SEED_PARAMETER).orElse(p.seed()));
   }
 
   static Point point(ArchProfile p, CostSource costs, int vcpus, int numjobs, Plan plan, double pubBase,
@@ -161,12 +183,13 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
       config.put("costs", costTable);
       config.put("warmup_ms", plan.warmupMs());
       config.put("measure_ms", plan.measureMs());
-      capture = new RunCapture(NAME, label, variant, p.name(), SEED, config).baseline(baseline)
+      capture = new RunCapture(NAME, label, variant, p.name(), plan.seed(), config).baseline(baseline)
           .trace(runs.traceEvents());
     }
     RunCapture captured = capture;
     NotifyScenario s = meter.measure(label,
-        () -> new NotifyScenario(p, costs, vcpus, mode, fio, SEED, captured).run(plan.warmupMs(), plan.measureMs()),
+        () -> new NotifyScenario(p, costs, vcpus, mode, fio, plan.seed(), captured).run(plan.warmupMs(),
+            plan.measureMs()),
         x -> x.machine.sim().eventsProcessed(), x -> x.machine.sim().now());
     runs.done(label, capture);
     return s;
@@ -174,16 +197,20 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
 
   /** The points of the reproduction: arm64 first, then x86 by numjobs. */
   static List<Point> runAll(Plan plan) {
-    return runAll(plan, ReproductionRuns.NONE, new RunMeter());
+    return runAll(plan, ReproductionOptions.defaults(), new RunMeter());
   }
 
-  /** {@link #runAll(Plan)}, each run reported to {@code runs} and measured by {@code meter}. */
-  static List<Point> runAll(Plan plan, ReproductionRuns runs, RunMeter meter) {
+  /**
+   * {@link #runAll(Plan)} on the profiles of {@code options} (with a what-if's overrides), each run
+   * reported to its runs and measured by {@code meter}.
+   */
+  static List<Point> runAll(Plan plan, ReproductionOptions options, RunMeter meter) {
+    ReproductionRuns runs = options.runs();
     List<Point> points = new ArrayList<>();
-    ArchProfile arm = ArchProfiles.byName("arm64-kvm");
+    ArchProfile arm = options.profile(ARM);
     points.add(point(arm, CostSource.of(arm), ARM_VCPUS, ARM_NUMJOBS, plan, ARM_BASELINE_PUBLISHED,
         ARM_PATCHED_PUBLISHED, runs, meter, ""));
-    ArchProfile x86 = ArchProfiles.byName("x86_64-kvm");
+    ArchProfile x86 = options.profile(X86);
     for (int nj : X86_NUMJOBS) {
       boolean published = nj == 2;
       points.add(point(x86, CostSource.of(x86), X86_VCPUS, nj, plan, published ? X86_NJ2_BASELINE_PUBLISHED : 0,
@@ -224,10 +251,10 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
 
   @Override
   public ReproductionResult run(ReproductionOptions options) {
-    Plan plan = plan(options.quick());
+    Plan plan = plan(options);
     options.runs().planned(plannedRuns(plan));
     RunMeter meter = new RunMeter();
-    List<Point> points = runAll(plan, options.runs(), meter);
+    List<Point> points = runAll(plan, options, meter);
     List<Band> bands = bands(points);
     boolean reproduced = bands.stream().allMatch(Band::ok);
     long passed = bands.stream().filter(Band::ok).count();
@@ -235,7 +262,7 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
     List<String> report = new ArrayList<>();
     report.add("R2 virtio-blk notify outside vq_lock (e8edca6f7f92): fio randread 4k libaio iodepth=" + IODEPTH
         + " direct=1; " + (options.quick() ? "quick" : "full") + " run, warm-up " + plan.warmupMs()
-        + " ms, measured " + plan.measureMs() + " ms simulated per variant, seed " + SEED);
+        + " ms, measured " + plan.measureMs() + " ms simulated per variant, seed " + plan.seed());
     report.add("");
     TextTable iops = new TextTable("arch", "numjobs", "baseline IOPS", "patched IOPS", "ratio", "published",
         "published ratio");
@@ -278,7 +305,7 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
     List<Map<String, Object>> sensitivity = new ArrayList<>();
     if (plan.sensitivity()) {
       report.add("");
-      report.addAll(sensitivity(plan, sensitivity, options.runs(), meter));
+      report.addAll(sensitivity(plan, sensitivity, options, meter));
     }
     report.add("");
     report.add("Costs: every constant comes from the arm64-kvm and x86_64-kvm profiles (./lockvisor plugins "
@@ -366,14 +393,16 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
   /** The number of sensitivity cases ({@link #sensitivity}). */
   static final int SENSITIVITY_CASES = 6;
 
-  private static List<String> sensitivity(Plan plan, List<Map<String, Object>> out, ReproductionRuns runs,
+  private static List<String> sensitivity(Plan plan, List<Map<String, Object>> out, ReproductionOptions options,
       RunMeter meter) {
+    ReproductionRuns runs = options.runs();
     List<String> lines = new ArrayList<>();
     lines.add("Sensitivity (not used for the verdict): the least certain constants at the ends of the ranges "
         + "their profiles state.");
     TextTable t = new TextTable("arch", "numjobs", "constants", "baseline IOPS", "patched IOPS", "ratio");
-    ArchProfile arm = ArchProfiles.byName("arm64-kvm");
-    ArchProfile x86 = ArchProfiles.byName("x86_64-kvm");
+    // a what-if's overrides (in the profiles) stay; each case layers its own on top
+    ArchProfile arm = options.profile(ARM);
+    ArchProfile x86 = options.profile(X86);
     Object[][] cases = {
         {arm, ARM_VCPUS, ARM_NUMJOBS, new Object[] {CostKey.EXIT_USERSPACE, 20_000.0, CostKey.VMM_NOTIFY_BQL, 5_000.0,
             CostKey.VMM_REQUEST_EMULATION, 20_000.0}},

@@ -3,8 +3,12 @@ package org.lockvisor.reproductions.vcpupreempted;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -13,7 +17,10 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
 import org.lockvisor.experiment.ReproductionOptions;
 import org.lockvisor.experiment.ReproductionResult;
+import org.lockvisor.experiment.ReproductionRuns;
 import org.lockvisor.experiment.UserInputException;
+import org.lockvisor.experiment.WhatIf;
+import org.lockvisor.experiment.report.RunCapture;
 import org.lockvisor.workloads.schedmessaging.SchedMessagingConfig;
 
 /**
@@ -135,29 +142,66 @@ class VcpuPreemptedReproductionTest {
         org.assertj.core.api.Assertions.withinPercentage(10));
   }
 
-  @Test
-  void groupsProperty_notANumber_userInputErrorBeforeAnySimulation() {
-    System.setProperty(VcpuPreemptedReproduction.GROUPS_PROPERTY, "many");
-    try {
-      assertThatThrownBy(() -> new VcpuPreemptedReproduction().run(new ReproductionOptions(true, Optional.empty())))
-          .isInstanceOf(UserInputException.class)
-          .hasMessageContaining("[many]");
-    } finally {
-      System.clearProperty(VcpuPreemptedReproduction.GROUPS_PROPERTY);
-    }
+  private static final VcpuPreemptedReproduction R3 = new VcpuPreemptedReproduction();
+
+  /** Quick options with the what-if {@code --set} settings, parsed and checked as the CLI does. */
+  private static ReproductionOptions whatIf(ReproductionRuns runs, String... settings) {
+    return new ReproductionOptions(true, Optional.empty(), runs, WhatIf.parse(List.of(settings), List.of(R3), false));
   }
 
   @Test
-  void smtProperty_notAnSmtMode_userInputErrorWithTheAllowedValues() {
-    System.setProperty(SchedMessagingRun.SMT_PROPERTY, "3");
-    try {
-      assertThatThrownBy(() -> new VcpuPreemptedReproduction().run(new ReproductionOptions(true, Optional.empty())))
-          .isInstanceOf(UserInputException.class)
-          .hasMessageContaining("[3]")
-          .hasMessageContaining("[1, 2, 4, 8]");
-    } finally {
-      System.clearProperty(SchedMessagingRun.SMT_PROPERTY);
-    }
+  void groupsParameter_notANumber_userInputErrorNamingTheValueAndTheAllowedRange() {
+    assertThatThrownBy(() -> whatIf(ReproductionRuns.NONE, "groups=many"))
+        .isInstanceOf(UserInputException.class)
+        .hasMessageContaining("[groups=many]")
+        .hasMessageContaining("[many]")
+        .hasMessageContaining("[1, 100000]");
+  }
+
+  @Test
+  void smtParameter_notAnSmtMode_userInputErrorWithTheAllowedValues() {
+    assertThatThrownBy(() -> whatIf(ReproductionRuns.NONE, "smt=3"))
+        .isInstanceOf(UserInputException.class)
+        .hasMessageContaining("[3]")
+        .hasMessageContaining("[1, 2, 4, 8]");
+  }
+
+  @Test
+  void optionsWithABadParameterValue_refusedBeforeAnySimulation() {
+    // options built without WhatIf.parse (a program calling run directly): the reproduction parses
+    // every parameter before its first run
+    List<String> started = new ArrayList<>();
+    ReproductionRuns runs = new ReproductionRuns() {
+      @Override
+      public void planned(int n) {
+        started.add("planned " + n);
+      }
+    };
+    WhatIf bad = new WhatIf(ImmutableList.of("wake-affine=yes"), ImmutableMap.of(), ImmutableMap.of("wake-affine", "yes"));
+    assertThatThrownBy(() -> R3.run(new ReproductionOptions(true, Optional.empty(), runs, bad)))
+        .isInstanceOf(UserInputException.class)
+        .hasMessageContaining("[yes]")
+        .hasMessageContaining("true or false");
+    assertThat(started).isEmpty();
+  }
+
+  @Test
+  void groupsAndSeedsParameters_reachEveryRun() {
+    List<String> labels = Collections.synchronizedList(new ArrayList<>());
+    ReproductionRuns runs = new ReproductionRuns() {
+      @Override
+      public void done(String label, RunCapture capture) {
+        labels.add(label);
+      }
+    };
+    ReproductionResult r = R3.run(whatIf(runs, "groups=2", "seeds=7"));
+    // -g 2 on the PowerVM LPAR (the KVM runs keep their own -g), seed 7 for every variant
+    String kvm = "x86_64-kvm-groups" + VcpuPreemptedReproduction.QUICK.kvmGroups();
+    assertThat(labels).containsExactlyInAnyOrder("ppc64-powervm-groups2-baseline-seed7",
+        "ppc64-powervm-groups2-patched-seed7", kvm + "-baseline-seed7", kvm + "-patched-seed7");
+    assertThat(r.report().get(0)).startsWith("perf bench sched messaging -p -g 2 (");
+    assertThat(r.report()).anyMatch(l -> l.contains("over 1 seeds [7]"));
+    assertThat(r.report().get(0)).contains("(" + SchedMessagingConfig.perfDefaults().withGroups(2).tasks() + " tasks)");
   }
 
     /** The default (non-quick) reproduction; run with -Dlockvisor.fullReproductions=true (about a minute on two cores). */

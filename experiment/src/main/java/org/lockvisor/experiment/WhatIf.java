@@ -1,0 +1,289 @@
+package org.lockvisor.experiment;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
+import com.google.common.collect.ImmutableSortedMap;
+import com.google.common.collect.ImmutableSortedSet;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+import org.lockvisor.arch.builtin.ArchProfiles;
+import org.lockvisor.arch.spi.ArchProfile;
+import org.lockvisor.arch.spi.ArchProfileFactory;
+import org.lockvisor.arch.spi.Cost;
+import org.lockvisor.arch.spi.CostKey;
+import org.lockvisor.core.plugin.DidYouMean;
+
+/**
+ * The what-if settings of one {@code lockvisor reproduce ... --set KEY=VALUE} command: cost
+ * overrides of arch profiles ({@code cost.<profile>.<COST_KEY>=<number>}, applied to every
+ * machine a reproduction builds on that profile) and values of a reproduction's declared
+ * parameters ({@code <parameter>=<value>}, see {@link Reproduction#parameters()}). A run with a
+ * non-empty what-if is not the reproduction: the CLI labels its output ({@link #labelled}, a
+ * {@code whatIf} object in the JSON, and the run directories' provenance).
+ *
+ * @param settings the settings as given, {@code KEY=VALUE}, in order
+ * @param costs overridden costs by profile name, in the order given; values in each key's unit
+ * @param parameters parameter values as given (already checked by the parameter's parser), by name
+ */
+public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, ImmutableMap<CostKey, Double>> costs,
+    ImmutableMap<String, String> parameters) {
+
+  /** No what-if: the reproduction as it is. */
+  public static final WhatIf NONE = new WhatIf(ImmutableList.of(), ImmutableMap.of(), ImmutableMap.of());
+
+  /** Prefix of a labelled headline. */
+  public static final String LABEL = "WHAT-IF — ";
+
+  static final String COST_PREFIX = "cost.";
+  private static final String FORMS = "cost.<profile>.<COST_KEY>=<number> or <parameter>=<value>";
+  // A plain decimal: no sign, no NaN/Infinity, no hex or type suffix (Double.parseDouble takes all of those).
+  private static final Pattern NUMBER = Pattern.compile("([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][+-]?[0-9]+)?");
+
+  public WhatIf {
+    checkArgument(settings != null && costs != null && parameters != null, "what-if parts must not be null");
+  }
+
+  /** True when nothing is overridden. */
+  public boolean isEmpty() {
+    return settings.isEmpty();
+  }
+
+  /** The settings for a label: {@code cost.x86_64-kvm.TTWU_FULL=4000, groups=400}. */
+  public String describe() {
+    return String.join(", ", settings);
+  }
+
+  /**
+   * {@code profile} with this what-if's overrides of its costs, each with the source {@code
+   * what-if: --set cost.<profile>.<KEY>=<v> (profile: <old>)}; {@code profile} itself when none.
+   */
+  public ArchProfile apply(ArchProfile profile) {
+    ImmutableMap<CostKey, Double> overrides = costs.get(profile.name());
+    if (overrides == null || overrides.isEmpty()) {
+      return profile;
+    }
+    List<Cost> list = new ArrayList<>();
+    overrides.forEach((key, value) -> list.add(Cost.of(key, value, Cost.Confidence.E,
+        "what-if: --set " + COST_PREFIX + profile.name() + "." + key + "=" + format(value)
+            + " (profile: " + format(profile.costs().value(key)) + ")")));
+    return profile.withCosts(profile.costs().with(list));
+  }
+
+  /**
+   * The part of this what-if that applies to {@code reproduction}: the costs of the profiles it
+   * declares ({@link Reproduction#archProfiles()}) and the parameters (which are only ever given
+   * for a single reproduction).
+   */
+  public WhatIf restrictTo(Reproduction reproduction) {
+    if (isEmpty()) {
+      return this;
+    }
+    Set<String> profiles = reproduction.archProfiles();
+    ImmutableList.Builder<String> kept = ImmutableList.builder();
+    for (String s : settings) {
+      String key = s.substring(0, s.indexOf('='));
+      if (!key.startsWith(COST_PREFIX) || profiles.contains(key.split("\\.", -1)[1])) {
+        kept.add(s);
+      }
+    }
+    ImmutableMap.Builder<String, ImmutableMap<CostKey, Double>> c = ImmutableMap.builder();
+    costs.forEach((profile, overrides) -> {
+      if (profiles.contains(profile)) {
+        c.put(profile, overrides);
+      }
+    });
+    ImmutableList<String> s = kept.build();
+    return s.isEmpty() ? NONE : new WhatIf(s, c.buildOrThrow(), parameters);
+  }
+
+  /**
+   * {@code {"costs": {profile: {KEY: number}}, "parameters": {name: "value"}}}, whole numbers as
+   * such, for the JSON output and the provenance of run directories.
+   */
+  public Map<String, Object> json() {
+    Map<String, Object> c = new LinkedHashMap<>();
+    costs.forEach((profile, overrides) -> {
+      Map<String, Object> m = new LinkedHashMap<>();
+      overrides.forEach((key, value) -> m.put(key.name(), number(value)));
+      c.put(profile, m);
+    });
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("costs", c);
+    out.put("parameters", new LinkedHashMap<>(parameters));
+    return out;
+  }
+
+  /** {@code result} labelled as a what-if: its headline starts with {@link #LABEL}. */
+  public ReproductionResult labelled(ReproductionResult result) {
+    if (isEmpty() || result.headline().startsWith(LABEL)) {
+      return result;
+    }
+    return new ReproductionResult(result.name(), result.reproduced(), LABEL + result.headline(), result.report(),
+        result.metrics(), result.data());
+  }
+
+  /**
+   * Parses and checks {@code --set} settings for the reproductions {@code chosen}, against the
+   * registered arch profiles.
+   *
+   * @param all whether the user asked for {@code all} (parameters then are refused)
+   * @throws UserInputException on the first bad setting, naming it, what is wrong and what is allowed
+   */
+  public static WhatIf parse(List<String> settings, List<? extends Reproduction> chosen, boolean all) {
+    if (settings.isEmpty()) {
+      return NONE;
+    }
+    Map<String, ArchProfile> profiles = new LinkedHashMap<>();
+    for (Map.Entry<String, ArchProfileFactory> e : ArchProfiles.discover().entrySet()) {
+      profiles.put(e.getKey(), e.getValue().create());
+    }
+    return parse(settings, chosen, all, profiles);
+  }
+
+  /** {@link #parse(List, List, boolean)} against the given profiles, by name. */
+  public static WhatIf parse(List<String> settings, List<? extends Reproduction> chosen, boolean all,
+      Map<String, ArchProfile> profiles) {
+    if (settings.isEmpty()) {
+      return NONE;
+    }
+    Map<String, Map<CostKey, Double>> costs = new LinkedHashMap<>();
+    Map<String, String> parameters = new LinkedHashMap<>();
+    for (String s : settings) {
+      int eq = s.indexOf('=');
+      if (eq <= 0 || eq == s.length() - 1) {
+        throw bad(s, "expected KEY=VALUE, i.e. " + FORMS);
+      }
+      String key = s.substring(0, eq);
+      String value = s.substring(eq + 1);
+      if (key.startsWith(COST_PREFIX) || key.equals("cost")) {
+        cost(s, key, value, chosen, profiles, costs);
+      } else {
+        parameter(s, key, value, chosen, all, parameters);
+      }
+    }
+    ImmutableMap.Builder<String, ImmutableMap<CostKey, Double>> c = ImmutableMap.builder();
+    costs.forEach((name, overrides) -> c.put(name, ImmutableMap.copyOf(overrides)));
+    WhatIf whatIf = new WhatIf(ImmutableList.copyOf(settings), c.buildOrThrow(), ImmutableMap.copyOf(parameters));
+    // What the profile's own checks refuse (a cycle of 0 ns, say) is bad input too, not a crash later.
+    for (String name : costs.keySet()) {
+      try {
+        whatIf.apply(profiles.get(name));
+      } catch (IllegalArgumentException e) {
+        throw new UserInputException("--set: the costs given for [" + name + "] are refused: " + e.getMessage());
+      }
+    }
+    return whatIf;
+  }
+
+  private static void cost(String s, String key, String value, List<? extends Reproduction> chosen,
+      Map<String, ArchProfile> profiles, Map<String, Map<CostKey, Double>> costs) {
+    String[] parts = key.split("\\.", -1);
+    if (parts.length != 3 || parts[1].isEmpty() || parts[2].isEmpty()) {
+      throw bad(s, "expected cost.<profile>.<COST_KEY>=<number>, e.g. cost.x86_64-kvm.TTWU_FULL=4000");
+    }
+    ArchProfile profile = profiles.get(parts[1]);
+    if (profile == null) {
+      throw bad(s, DidYouMean.unknownMessage("arch profile", parts[1], profiles.keySet()));
+    }
+    Set<String> used = new TreeSet<>();
+    List<String> uses = new ArrayList<>();
+    for (Reproduction r : chosen) {
+      used.addAll(r.archProfiles());
+      uses.add(r.name() + " uses " + ImmutableSortedSet.copyOf(r.archProfiles()));
+    }
+    if (!used.contains(profile.name())) {
+      throw bad(s, "no machine of " + (chosen.size() == 1 ? "this reproduction" : "the chosen reproductions")
+          + " is built on [" + profile.name() + "], so the override would change nothing ("
+          + (uses.isEmpty() ? "no reproduction chosen" : String.join("; ", uses)) + ")");
+    }
+    List<String> applicable = new ArrayList<>();
+    for (Cost c : profile.costs().costs()) {
+      if (!c.isNotApplicable()) {
+        applicable.add(c.key().name());
+      }
+    }
+    CostKey costKey = null;
+    for (CostKey k : CostKey.values()) {
+      if (k.name().equals(parts[2])) {
+        costKey = k;
+      }
+    }
+    if (costKey == null) {
+      throw bad(s, DidYouMean.unknownMessage("cost key of " + profile.name(), parts[2], applicable));
+    }
+    Cost current = profile.costs().cost(costKey);
+    if (current.isNotApplicable()) {
+      throw bad(s, "cost [" + costKey + "] does not apply to " + profile.name() + " ("
+          + current.source().reference() + "); applicable: " + ImmutableSortedSet.copyOf(applicable));
+    }
+    String allowed = allowed(costKey) + " (" + profile.name() + ": " + format(current.value()) + ")";
+    double v = NUMBER.matcher(value).matches() ? Double.parseDouble(value) : Double.NaN;
+    boolean ok = Double.isFinite(v) && v >= 0
+        && (costKey.unit() != CostKey.Unit.COUNT || v == Math.rint(v))
+        && (costKey != CostKey.CPU_CYCLE || v > 0);
+    if (!ok) {
+      throw bad(s, "bad value [" + value + "] for cost [" + costKey + "] of " + profile.name() + "; allowed: " + allowed);
+    }
+    Map<CostKey, Double> overrides = costs.computeIfAbsent(profile.name(), n -> new LinkedHashMap<>());
+    if (overrides.put(costKey, v) != null) {
+      throw bad(s, "cost [" + costKey + "] of " + profile.name() + " is given twice; give each key once");
+    }
+  }
+
+  private static String allowed(CostKey key) {
+    return switch (key.unit()) {
+      case COUNT -> "a whole number >= 0 (a count)";
+      case NANOSECONDS -> key == CostKey.CPU_CYCLE ? "a number > 0, in ns" : "a number >= 0, in ns";
+      case CYCLES -> "a number >= 0, in cycles";
+      case NS_PER_BYTE -> "a number >= 0, in ns per byte";
+    };
+  }
+
+  private static void parameter(String s, String key, String value, List<? extends Reproduction> chosen, boolean all,
+      Map<String, String> parameters) {
+    if (all || chosen.size() != 1) {
+      throw bad(s, "parameters need a single reproduction (reproduce <name> --set " + key
+          + "=...); with 'all' only cost.<profile>.<COST_KEY>=<number> is allowed");
+    }
+    Reproduction r = chosen.get(0);
+    ImmutableSortedMap.Builder<String, ReproductionParameter<?>> b = ImmutableSortedMap.naturalOrder();
+    r.parameters().forEach(p -> b.put(p.name(), p));
+    ImmutableSortedMap<String, ReproductionParameter<?>> declared = b.buildOrThrow();
+    ReproductionParameter<?> p = declared.get(key);
+    if (p == null) {
+      throw bad(s, declared.isEmpty()
+          ? "reproduction [" + r.name() + "] declares no parameters; " + FORMS.substring(0, FORMS.indexOf(" or "))
+              + " is the only form it takes"
+          : DidYouMean.unknownMessage("parameter of " + r.name(), key, declared.keySet()));
+    }
+    try {
+      p.parse(value);
+    } catch (UserInputException e) {
+      throw bad(s, e.getMessage());
+    }
+    if (parameters.put(key, value) != null) {
+      throw bad(s, "parameter [" + key + "] is given twice; give each parameter once");
+    }
+  }
+
+  private static UserInputException bad(String setting, String message) {
+    return new UserInputException("--set [" + setting + "]: " + message);
+  }
+
+  /** A value as written in labels and sources: {@code 4000}, {@code 0.35}. */
+  static String format(double v) {
+    return BigDecimal.valueOf(v).stripTrailingZeros().toPlainString();
+  }
+
+  private static Object number(double v) {
+    return v == Math.rint(v) && Math.abs(v) < 1e15 ? (Object) (long) v : (Object) v;
+  }
+}
