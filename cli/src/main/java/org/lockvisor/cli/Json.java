@@ -10,6 +10,7 @@ import java.util.Locale;
 import org.lockvisor.core.plugin.PluginDescriptor;
 import org.lockvisor.core.plugin.PluginOption;
 import org.lockvisor.experiment.ReproductionResult;
+import org.lockvisor.experiment.WhatIf;
 
 /**
  * The CLI's JSON shapes, built explicitly as trees: the model stays free of Jackson annotations
@@ -64,11 +65,22 @@ final class Json {
    * metrics: {..}}}.
    */
   static ObjectNode reproduction(ReproductionResult result) {
+    return reproduction(result, WhatIf.NONE);
+  }
+
+  /**
+   * {@link #reproduction(ReproductionResult)} of a what-if run: {@code whatIf: {costs: {profile:
+   * {KEY: number}}, parameters: {name: "value"}}} follows the headline (absent without a what-if).
+   */
+  static ObjectNode reproduction(ReproductionResult result, WhatIf whatIf) {
     ObjectNode node = MAPPER.createObjectNode()
         .put("experiment", result.name())
         .put("name", result.name())
         .put("reproduced", result.reproduced())
         .put("headline", result.headline());
+    if (!whatIf.isEmpty()) {
+      node.set("whatIf", MAPPER.valueToTree(whatIf.json()));
+    }
     result.data().forEach((key, value) -> node.set(key, MAPPER.valueToTree(value)));
     result.report().forEach(node.putArray("report")::add);
     ObjectNode metrics = node.putObject("metrics");
@@ -78,6 +90,15 @@ final class Json {
 
   /** {@code {name, error}} for a reproduction whose simulation failed. */
   static ObjectNode reproductionFailure(String name, String error) {
-    return MAPPER.createObjectNode().put("name", name).put("error", error);
+    return reproductionFailure(name, error, WhatIf.NONE);
+  }
+
+  /** {@code {name, error, whatIf}} for a what-if whose simulation failed ({@code whatIf} absent without one). */
+  static ObjectNode reproductionFailure(String name, String error, WhatIf whatIf) {
+    ObjectNode node = MAPPER.createObjectNode().put("name", name).put("error", error);
+    if (!whatIf.isEmpty()) {
+      node.set("whatIf", MAPPER.valueToTree(whatIf.json()));
+    }
+    return node;
   }
 }

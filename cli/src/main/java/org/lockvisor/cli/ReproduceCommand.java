@@ -6,6 +6,8 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import org.lockvisor.experiment.Reproduction;
 import org.lockvisor.experiment.ReproductionOptions;
@@ -13,6 +15,7 @@ import org.lockvisor.experiment.ReproductionResult;
 import org.lockvisor.experiment.ReproductionRuns;
 import org.lockvisor.experiment.Reproductions;
 import org.lockvisor.experiment.SimulationFailedException;
+import org.lockvisor.experiment.WhatIf;
 import org.lockvisor.experiment.io.AtomicFiles;
 import org.lockvisor.experiment.report.ReproductionPage;
 import org.lockvisor.experiment.report.RunCapture;
@@ -29,7 +32,8 @@ import picocli.CommandLine.Spec;
  * {@code lockvisor reproduce <name>|all}: runs registered reproductions and judges them. Exit 0
  * when every one reproduced; 1 when any simulation failed or did not reproduce; 2 for an unknown
  * name. Progress of the internal runs goes to stderr ({@link Progress}); with {@code --out}, each
- * internal run's files are written by {@link RunDirectories}.
+ * internal run's files are written by {@link RunDirectories}. {@code --set KEY=VALUE} runs a
+ * what-if ({@link WhatIf}), checked before anything runs and labelled in every output.
  */
 @Command(name = "reproduce", mixinStandardHelpOptions = true,
     description = "Runs one registered reproduction, or all of them, and prints the verdicts.")
@@ -59,6 +63,16 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
           + " <name>/runs/<run>/, into DIR (see docs/outputs.md).")
   private Path out;
 
+  @Option(names = "--set", paramLabel = "KEY=VALUE",
+      description = {"A what-if, repeatable; its output is labelled WHAT-IF and is not the reproduction.",
+          "cost.<profile>.<COST_KEY>=<number> overrides one cost of an arch profile (in the key's unit, see"
+              + " 'lockvisor plugins --kind arch') for every machine built on that profile, also with 'all',"
+              + " e.g. --set cost.x86_64-kvm.TTWU_FULL=1500.",
+          "<parameter>=<value> sets a parameter of the one named reproduction: vcpu-preempted groups=N, smt=1|2|4|8,"
+              + " wake-affine=true|false, seeds=1,2,3; vhost-wakeup and virtio-blk-notify seed=N"
+              + " (see docs/outputs.md)."})
+  private List<String> settings = new ArrayList<>();
+
   @Mixin
   private TraceOptions traceOptions = new TraceOptions();
 
@@ -69,6 +83,7 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
     ImmutableList<Reproduction> chosen = ALL.equals(target)
         ? registry.all().values().asList()
         : ImmutableList.of(registry.choose(target));
+    WhatIf whatIf = WhatIf.parse(settings, chosen, ALL.equals(target));
     OutputDirectory.prepare("--out", out); // after every check of the input: no directory for a bad command
     PrintWriter stdout = spec.commandLine().getOut();
     PrintWriter stderr = spec.commandLine().getErr();
@@ -84,35 +99,41 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
     BuildInfo build = new BuildInfo();
     for (Reproduction reproduction : chosen) {
       String name = reproduction.name();
-      ReproductionResult result;
+      // The part of the what-if this reproduction uses; empty: it runs as itself, unlabelled.
+      WhatIf mine = whatIf.restrictTo(reproduction);
+      ReproductionResult own;
       Optional<Path> outDir = Optional.ofNullable(out).map(d -> d.resolve(name));
       ReportedRuns runs = new ReportedRuns(name, progress,
-          outDir.map(d -> new RunDirectories(d, build.version(), build.commit(), traceEvents))
+          outDir.map(d -> new RunDirectories(d, build.version(), build.commit(), traceEvents, mine))
               .orElse(null));
       try {
-        result = reproduction.run(new ReproductionOptions(quick, outDir, runs));
+        own = reproduction.run(new ReproductionOptions(quick, outDir, runs, mine));
       } catch (SimulationFailedException e) {
         progress.finish();
         // Keep going: one broken reproduction must not hide the verdicts of the others.
         allReproduced = false;
-        String error = "reproduction [" + name + "] failed: " + Lockvisor.oneLine(e.getMessage());
+        String error = (mine.isEmpty() ? "" : "what-if " + mine.describe() + " of ") + "reproduction [" + name
+            + "] failed: " + Lockvisor.oneLine(e.getMessage());
         stderr.println("lockvisor: " + error);
-        json.add(Json.reproductionFailure(name, error));
+        json.add(Json.reproductionFailure(name, error, mine));
         continue;
       }
       progress.finish();
+      ReproductionResult result = mine.labelled(own);
       if (!result.reproduced()) {
         allReproduced = false;
         stderr.println("lockvisor: reproduction [" + name + "] did not reproduce: " + result.headline());
       }
-      json.add(Json.reproduction(result));
+      json.add(Json.reproduction(result, mine));
       if (format == OutputFormat.TEXT) {
-        printText(stdout, reproduction, result);
+        printText(stdout, reproduction, own, mine);
       }
       if (out != null) {
-        write(out.resolve(name + ".json"), Json.write(Json.reproduction(result)));
+        write(out.resolve(name + ".json"), Json.write(Json.reproduction(result, mine)));
         Path dir = out.resolve(name);
-        write(dir.resolve(ReproductionPage.FILE_NAME), ReproductionPage.render(result, reproduction.summary(), dir));
+        String summary = mine.isEmpty() ? reproduction.summary()
+            : "what-if: " + mine.describe() + " (not the reproduction). " + reproduction.summary();
+        write(dir.resolve(ReproductionPage.FILE_NAME), ReproductionPage.render(result, summary, dir));
       }
     }
     if (format == OutputFormat.JSON) {
@@ -166,10 +187,19 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
     }
   }
 
-  private static void printText(PrintWriter stdout, Reproduction reproduction, ReproductionResult result) {
+  /**
+   * One reproduction's section; a what-if's starts with {@code what-if: <settings>} and its verdict
+   * line with {@link WhatIf#LABEL}.
+   */
+  private static void printText(PrintWriter stdout, Reproduction reproduction, ReproductionResult result,
+      WhatIf whatIf) {
+    if (!whatIf.isEmpty()) {
+      stdout.println("what-if: " + whatIf.describe() + " (not the reproduction: every verdict below is the what-if's)");
+    }
     stdout.println("== " + result.name() + ": " + reproduction.summary());
     result.report().forEach(stdout::println);
-    stdout.println((result.reproduced() ? "REPRODUCED" : "NOT REPRODUCED") + ": " + result.headline());
+    stdout.println((whatIf.isEmpty() ? "" : WhatIf.LABEL) + (result.reproduced() ? "REPRODUCED" : "NOT REPRODUCED")
+        + ": " + result.headline());
     stdout.println();
   }
 

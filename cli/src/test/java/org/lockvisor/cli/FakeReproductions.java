@@ -6,8 +6,11 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
+import org.lockvisor.arch.spi.CostKey;
 import org.lockvisor.experiment.Reproduction;
 import org.lockvisor.experiment.ReproductionOptions;
+import org.lockvisor.experiment.ReproductionParameter;
 import org.lockvisor.experiment.ReproductionResult;
 import org.lockvisor.experiment.SimulationFailedException;
 
@@ -99,6 +102,43 @@ final class FakeReproductions {
     @Override
     public ReproductionResult run(ReproductionOptions options) {
       throw new IllegalStateException("queue corrupted");
+    }
+  }
+
+  /**
+   * Declares a parameter and builds on x86_64-kvm: reports the profile's TTWU_FULL and the
+   * parameter as it receives them through its options (a what-if's overrides must reach it).
+   */
+  public static final class WithParameter implements Reproduction {
+    static final ReproductionParameter<Integer> LEVEL =
+        ReproductionParameter.integer("level", "how hard the fake tries (default 1)", 1, 9);
+
+    @Override
+    public String name() {
+      return "fake-param";
+    }
+
+    @Override
+    public String summary() {
+      return "declares a parameter and uses x86_64-kvm";
+    }
+
+    @Override
+    public List<ReproductionParameter<?>> parameters() {
+      return List.of(LEVEL);
+    }
+
+    @Override
+    public Set<String> archProfiles() {
+      return Set.of("x86_64-kvm");
+    }
+
+    @Override
+    public ReproductionResult run(ReproductionOptions options) {
+      double ttwu = options.profile("x86_64-kvm").costs().value(CostKey.TTWU_FULL);
+      int level = options.parameter(LEVEL).orElse(1);
+      return ReproductionResult.of(name(), true, "ttwu_full " + ttwu + " level " + level,
+          List.of("  PASS  band"), ImmutableMap.of("ttwu_full_ns", ttwu, "level", (double) level));
     }
   }
 }

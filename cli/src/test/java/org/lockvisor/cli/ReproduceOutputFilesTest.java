@@ -23,7 +23,9 @@ import org.lockvisor.cli.CliFixture.Run;
  * reproduction): every internal run gets its directory under {@code virtio-blk-notify/runs/} with
  * the files of docs/outputs.md, each read back the way a script would; progress goes to stderr
  * only and stdout stays the same JSON document. (That the same seed writes the same bytes is
- * checked on one point in the reproductions module, RunFilesTest, to keep this test short.)
+ * checked on one point in the reproductions module, RunFilesTest, to keep this test short.) A
+ * what-if run beside it ({@code --set cost.arm64-kvm.EXIT_USERSPACE=...}) checks that a cost
+ * override reaches the machines and is carried by every output.
  */
 class ReproduceOutputFilesTest {
 
@@ -40,6 +42,9 @@ class ReproduceOutputFilesTest {
   static Path temp;
 
   static Run first;
+  static Run whatIf;
+  /** Three times the top of the range arm64-kvm states for its userspace exit (6-20 us). */
+  static final String EXIT_USERSPACE_WHAT_IF = "cost.arm64-kvm.EXIT_USERSPACE=60000";
 
   @BeforeAll
   static void reproduceTwice() {
@@ -47,6 +52,8 @@ class ReproduceOutputFilesTest {
     System.setProperty(Progress.AFTER_PROPERTY, "0"); // progress from the first run on, however fast
     try {
       first = reproduce(temp.resolve("a"));
+      whatIf = CliFixture.run(ReproduceOutputFilesTest.class.getClassLoader(), "reproduce", NAME, "--quick", "--out",
+          temp.resolve("w").toString(), "--format", "json", "--set", EXIT_USERSPACE_WHAT_IF);
     } finally {
       if (before == null) {
         System.clearProperty(Progress.AFTER_PROPERTY);
@@ -142,6 +149,37 @@ class ReproduceOutputFilesTest {
       }
       assertThat(fioIops).as(label).isCloseTo(iops, within(0.01 * iops + 1));
     }
+  }
+
+  @Test
+  void whatIf_costOverrideReachesTheMachines_andEveryOutputCarriesIt() throws IOException {
+    JsonNode plain = MAPPER.readTree(first.out());
+    JsonNode w = MAPPER.readTree(whatIf.out());
+    assertThat(whatIf.exitCode()).as(whatIf.err()).isIn(Lockvisor.EXIT_OK, Lockvisor.EXIT_FAILED);
+    assertThat(plain.has("whatIf")).isFalse();
+    assertThat(w.at("/whatIf/costs/arm64-kvm/EXIT_USERSPACE").asLong()).isEqualTo(60_000);
+    assertThat(w.get("headline").asText()).startsWith("WHAT-IF — ");
+    assertThat(plain.get("headline").asText()).doesNotContain("WHAT-IF");
+    // every baseline request exits to the VMM under vq_lock: a longer exit serialises the arm64
+    // baseline further, so it completes fewer requests per second
+    assertThat(w.at("/rows/0/arch").asText()).isEqualTo("arm64-kvm");
+    assertThat(w.at("/rows/0/baseline/iops").asLong()).isLessThan(plain.at("/rows/0/baseline/iops").asLong());
+    assertThat(w.at("/rows/0/baseline/notify_exit_mean_us").asDouble())
+        .isGreaterThan(plain.at("/rows/0/baseline/notify_exit_mean_us").asDouble());
+    // the x86 machines are built on x86_64-kvm, which the what-if leaves alone
+    assertThat(w.at("/rows/1")).isEqualTo(plain.at("/rows/1"));
+    for (String label : labels()) {
+      JsonNode a = MAPPER.readTree(runs("a").resolve(label).resolve("result.json").toFile());
+      JsonNode b = MAPPER.readTree(runs("w").resolve(label).resolve("result.json").toFile());
+      assertThat(a.at("/provenance").has("what_if")).isFalse();
+      assertThat(b.at("/provenance/what_if/costs/arm64-kvm/EXIT_USERSPACE").asLong()).as(label).isEqualTo(60_000);
+      assertThat(b.at("/provenance/config_sha256").asText()).as(label)
+          .matches("[0-9a-f]{64}").isNotEqualTo(a.at("/provenance/config_sha256").asText());
+      assertThat(b.get("source").asText()).contains("--set " + EXIT_USERSPACE_WHAT_IF);
+    }
+    assertThat(Files.readString(temp.resolve("w").resolve(NAME + ".json"))).contains("\"whatIf\"", "WHAT-IF — ");
+    assertThat(Files.readString(temp.resolve("w").resolve(NAME).resolve("report.html")))
+        .contains("what-if: " + EXIT_USERSPACE_WHAT_IF, "WHAT-IF — ");
   }
 
   private static final Pattern SAMPLES = Pattern.compile("^# Samples: exact CPU time of (.+) \\(([0-9.]+) ms\\)$");

@@ -217,7 +217,7 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
       }
     }
     if (costKey == null) {
-      throw bad(s, DidYouMean.unknownMessage("cost key of " + profile.name(), parts[2], applicable));
+      throw bad(s, DidYouMean.unknownMessage(profile.name() + " cost key", parts[2], applicable));
     }
     Cost current = profile.costs().cost(costKey);
     if (current.isNotApplicable()) {
@@ -262,7 +262,7 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
       throw bad(s, declared.isEmpty()
           ? "reproduction [" + r.name() + "] declares no parameters; " + FORMS.substring(0, FORMS.indexOf(" or "))
               + " is the only form it takes"
-          : DidYouMean.unknownMessage("parameter of " + r.name(), key, declared.keySet()));
+          : DidYouMean.unknownMessage(r.name() + " parameter", key, declared.keySet()));
     }
     try {
       p.parse(value);
