@@ -5,11 +5,18 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.common.collect.ImmutableSortedSet;
 import java.util.List;
 import java.util.Locale;
+import org.lockvisor.arch.builtin.ArchProfiles;
+import org.lockvisor.arch.spi.ArchProfileFactory;
+import org.lockvisor.arch.spi.Cost;
 import org.lockvisor.core.plugin.PluginDescriptor;
 import org.lockvisor.core.plugin.PluginOption;
+import org.lockvisor.experiment.Reproduction;
+import org.lockvisor.experiment.ReproductionParameter;
 import org.lockvisor.experiment.ReproductionResult;
+import org.lockvisor.experiment.Reproductions;
 import org.lockvisor.experiment.WhatIf;
 
 /**
@@ -31,8 +38,11 @@ final class Json {
     }
   }
 
-  /** {@code [{kind, name, summary, version, capabilities: [..], options: [{..}]}]}. */
-  static ArrayNode plugins(List<PluginDescriptor> plugins) {
+  /**
+   * {@code [{kind, name, summary, version, capabilities: [..], options: [{..}]}]}. A reproduction registered in {@code reproductions} also gets {@code whatIf: {parameters:
+   * [{name, allowed, doc}], profiles: [..]}}: what {@code reproduce NAME --set} accepts.
+   */
+  static ArrayNode plugins(List<PluginDescriptor> plugins, Reproductions reproductions) {
     ArrayNode array = MAPPER.createArrayNode();
     for (PluginDescriptor plugin : plugins) {
       ObjectNode node = array.addObject()
@@ -55,6 +65,31 @@ final class Json {
           case DOUBLE -> o.put("min", option.min()).put("max", option.max());
           default -> { }
         }
+      }
+      if (ArchProfileFactory.KIND.equals(plugin.kind()) && ArchProfiles.discover().containsKey(plugin.name())) {
+        ArrayNode costs = node.putArray("costs");
+        for (Cost c : ArchProfiles.discover().get(plugin.name()).create().costs().costs()) {
+          ObjectNode o = costs.addObject().put("key", c.key().name());
+          if (c.isNotApplicable()) {
+            o.putNull("value");
+          } else if (c.value() == Math.rint(c.value()) && Math.abs(c.value()) < 1e15) {
+            o.put("value", (long) c.value()); // whole numbers print as such: 1000, not 1000.0
+          } else {
+            o.put("value", c.value());
+          }
+          o.put("unit", c.key().unit().symbol())
+              .put("confidence", c.isNotApplicable() ? "n/a" : c.source().confidence().name())
+              .put("source", c.source().reference());
+        }
+      }
+      if (Reproduction.KIND.equals(plugin.kind()) && reproductions.names().contains(plugin.name())) {
+        Reproduction r = reproductions.choose(plugin.name());
+        ObjectNode whatIf = node.putObject("whatIf");
+        ArrayNode parameters = whatIf.putArray("parameters");
+        for (ReproductionParameter<?> p : r.parameters()) {
+          parameters.addObject().put("name", p.name()).put("allowed", p.allowed()).put("doc", p.description());
+        }
+        ImmutableSortedSet.copyOf(r.archProfiles()).forEach(whatIf.putArray("profiles")::add);
       }
     }
     return array;

@@ -6,9 +6,16 @@ import java.io.PrintWriter;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import org.lockvisor.arch.builtin.ArchProfiles;
+import org.lockvisor.arch.spi.ArchProfile;
+import org.lockvisor.arch.spi.ArchProfileFactory;
+import org.lockvisor.arch.spi.Cost;
 import org.lockvisor.core.plugin.DidYouMean;
 import org.lockvisor.core.plugin.PluginDescriptor;
 import org.lockvisor.core.plugin.PluginOption;
+import org.lockvisor.experiment.Reproduction;
+import org.lockvisor.experiment.ReproductionParameter;
+import org.lockvisor.experiment.Reproductions;
 import org.lockvisor.experiment.UserInputException;
 import org.lockvisor.experiment.inject.PluginCatalog;
 import picocli.CommandLine.Command;
@@ -19,7 +26,8 @@ import picocli.CommandLine.Spec;
 
 /** {@code lockvisor plugins}: every registered plugin, as the plugins describe themselves. */
 @Command(name = "plugins", mixinStandardHelpOptions = true,
-    description = "Lists registered plugins: kind, name, version, summary (JSON adds capabilities and options).")
+    description = "Lists registered plugins: kind, name, version, summary (JSON adds capabilities and options,"
+        + " a profile's costs and a reproduction's what-ifs).")
 public final class PluginsCommand implements Runnable {
 
   @ParentCommand
@@ -36,7 +44,9 @@ public final class PluginsCommand implements Runnable {
   private String kind;
 
   @Option(names = "--options", paramLabel = "NAME",
-      description = "Print the options of plugin NAME: type, default, allowed values or range, documentation.")
+      description = "Print the options of plugin NAME: type, default, allowed values or range, documentation;"
+          + " for an arch profile also its costs (value, unit, tag, source), for a reproduction its --set"
+          + " parameters.")
   private String optionsOf;
 
   @Override
@@ -53,15 +63,24 @@ public final class PluginsCommand implements Runnable {
                 Comparator.naturalOrder()))));
       }
       if (format == OutputFormat.JSON) {
-        out.println(Json.write(Json.plugins(named)));
+        out.println(Json.write(Json.plugins(named, reproductions())));
       } else {
-        named.forEach(p -> printOptions(out, p));
+        Reproductions reproductions = reproductions();
+        named.forEach(p -> {
+          if (Reproduction.KIND.equals(p.kind()) && reproductions.names().contains(p.name())) {
+            printParameters(out, reproductions.choose(p.name()));
+          } else if (ArchProfileFactory.KIND.equals(p.kind()) && ArchProfiles.discover().containsKey(p.name())) {
+            printCosts(out, p, ArchProfiles.discover().get(p.name()).create());
+          } else {
+            printOptions(out, p);
+          }
+        });
       }
       out.flush();
       return;
     }
     if (format == OutputFormat.JSON) {
-      out.println(Json.write(Json.plugins(plugins)));
+      out.println(Json.write(Json.plugins(plugins, reproductions())));
     } else if (plugins.isEmpty()) {
       out.println("no plugins registered" + (kind == null ? "" : " of kind [" + kind + "]")
           + "; kinds: " + catalog.kinds());
@@ -69,6 +88,69 @@ public final class PluginsCommand implements Runnable {
       printTable(out, plugins);
     }
     out.flush();
+  }
+
+  private Reproductions reproductions() {
+    return lockvisor.injector().getInstance(Reproductions.class);
+  }
+
+  /**
+   * A reproduction has no experiment-file options; what a user can change are its what-ifs
+   * ({@code reproduce NAME --set ...}): its declared parameters and the costs of the profiles it
+   * builds machines on.
+   */
+  private static void printParameters(PrintWriter out, Reproduction r) {
+    out.println(r.kind() + " " + r.name() + ": " + r.summary());
+    out.println("  what-ifs: lockvisor reproduce " + r.name() + " --set KEY=VALUE (labelled WHAT-IF, not the"
+        + " reproduction)");
+    if (r.parameters().isEmpty()) {
+      out.println("  (no parameters)");
+    } else {
+      int nameWidth = "PARAMETER".length();
+      int allowedWidth = "ALLOWED".length();
+      for (ReproductionParameter<?> p : r.parameters()) {
+        nameWidth = Math.max(nameWidth, p.name().length());
+        allowedWidth = Math.max(allowedWidth, p.allowed().length());
+      }
+      String row = "  %-" + nameWidth + "s  %-" + allowedWidth + "s  %s%n";
+      out.printf(row, "PARAMETER", "ALLOWED", "DOC");
+      for (ReproductionParameter<?> p : r.parameters()) {
+        out.printf(row, p.name(), p.allowed(), p.description());
+      }
+    }
+    if (!r.archProfiles().isEmpty()) {
+      out.println("  costs: cost.<profile>.<COST_KEY>=<number> for profiles "
+          + ImmutableSortedSet.copyOf(r.archProfiles()) + " (keys: lockvisor plugins --options <profile>)");
+    }
+  }
+
+  /**
+   * An arch profile has no options: its constants are what a what-if changes ({@code reproduce
+   * NAME --set cost.<profile>.<KEY>=<number>}); one line per cost with unit, tag and source.
+   */
+  private static void printCosts(PrintWriter out, PluginDescriptor p, ArchProfile profile) {
+    printOptions(out, p);
+    out.println("  costs (what-ifs: lockvisor reproduce NAME --set cost." + p.name() + ".<COST_KEY>=<number>):");
+    int keyWidth = "COST_KEY".length();
+    int valueWidth = "VALUE".length();
+    for (Cost c : profile.costs().costs()) {
+      keyWidth = Math.max(keyWidth, c.key().name().length());
+      valueWidth = Math.max(valueWidth, value(c).length());
+    }
+    String row = "  %-" + keyWidth + "s  %" + valueWidth + "s  %-6s  %-4s  %s%n";
+    out.printf(row, "COST_KEY", "VALUE", "UNIT", "TAG", "SOURCE");
+    for (Cost c : profile.costs().costs()) {
+      out.printf(row, c.key().name(), value(c), c.key().unit().symbol(),
+          c.isNotApplicable() ? "n/a" : c.source().confidence().name(), c.source().reference());
+    }
+  }
+
+  private static String value(Cost c) {
+    if (c.isNotApplicable()) {
+      return "-";
+    }
+    double v = c.value();
+    return v == Math.rint(v) && Math.abs(v) < 1e15 ? Long.toString((long) v) : Double.toString(v);
   }
 
   private static void printOptions(PrintWriter out, PluginDescriptor p) {

@@ -229,6 +229,57 @@ class ExperimentCommandsTest {
   }
 
   @Test
+  void pluginsOptions_ofAReproduction_listsItsWhatIfParametersAndProfiles() {
+    // the shipped class path, built-in reproductions included
+    Run run = CliFixture.run(CliFixture.class.getClassLoader(), "plugins", "--options", "vcpu-preempted");
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out()).contains("reproduction vcpu-preempted:", "--set KEY=VALUE", "PARAMETER", "groups",
+        "smt", "one of [1, 2, 4, 8]", "wake-affine", "seeds", "[ppc64-powervm, x86_64-kvm]");
+    assertThat(run.out()).doesNotContain("(no options)");
+  }
+
+  @Test
+  void pluginsJson_reproductionsCarryTheirWhatIfs() throws Exception {
+    Run run = CliFixture.run(CliFixture.class.getClassLoader(), "plugins", "--kind", "reproduction", "--format",
+        "json");
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    com.fasterxml.jackson.databind.JsonNode all = new com.fasterxml.jackson.databind.ObjectMapper().readTree(run.out());
+    com.fasterxml.jackson.databind.JsonNode vhost = null;
+    for (com.fasterxml.jackson.databind.JsonNode p : all) {
+      if (p.path("name").asText().equals("vhost-wakeup")) {
+        vhost = p;
+      }
+    }
+    assertThat(vhost).as(run.out()).isNotNull();
+    assertThat(vhost.path("whatIf").path("parameters").get(0).path("name").asText()).isEqualTo("seed");
+    assertThat(vhost.path("whatIf").path("profiles").get(0).asText()).isEqualTo("x86_64-kvm");
+  }
+
+  @Test
+  void pluginsOptions_ofAnArchProfile_listsItsCostsWithUnitTagAndSource() throws Exception {
+    Run run = CliFixture.run("plugins", "--options", "x86_64-kvm");
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out()).contains("arch x86_64-kvm:", "--set cost.x86_64-kvm.<COST_KEY>=<number>", "COST_KEY",
+        "SOURCE");
+    // every cost key of the profile has its row, with the value the what-if machinery would override
+    org.lockvisor.arch.spi.ArchProfile profile = org.lockvisor.arch.builtin.ArchProfiles.byName("x86_64-kvm");
+    for (org.lockvisor.arch.spi.Cost c : profile.costs().costs()) {
+      assertThat(run.out()).containsPattern("(?m)^  " + c.key().name() + " +" + (c.isNotApplicable() ? "-"
+          : java.util.regex.Pattern.quote(c.value() == Math.rint(c.value()) ? Long.toString((long) c.value())
+              : Double.toString(c.value()))) + " ");
+    }
+
+    Run json = CliFixture.run("plugins", "--options", "x86_64-kvm", "--format", "json");
+    com.fasterxml.jackson.databind.JsonNode costs = new com.fasterxml.jackson.databind.ObjectMapper()
+        .readTree(json.out()).get(0).path("costs");
+    assertThat(costs.size()).isEqualTo(profile.costs().costs().size());
+    assertThat(costs.get(0).path("source").asText()).isNotBlank();
+  }
+
+  @Test
   void pluginsOptions_unknownName_didYouMean() {
     Run run = CliFixture.run("plugins", "--options", "locktortur");
 

@@ -73,7 +73,7 @@ public final class VcpuPreemptedReproduction implements Reproduction {
   // What-if parameters (reproduce vcpu-preempted --set NAME=VALUE); the verdict of the
   // reproduction itself uses none of them.
   static final ReproductionParameter<Integer> GROUPS = ReproductionParameter.integer("groups",
-      "-g of the PowerVM runs (default 40, --quick 6; 400 is the seed's 16,000 tasks, minutes per run)", 1, 100_000);
+      "-g of the PowerVM runs (default 40, --quick 6; 400 is the seed's 16,000 tasks, ~40 s of CPU per run)", 1, 100_000);
   static final ReproductionParameter<Integer> SMT = ReproductionParameter.oneOf("smt",
       "hardware threads per PowerVM VP, dispatched together by powervm-dispatch smt (default 1)", 1, 2, 4, 8);
   static final ReproductionParameter<Boolean> WAKE_AFFINE = ReproductionParameter.bool("wake-affine",
