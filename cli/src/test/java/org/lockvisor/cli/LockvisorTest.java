@@ -82,7 +82,17 @@ class LockvisorTest {
     for (JsonNode plugin : plugins) {
       List<String> fields = new ArrayList<>();
       plugin.fieldNames().forEachRemaining(fields::add);
-      assertThat(fields).containsExactly("kind", "name", "summary", "version", "capabilities", "options");
+      // profiles add their cost table, reproductions the what-ifs reproduce --set accepts
+      String extra = switch (plugin.get("kind").asText()) {
+        case "arch" -> "costs";
+        case "reproduction" -> "whatIf";
+        default -> null;
+      };
+      if (extra == null) {
+        assertThat(fields).containsExactly("kind", "name", "summary", "version", "capabilities", "options");
+      } else {
+        assertThat(fields).containsExactly("kind", "name", "summary", "version", "capabilities", "options", extra);
+      }
       assertThat(plugin.get("capabilities").isArray()).isTrue();
       assertThat(plugin.get("options").isArray()).isTrue();
       kindAndName.add(plugin.get("kind").asText() + "/" + plugin.get("name").asText());
