@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.common.collect.ImmutableSortedMap;
 import com.google.common.collect.ImmutableSortedSet;
 import java.util.List;
 import java.util.Locale;
@@ -44,6 +45,7 @@ final class Json {
    */
   static ArrayNode plugins(List<PluginDescriptor> plugins, Reproductions reproductions) {
     ArrayNode array = MAPPER.createArrayNode();
+    ImmutableSortedMap<String, ArchProfileFactory> profiles = ArchProfiles.discover();
     for (PluginDescriptor plugin : plugins) {
       ObjectNode node = array.addObject()
           .put("kind", plugin.kind())
@@ -66,9 +68,9 @@ final class Json {
           default -> { }
         }
       }
-      if (ArchProfileFactory.KIND.equals(plugin.kind()) && ArchProfiles.discover().containsKey(plugin.name())) {
+      if (ArchProfileFactory.KIND.equals(plugin.kind()) && profiles.containsKey(plugin.name())) {
         ArrayNode costs = node.putArray("costs");
-        for (Cost c : ArchProfiles.discover().get(plugin.name()).create().costs().costs()) {
+        for (Cost c : profiles.get(plugin.name()).create().costs().costs()) {
           ObjectNode o = costs.addObject().put("key", c.key().name());
           if (c.isNotApplicable()) {
             o.putNull("value");

@@ -1,11 +1,13 @@
 package org.lockvisor.cli;
 
 import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableSortedMap;
 import com.google.common.collect.ImmutableSortedSet;
 import java.io.PrintWriter;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import org.lockvisor.arch.builtin.ArchProfileMarkdown;
 import org.lockvisor.arch.builtin.ArchProfiles;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.arch.spi.ArchProfileFactory;
@@ -66,11 +68,12 @@ public final class PluginsCommand implements Runnable {
         out.println(Json.write(Json.plugins(named, reproductions())));
       } else {
         Reproductions reproductions = reproductions();
+        ImmutableSortedMap<String, ArchProfileFactory> profiles = ArchProfiles.discover();
         named.forEach(p -> {
           if (Reproduction.KIND.equals(p.kind()) && reproductions.names().contains(p.name())) {
             printParameters(out, reproductions.choose(p.name()));
-          } else if (ArchProfileFactory.KIND.equals(p.kind()) && ArchProfiles.discover().containsKey(p.name())) {
-            printCosts(out, p, ArchProfiles.discover().get(p.name()).create());
+          } else if (ArchProfileFactory.KIND.equals(p.kind()) && profiles.containsKey(p.name())) {
+            printCosts(out, p, profiles.get(p.name()).create());
           } else {
             printOptions(out, p);
           }
@@ -146,11 +149,7 @@ public final class PluginsCommand implements Runnable {
   }
 
   private static String value(Cost c) {
-    if (c.isNotApplicable()) {
-      return "-";
-    }
-    double v = c.value();
-    return v == Math.rint(v) && Math.abs(v) < 1e15 ? Long.toString((long) v) : Double.toString(v);
+    return c.isNotApplicable() ? "-" : ArchProfileMarkdown.format(c.value());
   }
 
   private static void printOptions(PrintWriter out, PluginDescriptor p) {

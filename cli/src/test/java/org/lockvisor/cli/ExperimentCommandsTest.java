@@ -10,11 +10,15 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.lockvisor.arch.builtin.ArchProfiles;
+import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.cli.CliFixture.Run;
 import org.lockvisor.experiment.runner.ResultJson;
 
@@ -245,9 +249,9 @@ class ExperimentCommandsTest {
         "json");
 
     assertThat(run.exitCode()).as(run.err()).isZero();
-    com.fasterxml.jackson.databind.JsonNode all = new com.fasterxml.jackson.databind.ObjectMapper().readTree(run.out());
-    com.fasterxml.jackson.databind.JsonNode vhost = null;
-    for (com.fasterxml.jackson.databind.JsonNode p : all) {
+    JsonNode all = new ObjectMapper().readTree(run.out());
+    JsonNode vhost = null;
+    for (JsonNode p : all) {
       if (p.path("name").asText().equals("vhost-wakeup")) {
         vhost = p;
       }
@@ -264,16 +268,23 @@ class ExperimentCommandsTest {
     assertThat(run.exitCode()).as(run.err()).isZero();
     assertThat(run.out()).contains("arch x86_64-kvm:", "--set cost.x86_64-kvm.<COST_KEY>=<number>", "COST_KEY",
         "SOURCE");
-    // every cost key of the profile has its row, with the value the what-if machinery would override
-    org.lockvisor.arch.spi.ArchProfile profile = org.lockvisor.arch.builtin.ArchProfiles.byName("x86_64-kvm");
-    for (org.lockvisor.arch.spi.Cost c : profile.costs().costs()) {
-      assertThat(run.out()).containsPattern("(?m)^  " + c.key().name() + " +" + (c.isNotApplicable() ? "-"
-          : java.util.regex.Pattern.quote(c.value() == Math.rint(c.value()) ? Long.toString((long) c.value())
-              : Double.toString(c.value()))) + " ");
+    // every cost row of the profile's plugin page (itself checked against the code) is printed
+    // with the same value and unit; not-applicable keys show "-"
+    ArchProfile profile = ArchProfiles.byName("x86_64-kvm");
+    Matcher row = Pattern.compile("(?m)^\\| `([A-Z0-9_]+)` \\| ([^|]+) \\| ([^|]+) \\|"
+        + " [^|]* \\| (n/a|\\[[VBME]\\]) \\|")
+        .matcher(Files.readString(Path.of("../docs/plugins/x86_64-kvm.md")));
+    int rows = 0;
+    while (row.find()) {
+      String value = row.group(4).equals("n/a") ? "-" : row.group(2).trim();
+      assertThat(run.out()).containsPattern("(?m)^  " + row.group(1) + " +" + Pattern.quote(value)
+          + "  " + Pattern.quote(row.group(3).trim()) + " ");
+      rows++;
     }
+    assertThat(rows).isEqualTo(profile.costs().costs().size());
 
     Run json = CliFixture.run("plugins", "--options", "x86_64-kvm", "--format", "json");
-    com.fasterxml.jackson.databind.JsonNode costs = new com.fasterxml.jackson.databind.ObjectMapper()
+    JsonNode costs = new ObjectMapper()
         .readTree(json.out()).get(0).path("costs");
     assertThat(costs.size()).isEqualTo(profile.costs().costs().size());
     assertThat(costs.get(0).path("source").asText()).isNotBlank();

@@ -62,7 +62,11 @@ public final class ArchProfileMarkdown {
     sb.append("| `").append(field).append("` | ").append(value).append(" |\n");
   }
 
-  private static String format(double v) {
+  /**
+   * A cost value as the plugin pages and {@code lockvisor plugins --options} show it: whole numbers
+   * as such, others to four significant digits.
+   */
+  public static String format(double v) {
     if (v == Math.rint(v) && Math.abs(v) < 1e15) {
       return Long.toString((long) v);
     }
