@@ -66,11 +66,11 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
   @Option(names = "--set", paramLabel = "KEY=VALUE",
       description = {"A what-if, repeatable; its output is labelled WHAT-IF and is not the reproduction.",
           "cost.<profile>.<COST_KEY>=<number> overrides one cost of an arch profile (in the key's unit; keys and"
-              + " values in docs/plugins/<profile>.md) for every machine built on that profile, also with 'all',"
+              + " values: lockvisor plugins --options <profile>) for every machine built on that profile, also with 'all',"
               + " e.g. --set cost.x86_64-kvm.TTWU_FULL=1500.",
           "<parameter>=<value> sets a parameter of the one named reproduction: vcpu-preempted groups=N, smt=1|2|4|8,"
               + " wake-affine=true|false, seeds=LIST (comma-separated); vhost-wakeup and virtio-blk-notify seed=N"
-              + " (see docs/outputs.md)."})
+              + " (each reproduction's: lockvisor plugins --options <name>)."})
   private List<String> settings = new ArrayList<>();
 
   @Mixin
