@@ -40,22 +40,8 @@ final class DidYouMean {
     return s.isEmpty() ? "" : "; did you mean " + s + "?";
   }
 
+  /** The one edit distance of the framework ({@link org.lockvisor.core.plugin.DidYouMean#levenshtein}). */
   static int levenshtein(String a, String b) {
-    int[] prev = new int[b.length() + 1];
-    int[] cur = new int[b.length() + 1];
-    for (int j = 0; j <= b.length(); j++) {
-      prev[j] = j;
-    }
-    for (int i = 1; i <= a.length(); i++) {
-      cur[0] = i;
-      for (int j = 1; j <= b.length(); j++) {
-        int subst = prev[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
-        cur[j] = Math.min(subst, Math.min(prev[j] + 1, cur[j - 1] + 1));
-      }
-      int[] t = prev;
-      prev = cur;
-      cur = t;
-    }
-    return prev[b.length()];
+    return org.lockvisor.core.plugin.DidYouMean.levenshtein(a, b);
   }
 }
