@@ -18,7 +18,7 @@ import org.lockvisor.core.sim.EventQueue;
  * inside another task's op. Cross-CPU effects (interrupts, resched, resumption) go through
  * zero-delay events.
  */
-public final class Cpu implements EventHandler {
+public final class Cpu implements EventHandler, SpinWatch {
   static final int EV_SWITCH_DONE = 1;
   static final int EV_TICK = 2;
   static final int EV_IRQ = 3;

@@ -36,6 +36,7 @@ import org.lockvisor.experiment.model.VmSpec;
 import org.lockvisor.experiment.report.LockStatReport;
 import org.lockvisor.experiment.report.RunCapture;
 import org.lockvisor.locking.spi.KernelLock;
+import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockCosts;
 import org.lockvisor.locking.spi.LockFactory;
 import org.lockvisor.locking.spi.LockFactory.LockKind;
@@ -336,8 +337,8 @@ public final class ExperimentRunner {
       }
       boolean check = kernel.isGuest() && choices(kernel).vcpuIsPreempted();
       Map<String, String> effective = withWaitLock(f, kernel, options);
-      KernelLock lock = guarded(f, "creating lock [" + name + "]", () -> f.create(name, kernel, lockCosts, check,
-          effective));
+      KernelLock lock = guarded(f, "creating lock [" + name + "]", () -> LockContext.builder(kernel, lockCosts)
+          .name(name).vcpuIsPreemptedCheck(check).options(effective).create(f));
       locks.add(new RegisteredLock(lock, List.of(callSites)));
       if (checkLocks) {
         CheckedLock checked = new CheckedLock(lock);

@@ -2,9 +2,8 @@ package org.lockvisor.locking.builtin;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockMode;
-import org.lockvisor.machine.Kernel;
 import org.lockvisor.machine.Op;
 import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
@@ -49,8 +48,8 @@ final class SplparSpinLock extends SpinLockBase {
     long conferredYieldCount = -1;
   }
 
-  SplparSpinLock(String name, Kernel kernel, LockCosts costs, boolean vcpuCheck, boolean sharedProcessor) {
-    super(name, "ppc-splpar", kernel, costs, vcpuCheck);
+  SplparSpinLock(LockContext context, boolean sharedProcessor) {
+    super(context, "ppc-splpar");
     this.sharedProcessor = sharedProcessor && kernel.isGuest();
     for (LockMode m : SPIN_MODES) {
       lockOps[m.ordinal()] = new LockOp(m);

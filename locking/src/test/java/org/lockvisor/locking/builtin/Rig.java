@@ -3,6 +3,7 @@ package org.lockvisor.locking.builtin;
 import java.util.Map;
 import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.locking.spi.KernelLock;
+import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockCosts;
 import org.lockvisor.locking.spi.LockFactory;
 import org.lockvisor.locking.spi.LockMode;
@@ -57,7 +58,8 @@ final class Rig {
   }
 
   KernelLock lock(LockFactory f, boolean vcpuCheck, Map<String, String> options) {
-    return f.create("test_lock", vm.guest(), COSTS, vcpuCheck, options);
+    return LockContext.builder(vm.guest(), COSTS).name("test_lock").vcpuIsPreemptedCheck(vcpuCheck).options(options)
+        .create(f);
   }
 
   /** {@code tasks} guest tasks take {@code lock} {@code iterations} times each; runs to completion. */

@@ -18,6 +18,7 @@ import org.lockvisor.locking.builtin.PvQueuedSpinLockFactory;
 import org.lockvisor.locking.builtin.SplparSpinLockFactory;
 import org.lockvisor.locking.builtin.XaddRwsemFactory;
 import org.lockvisor.locking.spi.KernelLock;
+import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockCosts;
 import org.lockvisor.locking.spi.LockFactory.LockKind;
 import org.lockvisor.locking.spi.LockStats;
@@ -131,9 +132,11 @@ final class SchedMessagingRun {
     List<KernelLock> created = new ArrayList<>();
     LockProvider created0 = (Kernel kernel, String name, LockKind kind) -> {
       var lock = switch (kind) {
-        case MUTEX -> mutex.create(name, kernel, lockCosts, check, mutexOptions);
-        case RWSEM -> rwsem.create(name, kernel, lockCosts, check, rwsemOptions);
-        default -> spin.create(name, kernel, lockCosts, check, Map.of());
+        case MUTEX -> LockContext.builder(kernel, lockCosts).name(name).vcpuIsPreemptedCheck(check)
+            .options(mutexOptions).create(mutex);
+        case RWSEM -> LockContext.builder(kernel, lockCosts).name(name).vcpuIsPreemptedCheck(check)
+            .options(rwsemOptions).create(rwsem);
+        default -> LockContext.builder(kernel, lockCosts).name(name).vcpuIsPreemptedCheck(check).create(spin);
       };
       created.add(lock);
       return lock;

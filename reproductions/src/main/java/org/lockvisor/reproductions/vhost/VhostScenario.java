@@ -24,6 +24,7 @@ import org.lockvisor.experiment.report.RunCapture;
 import org.lockvisor.devices.vhostnet.VhostNet;
 import org.lockvisor.devices.vhostnet.VhostNetConfig;
 import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockFactory;
 import org.lockvisor.machine.Kernel;
 import org.lockvisor.machine.Machine;
@@ -89,7 +90,7 @@ final class VhostScenario {
       if (kind != LockFactory.LockKind.SPINLOCK) {
         throw new IllegalArgumentException("the vhost-wakeup scenario has no " + kind + " locks");
       }
-      return spin.create(name, kernel, lockCosts, false, Map.of());
+      return LockContext.builder(kernel, lockCosts).name(name).create(spin);
     };
     LockProvider locks = capture == null ? spinlocks : capture.scheduler("cfs").locks(spinlocks);
     CostSource costs = costs(profile);

@@ -17,6 +17,7 @@ import org.lockvisor.devices.virtioblk.VirtioBlkConfig.NotifyMode;
 import org.lockvisor.locking.builtin.CountMutexFactory;
 import org.lockvisor.locking.builtin.TicketSpinLockFactory;
 import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockFactory.LockKind;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.TtwuQueueMode;
@@ -96,10 +97,10 @@ final class NotifyScenario {
     CountMutexFactory mutex = new CountMutexFactory();
     LockProvider locks = (kernel, name, kind) -> {
       if (kind == LockKind.SPINLOCK) {
-        return ticket.create(name, kernel, lockCosts, false, Map.of());
+        return LockContext.builder(kernel, lockCosts).name(name).create(ticket);
       }
       checkArgument(kind == LockKind.MUTEX, "no %s lock in this scenario", kind);
-      return mutex.create(name, kernel, lockCosts, false, Map.of("optimistic-spin", "false"));
+      return LockContext.builder(kernel, lockCosts).name(name).options(Map.of("optimistic-spin", "false")).create(mutex);
     };
     this.capture = capture;
     if (capture != null) {
