@@ -101,10 +101,11 @@ public final class RunPage {
         for (LockStatReport.ClassStats c : classes.subList(0, Math.min(TOP, classes.size()))) {
           lockRows.add(List.of(c.className(), Long.toString(c.contentions()), LockStatReport.time(c.waitTotalNs()),
               LockStatReport.time(c.waitMaxNs()), Long.toString(c.acquisitions()),
-              LockStatReport.time(c.holdTotalNs()), LockStatReport.time(c.holderPreemptedWaitNs())));
+              LockStatReport.time(c.holdTotalNs()), LockStatReport.time(c.holderPreemptedWaitNs()),
+              Long.toString(c.halts()), Long.toString(c.kicks())));
         }
         page.table(List.of("class", "contentions", "wait total (us)", "wait max (us)", "acquisitions",
-            "hold total (us)", "wait while holder preempted (us)"), lockRows);
+            "hold total (us)", "wait while holder preempted (us)", "halts", "kicks"), lockRows);
       }
     }
     if (!links.isEmpty()) {

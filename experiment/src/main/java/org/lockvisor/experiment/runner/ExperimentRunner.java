@@ -322,6 +322,22 @@ public final class ExperimentRunner {
       return create(kernel, name, algorithm(kernel, kind), kind, Map.of());
     }
 
+    /**
+     * The experiment's options for {@code algorithm} in {@code kernel} ({@code locks: {mutex: {type:
+     * mutex-owner, options: {...}}}}) when it is the kernel's choice for {@code kind}, under the
+     * caller's own: a workload or device asking for the kernel's lock gets it as configured.
+     */
+    private Map<String, String> withExperimentOptions(Kernel kernel, String algorithm, LockKind kind,
+        Map<String, String> options) {
+      LockChoices c = choices(kernel);
+      if (kind == LockKind.OSQ || !c.algorithm(kind).equals(algorithm) || c.options(kind).isEmpty()) {
+        return options;
+      }
+      Map<String, String> merged = new java.util.TreeMap<>(c.options(kind));
+      merged.putAll(options);
+      return merged;
+    }
+
     @Override
     public KernelLock create(Kernel kernel, String name, String algorithm, LockKind kind, Map<String, String> options,
         String... callSites) {
@@ -336,7 +352,7 @@ public final class ExperimentRunner {
             + kind.name().toLowerCase(java.util.Locale.ROOT) + " one: " + plugins.locksOfKind(kind));
       }
       boolean check = kernel.isGuest() && choices(kernel).vcpuIsPreempted();
-      Map<String, String> effective = withWaitLock(f, kernel, options);
+      Map<String, String> effective = withWaitLock(f, kernel, withExperimentOptions(kernel, algorithm, kind, options));
       KernelLock lock = guarded(f, "creating lock [" + name + "]", () -> LockContext.builder(kernel, lockCosts)
           .name(name).vcpuIsPreemptedCheck(check).options(effective).create(f));
       locks.add(new RegisteredLock(lock, List.of(callSites)));

@@ -116,7 +116,9 @@ public final class ResultJson {
           .put("holdtime_total_ns", c.holdTotalNs())
           .put("holdtime_avg_ns", c.holdAvgNs())
           .put("holder_preempted_wait_ns", c.holderPreemptedWaitNs())
-          .put("handoffs_to_preempted_waiter", c.handoffsToPreemptedWaiter());
+          .put("handoffs_to_preempted_waiter", c.handoffsToPreemptedWaiter())
+          .put("halts", c.halts())
+          .put("kicks", c.kicks());
       ArrayNode points = n.putArray("contention_points");
       c.points().forEach(p -> points.addObject().put("symbol", p.symbol()).put("count", p.count()));
     }
