@@ -14,7 +14,8 @@ import org.lockvisor.locking.spi.LockFactory.LockKind;
  * Lock options set in an experiment file ({@code locks: {mutex: {type: mutex-owner, options:
  * {...}}}}) reach the kernel's locks through the runner, locktorture's lock included: turning
  * optimistic spinning off changes the run, giving the default explicitly changes nothing, and the
- * long form survives a write and re-read.
+ * long form survives a write and re-read; locktorture's {@code lock-options} reach its lock when it
+ * names another plugin than the kernel's.
  */
 class LockOptionsRunTest {
   private static final ExperimentPlugins PLUGINS = ExperimentPlugins.discover(
@@ -64,5 +65,37 @@ class LockOptionsRunTest {
     assertThat(locks.options(LockKind.MUTEX)).containsEntry("wake", "inside-wait-lock");
     Experiment again = ExperimentYaml.read("again", ExperimentYaml.write(e));
     assertThat(again.vms().get(0).locks()).isEqualTo(locks);
+  }
+
+  private static ExperimentResult torture(String lockOptions) {
+    String text = """
+        name: torture-lock-options
+        seed: 7
+        warmup: 200us
+        duration: 4ms
+        host: {cpus: 2}
+        vms:
+          - name: vm0
+            vcpus: 4
+            pinning: [0, 1, 0, 1]
+            workloads:
+              - {name: t, type: locktorture, options: {torture-type: mutex_lock, lock: mutex-count, nwriters: 6,
+                 hold-ns: 20us, lock-options: "%s"}}
+        """.formatted(lockOptions);
+    Experiment e = ExperimentYaml.read("test", text);
+    ExperimentRunner runner = new ExperimentRunner(PLUGINS);
+    runner.validate("test", e);
+    return runner.runAll("test", e).get(0);
+  }
+
+  @Test
+  void locktortureLockOptions_otherPluginThanTheKernels_reachItsLock() {
+    ExperimentResult none = torture("");
+    ExperimentResult explicitDefault = torture("optimistic-spin=true");
+    ExperimentResult off = torture("optimistic-spin=false, wake=inside-wait-lock");
+
+    assertThat(explicitDefault.fingerprint()).isEqualTo(none.fingerprint());
+    assertThat(off.fingerprint()).isNotEqualTo(none.fingerprint());
+    assertThat(off.workload("vm0", "t").figures().get("fail").longValue()).isZero();
   }
 }
