@@ -4,12 +4,12 @@ import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkState;
 
 import java.util.Arrays;
-import org.lockvisor.locking.spi.CacheLine;
 import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockCosts;
 import org.lockvisor.locking.spi.LockMode;
 import org.lockvisor.machine.Op;
+import org.lockvisor.machine.SharedLine;
 import org.lockvisor.machine.SpinCondition;
 import org.lockvisor.machine.Task;
 
@@ -21,7 +21,8 @@ import org.lockvisor.machine.Task;
  * O(1) transfers per hand-off, and — like the ticket lock — stalled by a preempted successor.
  *
  * <p>Only the algorithm lives here. The framework ({@link LockContext}) provides the rest: the
- * lock word's {@link CacheLine} prices the tail exchange by where the line was, {@link
+ * lock word's {@link SharedLine} prices the tail exchange by where the line was (the machine's one
+ * cache-line model, by topology distance), {@link
  * LockMode#enter}/{@link LockMode#exit} do what {@code spin_lock_irqsave} and friends disable,
  * and lock_stat, {@code perf lock contention}, lock-holder preemption and the trace's lock-hold
  * track are measured by the framework at the boundaries of these ops — this class has no
@@ -31,7 +32,7 @@ import org.lockvisor.machine.Task;
 final class McsSpinLock implements KernelLock {
   private final String name;
   private final LockCosts costs;
-  private final CacheLine tailLine;
+  private final SharedLine tailLine;
   private final Op[] lockOps = new Op[LockMode.values().length];
   private final Op[] unlockOps = new Op[LockMode.values().length];
   private final SpinCondition myTurn = s -> node(s).locked;

@@ -40,6 +40,7 @@ public final class HandBuiltMachine {
         new HypervisorConfig(700, 500, 0), pinning);
     Kernel guest = vm.guest();
     LockCosts costs = new LockCosts(6, 60, 4, 1 << 15, 1_500, 300, 1_000);
+    machine.setCacheLines(costs.flatCacheLines(cpus)); // the lock word's atomics, priced by where the line was
     KernelLock lock = LockContext.builder(guest, costs).name("demo_lock").create(new TicketSpinLockFactory());
     Program iteration = Program.named("demo_iteration")
         .op(lock.lock(LockMode.PLAIN))

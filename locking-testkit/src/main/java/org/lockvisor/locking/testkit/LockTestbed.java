@@ -37,6 +37,7 @@ public final class LockTestbed {
     this.sim = new Simulation(b.seed);
     this.machine = new Machine(sim);
     this.host = machine.createHost("host", b.physicalCpus, b.hostConfig, new RoundRobinScheduler(b.hostQuantumNs));
+    machine.setCacheLines(b.costs.flatCacheLines(b.physicalCpus));
     int[] pinning = new int[b.vcpus];
     for (int i = 0; i < b.vcpus; i++) {
       pinning[i] = i % b.physicalCpus;

@@ -6,7 +6,6 @@ import static com.google.common.base.Preconditions.checkState;
 import java.util.EnumSet;
 import java.util.Set;
 import org.lockvisor.core.sim.Simulation;
-import org.lockvisor.locking.spi.CacheLine;
 import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.locking.spi.LockAccounting;
 import org.lockvisor.locking.spi.LockContext;
@@ -16,14 +15,15 @@ import org.lockvisor.locking.spi.LockStats;
 import org.lockvisor.machine.Cpu;
 import org.lockvisor.machine.Kernel;
 import org.lockvisor.machine.Machine;
+import org.lockvisor.machine.SharedLine;
 import org.lockvisor.machine.Task;
 
 /**
  * What every built-in lock shares: identity, costs, the holder, and the spinlock API flavours.
  * Bookkeeping is the framework's ({@link LockAccounting}, public to every plugin): the built-ins
  * report their exact acquisition points to it ({@link LockAccounting#reportedByLock()}), price
- * the lock word through the context's {@link CacheLine}, and ask the context for the kernel's
- * {@code vcpu_is_preempted} check — the same public services a third-party lock uses.
+ * the lock word through the context's {@link SharedLine} (the machine's one cache-line model),
+ * and ask the context for the kernel's {@code vcpu_is_preempted} check — the same public services a third-party lock uses.
  *
  * <p>Holder-preempted wait time is accounted at the lock: whenever the lock changes state or a
  * waiter re-evaluates its spin condition, the interval since the last update is charged once per
@@ -43,7 +43,7 @@ abstract class BaseLock implements KernelLock {
   final boolean vcpuCheck;
   final LockAccounting accounting;
   final LockStats stats;
-  final CacheLine lockWord;
+  final SharedLine lockWord;
   private final Set<LockMode> modes;
 
   Task owner;
@@ -113,9 +113,13 @@ abstract class BaseLock implements KernelLock {
     return lockWord.rmw(t);
   }
 
-  /** {@code t}'s CPU takes the line in exclusive state; true if it came from another CPU. */
+  /**
+   * {@code t}'s CPU takes the line in exclusive state (a store whose cost the caller's poke delay
+   * already carries); true if it came from another CPU.
+   */
   final boolean touch(Task t) {
-    return lockWord.touch(t);
+    lockWord.store(t);
+    return lockWord.lastMoved();
   }
 
   // ---------------------------------------------------------------------------------------

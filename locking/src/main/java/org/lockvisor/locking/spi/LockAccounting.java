@@ -6,6 +6,7 @@ import java.util.Arrays;
 import org.lockvisor.machine.Cpu;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.MachineTrace;
+import org.lockvisor.machine.SharedLine;
 import org.lockvisor.machine.Task;
 import org.lockvisor.machine.VcpuTask;
 
@@ -32,7 +33,7 @@ import org.lockvisor.machine.VcpuTask;
 public final class LockAccounting {
   private final String name;
   private final Machine machine;
-  private final CacheLine lockWord;
+  private final SharedLine lockWord;
   private final LockStats stats = new LockStats();
   private boolean reportedByLock;
 
@@ -51,7 +52,7 @@ public final class LockAccounting {
   private Cpu markCpu;
   private long markSteal;
 
-  LockAccounting(String name, Machine machine, CacheLine lockWord) {
+  LockAccounting(String name, Machine machine, SharedLine lockWord) {
     this.name = name;
     this.machine = machine;
     this.lockWord = lockWord;

@@ -8,13 +8,15 @@ import org.lockvisor.core.plugin.BoundOptions;
 import org.lockvisor.core.plugin.OptionBinder;
 import org.lockvisor.machine.Kernel;
 import org.lockvisor.machine.Machine;
+import org.lockvisor.machine.SharedLine;
 import org.lockvisor.machine.Task;
 
 /**
  * Everything a lock instance gets from the framework, handed to {@link LockFactory#create}: its
  * name and kernel, the architecture's costs, whether this kernel's spin loops consult {@code
  * vcpu_is_preempted}, its options already bound and typed, symbols, the framework-owned
- * {@link LockAccounting}, and the lock word's {@link CacheLine}. New services arrive as new methods
+ * {@link LockAccounting}, and the lock word's cache line ({@link SharedLine}, priced by the
+ * machine's {@link org.lockvisor.machine.CacheLines}). New services arrive as new methods
  * here, so no plugin breaks (after Trino's {@code ConnectorContext}).
  *
  * <p>Locks are made with {@link #builder}: it binds the options against what the factory
@@ -27,7 +29,7 @@ public final class LockContext {
   private final LockCosts costs;
   private final boolean vcpuIsPreemptedCheck;
   private final BoundOptions options;
-  private final CacheLine lockWord;
+  private final SharedLine lockWord;
   private final LockAccounting accounting;
 
   private LockContext(String name, Kernel kernel, LockCosts costs, boolean vcpuIsPreemptedCheck,
@@ -40,7 +42,7 @@ public final class LockContext {
     this.costs = costs;
     this.vcpuIsPreemptedCheck = vcpuIsPreemptedCheck && kernel.isGuest();
     this.options = options;
-    this.lockWord = new CacheLine(costs);
+    this.lockWord = kernel.machine().cacheLines().line(name);
     this.accounting = new LockAccounting(name, kernel.machine(), lockWord);
   }
 
@@ -81,14 +83,19 @@ public final class LockContext {
     return accounting;
   }
 
-  /** The cache line of the lock word: price its atomics with {@link CacheLine#rmw}. */
-  public CacheLine lockWord() {
+  /**
+   * The cache line of the lock word, priced by the machine's one cache-line model ({@link
+   * org.lockvisor.machine.CacheLines}: the atomic, plus the transfer from the physical CPU that last
+   * held the line, by topology distance): {@code lockWord().rmw(t)} is what an xchg or cmpxchg by
+   * {@code t} costs. The framework's accounting reads lock_stat's bounces from it.
+   */
+  public SharedLine lockWord() {
     return lockWord;
   }
 
-  /** A further cache line of this lock (a queue node, a second word), priced like the lock word. */
-  public CacheLine newCacheLine() {
-    return new CacheLine(costs);
+  /** A further cache line of this lock (a queue node, a second word), e.g. {@code newCacheLine("tail")}. */
+  public SharedLine newCacheLine(String what) {
+    return kernel.machine().cacheLines().line(name + "." + what);
   }
 
   /** The symbol id of a guest or host kernel function (what perf shows), e.g. {@code _raw_spin_lock}. */

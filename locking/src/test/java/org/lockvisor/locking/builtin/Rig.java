@@ -40,6 +40,7 @@ final class Rig {
     sim = new Simulation(seed);
     machine = new Machine(sim);
     host = machine.createHost("host", physicalCpus, KERNEL, new RoundRobinScheduler(1_000_000));
+    machine.setCacheLines(COSTS.flatCacheLines(physicalCpus));
     int[] pin = new int[vcpus];
     for (int i = 0; i < vcpus; i++) {
       pin[i] = i % physicalCpus;
