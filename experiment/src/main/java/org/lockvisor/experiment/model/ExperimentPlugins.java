@@ -8,14 +8,17 @@ import java.util.TreeMap;
 import org.lockvisor.arch.spi.ArchProfileFactory;
 import org.lockvisor.core.plugin.Plugin;
 import org.lockvisor.core.plugin.OptionBinder;
+import org.lockvisor.core.plugin.PluginDiscoveryException;
 import org.lockvisor.devices.spi.DeviceFactory;
+import org.lockvisor.locking.spi.LockCapability;
 import org.lockvisor.locking.spi.LockFactory;
 import org.lockvisor.scheduler.spi.SchedulerFactory;
 import org.lockvisor.workloads.spi.WorkloadFactory;
 
 /**
  * The plugins an experiment can name, by kind, sorted by name. The composition root builds it
- * from the multibound maps; tests and embedders may build it by hand.
+ * from the multibound maps; tests and embedders may build it by hand. A lock plugin declaring a
+ * capability outside {@link LockCapability} is refused here ({@link PluginDiscoveryException}).
  */
 public final class ExperimentPlugins {
   private final ImmutableSortedMap<String, ArchProfileFactory> arches;
@@ -33,6 +36,14 @@ public final class ExperimentPlugins {
     this.arches = ImmutableSortedMap.copyOf(arches);
     this.schedulers = ImmutableSortedMap.copyOf(schedulers);
     this.locks = ImmutableSortedMap.copyOf(locks);
+    // capabilities are a closed vocabulary: a typo ("FIFO") fails here, not silently in a test
+    for (LockFactory f : this.locks.values()) {
+      try {
+        LockCapability.check(f);
+      } catch (IllegalArgumentException e) {
+        throw new PluginDiscoveryException(e.getMessage() + " (" + f.getClass().getName() + ")");
+      }
+    }
     this.devices = ImmutableSortedMap.copyOf(devices);
     this.workloads = ImmutableSortedMap.copyOf(workloads);
   }

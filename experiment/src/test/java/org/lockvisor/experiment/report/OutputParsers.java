@@ -120,7 +120,7 @@ final class OutputParsers {
     return out;
   }
 
-  /** A lock_stat class row: its name and the 12 numeric columns as printed. */
+  /** A lock_stat class row: its name and the kernel's 12 numeric columns as printed (lockvisor's extra ones dropped). */
   record LockStatRow(String name, double[] columns) {
     long contentions() {
       return (long) columns[1];
@@ -143,7 +143,8 @@ final class OutputParsers {
         continue; // rules, header, contention points
       }
       String[] cols = line.substring(colon + 1).trim().split("\\s+");
-      if (cols.length != 12) {
+      // the kernel's 12 columns, then lockvisor's (halts, kicks)
+      if (cols.length != 12 + LockStatReport.EXTRA_COLUMNS.size()) {
         throw new IllegalArgumentException("lock_stat row has " + cols.length + " columns: [" + line + "]");
       }
       double[] v = new double[12];

@@ -48,7 +48,7 @@ class VhostYamlEquivalenceTest {
     assertThat(e.vms().get(0).vcpus()).isEqualTo(VhostWakeupReproduction.GUEST_VCPUS);
     String[] variants = {"base", "patched"};
     WorkQueue[] workQueues = {WorkQueue.WAKE_INSIDE_LOCK, WorkQueue.WAKE_OUTSIDE_LOCK};
-    double[] cpu = new double[2];
+    String[] fingerprints = new String[2];
     for (int v = 0; v < 2; v++) {
       Experiment run = v == 0 ? e : ExperimentYaml.variant(e, variants[v]);
       ExperimentResult yaml = RUNNER.run(run, variants[v]);
@@ -63,7 +63,7 @@ class VhostYamlEquivalenceTest {
       assertThat(gbps).as(variants[v] + " Gbps").isEqualTo(own.iperf.throughputGbps()).isGreaterThan(1);
       assertThat(vhostCpu).as(variants[v] + " vhost CPU %")
           .isEqualTo(own.device.stats().get("worker_cpu_percent").doubleValue()).isGreaterThan(0);
-      cpu[v] = vhostCpu;
+      fingerprints[v] = yaml.fingerprint();
       // counters the device reads from the host kernel are measured from the same reset
       for (var stat : yaml.devices().get(0).stats().entrySet()) {
         if (stat.getKey().startsWith("host.")) {
@@ -72,6 +72,9 @@ class VhostYamlEquivalenceTest {
         }
       }
     }
-    assertThat(cpu[1]).as("the variants differ: the file's override reaches the device").isNotEqualTo(cpu[0]);
+    // At this quick scale the worker's CPU share differs between the variants by noise only (it
+    // can coincide); the event histories differ exactly when the file's override reaches the device.
+    assertThat(fingerprints[1]).as("the variants differ: the file's override reaches the device")
+        .isNotEqualTo(fingerprints[0]);
   }
 }
