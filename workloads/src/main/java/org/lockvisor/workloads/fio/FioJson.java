@@ -224,7 +224,7 @@ public final class FioJson {
     long runtimeMs = runtimeNs / 1_000_000;
     long groupBytesPerS = 0;
     for (JobStats j : jobs) {
-      groupBytesPerS += runtimeMs == 0 ? 0 : j.lat.samples() * config.bs() * 1000 / runtimeMs;
+      groupBytesPerS += (long) (j.lat.samples() * config.bs() * 1e9 / runtimeNs);
     }
     List<Object> jobList = new ArrayList<>();
     for (int i = 0; i < jobs.size(); i++) {
@@ -237,9 +237,9 @@ public final class FioJson {
       job.put("eta", 0);
       job.put("elapsed", (end + 999_999_999L) / 1_000_000_000L);
       job.put("job options", jobOptions(config));
-      job.put("read", direction(config.reads() ? j : null, config, runtimeMs, groupBytesPerS));
-      job.put("write", direction(config.reads() ? null : j, config, runtimeMs, groupBytesPerS));
-      job.put("trim", direction(null, config, runtimeMs, groupBytesPerS));
+      job.put("read", direction(config.reads() ? j : null, config, runtimeNs, groupBytesPerS));
+      job.put("write", direction(config.reads() ? null : j, config, runtimeNs, groupBytesPerS));
+      job.put("trim", direction(null, config, runtimeNs, groupBytesPerS));
       Map<String, Object> sync = new LinkedHashMap<>();
       sync.put("total_ios", 0);
       sync.put("lat_ns", new FioStat(true).json(PERCENTILES));
@@ -303,18 +303,22 @@ public final class FioJson {
     return o;
   }
 
-  /** {@code add_ddir_status_json} of one data direction; {@code j == null}: a direction with no I/O. */
-  private static Map<String, Object> direction(JobStats j, FioConfig config, long runtimeMs, long groupBytesPerS) {
+  /**
+   * {@code add_ddir_status_json} of one data direction; {@code j == null}: a direction with no I/O.
+   * Rates divide by the exact window ({@code runtimeNs}); fio divides by whole milliseconds, which
+   * would be off by up to one millisecond in a window of a few.
+   */
+  private static Map<String, Object> direction(JobStats j, FioConfig config, long runtimeNs, long groupBytesPerS) {
     long ios = j == null ? 0 : j.lat.samples();
     long bytes = ios * config.bs();
-    long runtime = j == null ? 0 : runtimeMs;
-    long bwBytes = runtime == 0 ? 0 : bytes * 1000 / runtime;
+    long runtime = j == null ? 0 : runtimeNs / 1_000_000;
+    long bwBytes = j == null ? 0 : (long) (bytes * 1e9 / runtimeNs);
     Map<String, Object> d = new LinkedHashMap<>();
     d.put("io_bytes", bytes);
     d.put("io_kbytes", bytes >> 10);
     d.put("bw_bytes", bwBytes);
     d.put("bw", bwBytes / 1024);
-    d.put("iops", runtime == 0 ? 0.0 : 1000.0 * ios / runtime);
+    d.put("iops", j == null ? 0.0 : ios * 1e9 / runtimeNs);
     d.put("runtime", runtime);
     d.put("total_ios", ios);
     d.put("short_ios", 0);
