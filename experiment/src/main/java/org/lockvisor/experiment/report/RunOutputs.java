@@ -26,6 +26,7 @@ import org.lockvisor.locking.spi.LockStats;
 import org.lockvisor.machine.Cpu;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.Vm;
+import org.lockvisor.workloads.fio.FioJson;
 
 /**
  * Every file one run (the base or one variant) writes beside {@code result.json}, collected while
@@ -152,7 +153,14 @@ public final class RunOutputs implements RunObserver {
         continue;
       }
       if (w.type().equals("fio")) {
-        json("fio-" + w.vm() + "-" + w.name(), w.nativeReport());
+        Map<String, Object> fio = new LinkedHashMap<>(w.nativeReport());
+        Object logs = fio.remove(FioJson.LOGS);
+        json("fio-" + w.vm() + "-" + w.name(), fio);
+        if (logs instanceof Map<?, ?> m) {
+          // fio's per-job log names (<prefix>_bw.<job>.log) keep their .log; a variant's suffix goes on the prefix.
+          m.forEach((suffixName, content) -> files.put("fio-" + w.vm() + "-" + w.name() + suffix + suffixName,
+              ((String) content).getBytes(StandardCharsets.UTF_8)));
+        }
       } else if (w.type().equals("iperf")) {
         json("iperf3-" + w.vm() + "-" + w.name(), Iperf3Json.of(w.nativeReport(), w.figures(), windowStartNs));
       }

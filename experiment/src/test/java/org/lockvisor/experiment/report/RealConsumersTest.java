@@ -56,7 +56,7 @@ class RealConsumersTest {
     return Experiment.builder("consumers").seed(11).warmupNs(1_000_000).durationNs(WINDOW_NS).host(4, "cfs")
         .vm("vm0", vm -> vm.vcpus(2).pinning(0, 1)
             .device("blk0", "virtio-blk", Map.of()).device("net0", "vhost-net", Map.of())
-            .workload("fio", "fio", Map.of("iodepth", "4"))
+            .workload("fio", "fio", Map.of("iodepth", "4", "log-avg", "1ms"))
             .workload("iperf", "iperf", Map.of("streams", "2", "interval", "1ms")))
         .vm("vm1", vm -> vm.vcpus(2).pinning(2, 3)
             .device("blk0", "virtio-blk", Map.of())
@@ -193,6 +193,32 @@ class RealConsumersTest {
     RealTools.ok(out, null, 120, script.toString(), dir.resolve("fio-vm1-fio.json").toString(),
         out.resolve("vm1.csv").toString());
     assertThat(Files.readAllLines(out.resolve("vm1_job0.csv")).size()).isGreaterThan(1);
+  }
+
+  @Test
+  void fioLogs_asFioWritesThem_fio2gnuplotReadsThem() throws Exception {
+    // fio 3.33's averaged log lines: "time_ms, value, ddir, 0, 0", one per log-avg period.
+    List<String> bw = Files.readAllLines(dir.resolve("fio-vm0-fio_bw.1.log"));
+    List<String> iops = Files.readAllLines(dir.resolve("fio-vm0-fio_iops.1.log"));
+    assertThat(bw.size()).isBetween(4, 5);
+    assertThat(iops).hasSameSizeAs(bw);
+    long ios = 0;
+    for (int i = 0; i < bw.size(); i++) {
+      assertThat(bw.get(i)).matches((i + 1) + ", \\d+, 0, 0, 0");
+      ios += Long.parseLong(iops.get(i).split(", ")[1]) / 1000; // IO/s over 1 ms
+    }
+    // The logged rates account for the I/Os of the window (the last partial period is not logged).
+    assertThat(ios).isPositive().isLessThanOrEqualTo(ours("fio-vm0-fio.json").at("/jobs/0/read/total_ios").asLong());
+    assertThat(dir.resolve("fio-vm1-fio_bw.1.log")).doesNotExist();
+
+    Path script = tool("fio2gnuplot", "Debian package fio");
+    Path logs = Files.createDirectories(dir.resolve("fio2gnuplot"));
+    Files.copy(dir.resolve("fio-vm0-fio_bw.1.log"), logs.resolve("fio-vm0-fio_bw.1.log"));
+    Files.copy(dir.resolve("fio-vm0-fio-ticket_bw.1.log"), logs.resolve("fio-vm0-fio-ticket_bw.1.log"));
+    String out = RealTools.ok(logs, null, 120, script.toString(), "-b");
+    assertThat(out).contains("fio-vm0-fio_bw.1.log", "fio-vm0-fio-ticket_bw.1.log");
+    assertThat(logs.resolve("mygraph")).exists();
+    assertThat(Files.readString(logs.resolve("result.global"))).contains("avg=", "values_count=");
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -57,6 +57,12 @@ public final class FioJson {
   private static final DateTimeFormatter CTIME =
       DateTimeFormatter.ofPattern("EEE MMM ppd HH:mm:ss yyyy", Locale.ROOT).withZone(ZoneOffset.UTC);
 
+  /**
+   * Key of the fio log files in the report (file suffix to content); not part of fio's JSON: the
+   * run writes each as {@code fio-<vm>-<name><suffix>} and leaves the key out of the JSON file.
+   */
+  public static final String LOGS = "lockvisor_log_files";
+
   private FioJson() {}
 
   /** A request slot's fio state: the issue time of the I/O it holds. */
@@ -87,6 +93,16 @@ public final class FioJson {
     long userBaseNs;
     long cpuBaseNs;
     long ctxBase;
+    /** {@code write_bw_log}/{@code write_iops_log} with {@code log_avg_msec}: period (0: no logs) and entries. */
+    long logPeriodNs;
+    long windowStartNs;
+    long nextLogNs;
+    long lastLogNs;
+    long lastLogBytes;
+    long lastLogIos;
+    /** Triples (ms since the window's start, KiB/s, IO/s). */
+    long[] log = new long[0];
+    int logLength;
 
     void reset(long now, Task task, Machine machine) {
       for (FioStat s : new FioStat[] {slat, clat, lat, bw, iops}) {
@@ -103,6 +119,10 @@ public final class FioJson {
       userBaseNs = cpu[0];
       cpuBaseNs = cpu[1];
       ctxBase = task.voluntarySwitches() + task.involuntarySwitches();
+      windowStartNs = lastLogNs = now;
+      nextLogNs = now + logPeriodNs;
+      lastLogBytes = lastLogIos = 0;
+      logLength = 0;
     }
 
     /** {@code io_u_mark_depth} after a commit of {@code n} I/Os that left {@code depth} in flight. */
@@ -139,6 +159,9 @@ public final class FioJson {
         completeMap[mapIndex(n)]++;
         totalComplete++;
       }
+      if (logPeriodNs > 0 && now >= nextLogNs) {
+        logEntry(bytes, ios, now);
+      }
       if (now >= nextSampleNs) {
         double spentMs = (now - lastSampleNs) / 1e6;
         bw.add((long) ((bytes - lastBytes) * 1000 / spentMs / 1024));
@@ -148,6 +171,39 @@ public final class FioJson {
         lastSampleNs = now;
         nextSampleNs = now + AVG_TIME_NS;
       }
+    }
+
+    /**
+     * One averaged log entry ({@code add_log_sample} with {@code log_avg_msec}): the rate since the
+     * last entry, stamped with the period boundary it closes, in whole ms since the window's start.
+     */
+    private void logEntry(long bytes, long ios, long now) {
+      double spentNs = now - lastLogNs;
+      long boundary = nextLogNs;
+      if (logLength + 3 > log.length) {
+        log = java.util.Arrays.copyOf(log, Math.max(48, log.length * 2));
+      }
+      log[logLength++] = (boundary - windowStartNs) / 1_000_000L;
+      log[logLength++] = (long) ((bytes - lastLogBytes) * 1e9 / spentNs / 1024);
+      log[logLength++] = (long) ((ios - lastLogIos) * 1e9 / spentNs);
+      lastLogBytes = bytes;
+      lastLogIos = ios;
+      lastLogNs = now;
+      while (nextLogNs <= now) {
+        nextLogNs += logPeriodNs;
+      }
+    }
+
+    /**
+     * fio's log file lines ({@code flush_samples}, fio 3.33: {@code time, value, ddir, bs,
+     * prio}; bs 0 in an averaged log) of the bandwidth ({@code which} 1, KiB/s) or IOPS (2).
+     */
+    String logText(int which, int ddir) {
+      StringBuilder sb = new StringBuilder();
+      for (int i = 0; i < logLength; i += 3) {
+        sb.append(log[i]).append(", ").append(log[i + which]).append(", ").append(ddir).append(", 0, 0\n");
+      }
+      return sb.toString();
     }
 
     /** {@code __io_u_mark_map}'s buckets: 0, 1-4, 5-8, 9-16, 17-32, 33-64, more. */
@@ -285,6 +341,15 @@ public final class FioJson {
     du.put("in_queue", (disk.readTicksNs + disk.writeTicksNs) / 1_000_000);
     du.put("util", Math.min(100.0, 100.0 * disk.busyUntil(end, since) / runtimeNs));
     report.put("disk_util", List.of(du));
+    if (config.logAvgNs() > 0) {
+      Map<String, Object> logs = new LinkedHashMap<>();
+      int ddir = config.reads() ? 0 : 1;
+      for (int i = 0; i < jobs.size(); i++) {
+        logs.put("_bw." + (i + 1) + ".log", jobs.get(i).logText(1, ddir));
+        logs.put("_iops." + (i + 1) + ".log", jobs.get(i).logText(2, ddir));
+      }
+      report.put(LOGS, logs);
+    }
     return report;
   }
 

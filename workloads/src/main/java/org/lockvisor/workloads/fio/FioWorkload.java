@@ -206,6 +206,7 @@ public final class FioWorkload implements Workload {
     Program main = config.ioengine().equals("psync") ? psyncProgram(submitPath) : libaioProgram(submitPath);
     for (int i = 0; i < config.numjobs(); i++) {
       Job j = new Job(i, machine, ctx.vm().name());
+      j.stats.logPeriodNs = config.logAvgNs();
       jobs.add(j);
     }
     for (Job j : jobs) {
