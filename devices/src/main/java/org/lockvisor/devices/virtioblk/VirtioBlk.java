@@ -108,6 +108,8 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
   private boolean hostNotifierSet;
   private final ArrayDeque<VirtblkReq> ioqBatch = new ArrayDeque<>();
   private int ioqReap;
+  private long ioqSubmits;
+  private long iocbsSubmitted;
   // virtio-mmio level interrupt: the device's ISR and the line as KVM_IRQ_LINE left it
   private boolean isr;
   private boolean lineHigh;
@@ -464,6 +466,8 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
     Program ioqSubmit = Program.named("ioq_submit")
         .work(costs.syscallNs(), "io_submit")
         .run(t -> {
+          ioqSubmits++;
+          iocbsSubmitted += ioqBatch.size();
           while (!ioqBatch.isEmpty()) {
             backend.submit(ioqBatch.poll());
           }
@@ -808,6 +812,11 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
     return exitMaxNs;
   }
 
+  /** Bottom halves scheduled and not yet run by QEMU's main loop (tests). */
+  int pendingBottomHalves() {
+    return bottomHalves.size();
+  }
+
   /** The longest notify exit since the last reset, in ns. */
   public long notifyExitMaxNs() {
     return exitMaxNs;
@@ -949,6 +958,8 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
     m.put("main_loop.bql_held_iterations", bqlHeldIterations);
     m.put("main_loop.forced_timeouts", forcedPollTimeouts);
     m.put("mmio_register_exits", mmioRegisterExits);
+    m.put("dataplane.ioq_submits", ioqSubmits);
+    m.put("dataplane.iocbs_submitted", iocbsSubmitted);
     m.put("eoi_maintenance_exits", eoiMaintenanceExits);
     m.put("interrupt_exits", forcedExits);
     m.put("vq_lock_spin_ns.virtio_queue_rq", vqLockSpinNsQueueRq());
@@ -976,6 +987,7 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
     submitted = completed = parked = hwQueueStops = tagWaits = 0;
     notifies = notifyNs = notifiesUnderLock = notifyUnderLockNs = doneRuns = spinDuringLockedExitNs = forcedExits = 0;
     mainLoopIterations = bqlHeldIterations = forcedPollTimeouts = mmioRegisterExits = eoiMaintenanceExits = 0;
+    ioqSubmits = iocbsSubmitted = 0;
     java.util.Arrays.fill(exitHistogram, 0);
     exitMaxNs = 0;
     if (vq != null) {
