@@ -480,6 +480,8 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
       new SensitivityCase(ARM, "backend 100 us", null, 0, 100_000),
       new SensitivityCase(X86, "EXIT_IO_KERNEL=1500", CostKey.EXIT_IO_KERNEL, 1_500, 0),
       new SensitivityCase(X86, "EXIT_IO_KERNEL=5000", CostKey.EXIT_IO_KERNEL, 5_000, 0),
+      new SensitivityCase(X86, "VMM_REQUEST_EMULATION=5000", CostKey.VMM_REQUEST_EMULATION, 5_000, 0),
+      new SensitivityCase(X86, "VMM_REQUEST_EMULATION=10000", CostKey.VMM_REQUEST_EMULATION, 10_000, 0),
       new SensitivityCase(X86, "AIO_SUBMIT_PER_IO=500", CostKey.AIO_SUBMIT_PER_IO, 500, 0),
       new SensitivityCase(X86, "AIO_SUBMIT_PER_IO=2000", CostKey.AIO_SUBMIT_PER_IO, 2_000, 0),
       new SensitivityCase(X86, "VIRTQUEUE_ADD=500", CostKey.VIRTQUEUE_ADD, 500, 0),
