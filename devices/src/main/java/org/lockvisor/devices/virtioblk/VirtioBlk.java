@@ -44,10 +44,18 @@ import org.lockvisor.machine.WaitQueue;
  * {@code lock(vq_lock, IRQSAVE) · do { disable_cb; while get_buf: complete (wakes the waiter) }
  * while (!enable_cb) · unlock · restart a stopped queue}.
  *
- * <p>Host: the notify exit is priced by the {@link NotifyPath}. QEMU's main-loop thread (a host
- * task, under the global lock when modelled) runs {@code virtio_blk_handle_output} when the
- * ioeventfd fired, and for each backend completion {@code virtio_blk_rw_complete}: push used,
- * and inject the interrupt unless EVENT_IDX suppresses it.
+ * <p>Host: the notify exit is priced by the {@link NotifyPath}. The device model is QEMU 2.0.0's
+ * ({@link VirtioBlkConfig.Vmm}): the main-loop device ({@code hw/block/virtio-blk.c}, the loop of
+ * {@code main-loop.c os_host_main_loop_wait} keeping the BQL across zero-timeout polls while
+ * bottom halves are pending, completions through the block layer's coroutine and bottom half
+ * {@code bdrv_co_em_bh -> virtio_blk_rw_complete}), or {@code x-data-plane}
+ * ({@code hw/block/dataplane/virtio-blk.c}: own thread, no BQL, {@code handle_notify} pops every
+ * available request before one {@code ioq_submit}, {@code handle_io} notifies once per completion
+ * batch over the irqfd). The device side of the ring is a {@link QueuePolicy}. The completion
+ * interrupt is an MSI or a virtio-mmio level interrupt ({@link VirtioBlkConfig.InterruptTransport}:
+ * Linux 3.15 {@code drivers/virtio/virtio_mmio.c vm_interrupt} reads the status and writes the ACK
+ * register, two exits to QEMU under the BQL; the 3.15 vGIC's EOI maintenance exit,
+ * {@code virt/kvm/arm/vgic.c vgic_queue_irq}).
  *
  * <p>blk-mq tags: a request needs a tag before it reaches the driver; the tag space is the ring's
  * free descriptors (halved without indirect descriptors), as {@code virtblk_probe} sizes
