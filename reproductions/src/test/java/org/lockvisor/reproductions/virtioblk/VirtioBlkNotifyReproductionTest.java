@@ -120,9 +120,9 @@ class VirtioBlkNotifyReproductionTest {
   @Test
   void interruptTransport_eraDefaultFromTheProfile() {
     // KVM/ARM 3.15: no MMIO ioeventfd and no irqfd, QEMU 2.0's virt board: virtio-mmio only
-    assertThat(NotifyScenario.transportOf(org.lockvisor.arch.builtin.ArchProfiles.byName("arm64-kvm")))
+    assertThat(NotifyScenario.transportOf(org.lockvisor.arch.catalog.ArchProfiles.byName("arm64-kvm")))
         .isEqualTo(org.lockvisor.devices.virtioblk.VirtioBlkConfig.InterruptTransport.MMIO_LEVEL);
-    assertThat(NotifyScenario.transportOf(org.lockvisor.arch.builtin.ArchProfiles.byName("x86_64-kvm")))
+    assertThat(NotifyScenario.transportOf(org.lockvisor.arch.catalog.ArchProfiles.byName("x86_64-kvm")))
         .isEqualTo(org.lockvisor.devices.virtioblk.VirtioBlkConfig.InterruptTransport.MSI);
   }
 
