@@ -277,7 +277,8 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
     this.costs = costOverride != null ? costOverride : VirtioBlkCosts.from(ctx.costs());
     this.vqLock = ctx.locks().create(guest, name + ".vq_lock", LockKind.SPINLOCK);
     checkArgument(vqLock.supports(LockMode.IRQSAVE), "vq_lock algorithm %s does not support IRQSAVE", vqLock.algorithm());
-    if (config.vmmGlobalLock()) {
+    if (config.vmmGlobalLock() && config.vmm() != VirtioBlkConfig.Vmm.QEMU_2_0_DATAPLANE) {
+      // the dataplane thread never takes the BQL, and nothing else of this device does
       this.bql = ctx.locks().create(host, vm.name() + ".qemu_global_mutex", LockKind.MUTEX);
       checkArgument(bql.supports(LockMode.SLEEPING), "VMM lock algorithm %s does not support SLEEPING", bql.algorithm());
     }
