@@ -72,6 +72,12 @@ public final class LockAccounting {
     return this;
   }
 
+  /** A report from a lock the framework instruments would count everything twice. */
+  private void checkReported() {
+    checkState(reportedByLock, "%s: the lock reports an acquisition point but did not call reportedByLock();"
+        + " the framework already measures locks at their op boundaries", name);
+  }
+
   /** Whether the lock reports itself ({@link #reportedByLock()}). */
   public boolean isReportedByLock() {
     return reportedByLock;
@@ -136,11 +142,13 @@ public final class LockAccounting {
   // Reports of a lock that took over (reportedByLock).
 
   public void waiterArrived() {
+    checkReported();
     accountHolder();
     waiters++;
   }
 
   public void waiterLeft() {
+    checkReported();
     accountHolder();
     checkState(waiters > 0, "%s: waiter count underflow", name);
     waiters--;
@@ -148,6 +156,7 @@ public final class LockAccounting {
 
   /** {@code t} now holds the lock exclusively; a contended acquirer must have left the waiters. */
   public void acquired(Task t, boolean contended, long waitStart) {
+    checkReported();
     accountHolder();
     long now = machine.now();
     holder = t;
@@ -160,12 +169,14 @@ public final class LockAccounting {
 
   /** A shared (reader) acquisition. */
   public void acquiredShared(boolean contended, long waitStart) {
+    checkReported();
     long now = machine.now();
     stats.acquired(contended, contended ? now - waitStart : 0, lockWord.lastMoved());
   }
 
   /** The exclusive holder {@code t} releases: hold time, holder preemption during the hold, trace. */
   public void released(Task t) {
+    checkReported();
     checkState(holder == t, "%s: %s releases a lock held by %s", name, t, holder);
     accountHolder();
     endHold(t, acquiredAt);
