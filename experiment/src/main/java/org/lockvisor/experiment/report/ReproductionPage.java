@@ -5,7 +5,11 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.Set;
 import java.util.Locale;
 import java.util.stream.Stream;
 import org.lockvisor.experiment.ReproductionResult;
@@ -26,6 +30,25 @@ public final class ReproductionPage {
    * @param directory the reproduction's output directory (its plots and files), read if it exists
    */
   public static String render(ReproductionResult result, String summary, Path directory) {
+    return render(result, summary, directory, List.of());
+  }
+
+  /**
+   * One internal run of a reproduction, for its pictures: its label, variant, the label of its
+   * baseline run (or {@code null}) and its files.
+   */
+  public record Run(String label, String variant, String baselineLabel, RunOutputs outputs) {}
+
+  /**
+   * The page with the flame graphs of the reproduction's runs ({@code runs}, e.g. {@link
+   * RunDirectories#pictures()}):
+   * for each run configuration (runs that differ only in a {@code seed<N>} part of their label are
+   * one configuration, shown by its first seed), the on-CPU flame graph of each kernel (the VMs,
+   * then the host: the vCPU, worker and VMM threads) and, for a run with a baseline run, the
+   * differential against it. Within {@link FlameGraphSections#PAGE_BUDGET}; what does not fit is
+   * named.
+   */
+  public static String render(ReproductionResult result, String summary, Path directory, List<Run> runs) {
     HtmlReport page = new HtmlReport("lockvisor reproduce " + result.name());
     page.paragraph(summary);
     page.verdict(result.reproduced(), (result.reproduced() ? "REPRODUCED: " : "NOT REPRODUCED: ") + result.headline());
@@ -41,6 +64,7 @@ public final class ReproductionPage {
     }
     page.heading("Report");
     page.preformatted(result.report());
+    pictures(page, runs);
     if (!result.metrics().isEmpty()) {
       page.heading("Metrics");
       List<List<String>> rows = new ArrayList<>();
@@ -58,13 +82,61 @@ public final class ReproductionPage {
       page.heading("Files");
       page.links(links);
     }
-    List<String> runs = runPages(directory);
-    if (!runs.isEmpty()) {
+    List<String> runLinks = runPages(directory);
+    if (!runLinks.isEmpty()) {
       page.heading("Runs (each with result.json, perf-report.txt, folded stacks, lock_stat.txt, kvm-stat.txt)");
-      page.links(runs);
+      page.links(runLinks);
     }
     return page.render();
   }
+
+  private static void pictures(HtmlReport page, List<Run> runs) {
+    Map<String, Run> byLabel = new TreeMap<>();
+    runs.forEach(r -> byLabel.put(r.label(), r));
+    List<String> labels = new ArrayList<>(byLabel.keySet());
+    labels.sort(SEEDS_LAST);
+    Set<String> configurations = new HashSet<>();
+    List<Run> shown = new ArrayList<>();
+    for (String label : labels) {
+      if (configurations.add(withoutSeed(label))) {
+        shown.add(byLabel.get(label));
+      }
+    }
+    if (shown.isEmpty()) {
+      return;
+    }
+    page.heading("Flame graphs of the runs");
+    page.paragraph("One run per configuration (the first seed); each run's own page (Runs, below) has its spin and"
+        + " off-CPU flame graphs and lock timeline.");
+    FlameGraphSections graphs = new FlameGraphSections(page, "repro", FlameGraphSections.PAGE_BUDGET);
+    boolean first = true;
+    for (Run c : shown) {
+      Run base = c.baselineLabel() == null ? null : byLabel.get(c.baselineLabel());
+      page.section("run " + c.label() + " (" + c.variant() + ")"
+          + (base == null ? "" : ": against " + base.label()), first || base != null);
+      graphs.run(c.label(), c.outputs(), base == null ? null : base.outputs(), base == null ? null : base.label(),
+          false);
+      page.endSection();
+      first = false;
+    }
+    graphs.finish();
+  }
+
+  private static final java.util.regex.Pattern SEED = java.util.regex.Pattern.compile("(^|-)seed(\\d+)(?=-|$)");
+
+  /** The label without its {@code seed<N>} part: runs that differ only there share a configuration. */
+  static String withoutSeed(String label) {
+    return SEED.matcher(label).replaceAll("$1seed*");
+  }
+
+  /** Labels by configuration, then by seed number (seed2 before seed10). */
+  private static final java.util.Comparator<String> SEEDS_LAST = java.util.Comparator
+      .comparing(ReproductionPage::withoutSeed)
+      .thenComparingLong(l -> {
+        java.util.regex.Matcher m = SEED.matcher(l);
+        return m.find() ? Long.parseLong(m.group(2)) : -1;
+      })
+      .thenComparing(l -> l);
 
   /** {@code runs/<label>/report.html} of every run directory the reproduction wrote, sorted. */
   private static List<String> runPages(Path directory) {

@@ -116,6 +116,13 @@ public final class RunDirectories implements ReproductionRuns {
     }
   }
 
+  /** The runs written so far, for the pictures of the reproduction's page. */
+  public synchronized List<ReproductionPage.Run> pictures() {
+    List<ReproductionPage.Run> out = new ArrayList<>();
+    done.values().forEach(c -> out.add(new ReproductionPage.Run(c.label(), c.variant(), c.baselineLabel(), c.outputs())));
+    return out;
+  }
+
   /** The labels of the runs written so far, in the order they finished. */
   public synchronized List<String> labels() {
     return List.copyOf(done.keySet());

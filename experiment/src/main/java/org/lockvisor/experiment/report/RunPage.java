@@ -107,6 +107,25 @@ public final class RunPage {
             "hold total (us)", "wait while holder preempted (us)"), lockRows);
       }
     }
+    page.heading("Lock timelines");
+    page.paragraph("The most contended locks of each run on one time axis: holds by holder, the intervals where the"
+        + " holder's vCPU was preempted, waits by waiter, and the vCPUs' threads on the host underneath. Pick a window"
+        + " width and slide its position when the run is long.");
+    for (RunOutputs o : runs) {
+      page.section("Variant " + o.variant() + ": lock timeline", o == runs.get(0));
+      page.interactiveBlock(o.timelineHtml() == null ? "<p>No timeline.</p>\n" : o.timelineHtml());
+      page.endSection();
+    }
+    page.heading("Flame graphs");
+    FlameGraphSections graphs = new FlameGraphSections(page, "run", FlameGraphSections.PAGE_BUDGET);
+    RunOutputs base = runs.get(0);
+    for (RunOutputs o : runs) {
+      page.section("Variant " + o.variant() + ": on-CPU, spin and off-CPU flame graphs per kernel"
+          + (o == base ? "" : ", differential against " + base.variant()), o == base);
+      graphs.run(o.variant(), o, o == base ? null : base, base.variant(), true);
+      page.endSection();
+    }
+    graphs.finish();
     if (!links.isEmpty()) {
       page.heading("Files");
       page.links(links);
