@@ -102,7 +102,9 @@ public final class HtmlReport {
    */
   public HtmlReport flameGraph(String svg, String caption) {
     interactive = true;
-    body.append("<div class=\"fgbox\"><div class=\"fgbar\"><input class=\"fgsearch\" type=\"search\" "
+    int at = svg.indexOf("id=\"");
+    String id = at < 0 ? "" : svg.substring(at + 4, svg.indexOf('"', at + 4));
+    body.append("<div class=\"fgbox\"").append(id.isEmpty() ? "" : " id=\"" + esc(id) + "-box\"").append("><div class=\"fgbar\"><input class=\"fgsearch\" type=\"search\" "
         + "placeholder=\"search frames (regex)\" aria-label=\"search frames\"><button class=\"fggo\">Search</button>"
         + "<button class=\"fgclear\">Clear</button><button class=\"fgreset\">Reset zoom</button> "
         + "<span class=\"fgcount\"></span></div>\n")

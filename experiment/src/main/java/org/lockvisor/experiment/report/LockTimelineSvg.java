@@ -28,8 +28,8 @@ final class LockTimelineSvg {
   static final int LOCKS = 3;
   static final int WAITERS = 6;
   static final int MAX_ITEMS = 4000;
-  private static final int LABEL = 200;
-  private static final int PLOT = 790;
+  private static final int LABEL = 250;
+  private static final int PLOT = 740;
   private static final int ROW = 14;
   private static final String[] HOLDER_COLOURS = {"#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#17becf",
       "#7f7f7f", "#bcbd22", "#e377c2"};
@@ -102,7 +102,7 @@ final class LockTimelineSvg {
       Kernel kernel = t.lockKernel(l);
       String prefix = lock + (m.vms().size() > 1 || !kernel.isGuest() ? " (" + kernelName(kernel) + ")" : "");
       String held = prefix + " held";
-      String pre = prefix + ": holder's vCPU preempted";
+      String pre = prefix + "\u0000holder's vCPU preempted";
       rows.add(held);
       if (kernel.isGuest()) {
         rows.add(pre);
@@ -133,15 +133,15 @@ final class LockTimelineSvg {
       waiters.sort(Comparator.comparingLong((Integer w) -> -waiterNs.get(w)).thenComparingInt(w -> w));
       List<Integer> named = waiters.subList(0, Math.min(WAITERS, waiters.size()));
       for (int w : named) {
-        rows.add(prefix + " waits: " + m.taskById(w).name());
+        rows.add(prefix + "\u0000waits: " + m.taskById(w).name());
       }
-      String others = prefix + " waits: " + (waiters.size() - named.size()) + " other tasks";
+      String others = prefix + "\u0000waits: " + (waiters.size() - named.size()) + " other tasks";
       if (waiters.size() > named.size()) {
         rows.add(others);
       }
       for (int i = 0; i < t.size(); i++) {
         if (t.subject(i) == l && t.kind(i) == LockTimeline.WAIT) {
-          String row = named.contains(t.task(i)) ? prefix + " waits: " + m.taskById(t.task(i)).name() : others;
+          String row = named.contains(t.task(i)) ? prefix + "\u0000waits: " + m.taskById(t.task(i)).name() : others;
           items.add(new Item(row, t.start(i), t.end(i), "#ff7f0e", m.taskById(t.task(i)).name() + " waits for " + lock));
         }
       }
@@ -254,11 +254,11 @@ final class LockTimelineSvg {
       int y = top + r * ROW;
       s.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>"
           + "<text x=\"2\" y=\"%d\">%s</text>\n", LABEL, y, PLOT, ROW - 2, r % 2 == 0 ? "#f4f4f4" : "#ebebeb", y + 10,
-          esc(FlameGraph.label(rows.get(r), LABEL + 6))));
+          esc(rowLabel(rows.get(r)))));
     }
     for (Item it : items) {
       int y = top + rows.indexOf(it.row()) * ROW;
-      long a = it.start() - t0;
+      long a = Math.max(it.start(), t0) - t0;
       long b = Math.min(it.end(), covered) - t0;
       s.append(String.format(Locale.ROOT, "<rect class=\"tlr\" data-s=\"%d\" data-e=\"%d\" x=\"%.2f\" y=\"%d\" "
               + "width=\"%.2f\" height=\"%d\" fill=\"%s\"><title>%s, %s-%s (%s)</title></rect>\n", a, b,
@@ -284,6 +284,14 @@ final class LockTimelineSvg {
         : traceFile + " beside this page, in the Perfetto UI (ui.perfetto.dev, Open trace file).");
     s.append(esc(note.toString())).append("</p></div>\n");
     return s.toString();
+  }
+
+  /** A lock's own row shows its name; the rows under it ({@code lock\0what}) are indented. */
+  private static String rowLabel(String row) {
+    int cut = row.indexOf('\u0000');
+    String label = cut < 0 ? row : "\u2003" + row.substring(cut + 1);
+    int chars = (LABEL - 6) / 6;
+    return label.length() <= chars ? label : ".." + label.substring(label.length() - chars + 2);
   }
 
   private static String kernelName(Kernel k) {

@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.Set;
-import java.util.Locale;
 import java.util.stream.Stream;
 import org.lockvisor.experiment.ReproductionResult;
 
@@ -68,8 +67,12 @@ public final class ReproductionPage {
     if (!result.metrics().isEmpty()) {
       page.heading("Metrics");
       List<List<String>> rows = new ArrayList<>();
-      result.metrics().forEach((k, v) -> rows.add(List.of(k, format(v))));
-      page.table(List.of("metric", "value"), rows);
+      List<String> keys = new ArrayList<>(result.metrics().keySet());
+      List<String> values = NumberColumns.format(keys.stream().map(result.metrics()::get).toList());
+      for (int i = 0; i < keys.size(); i++) {
+        rows.add(List.of(keys.get(i), values.get(i)));
+      }
+      page.table(List.of("metric (unit in its name)", "value"), rows);
     }
     List<String> links = new ArrayList<>();
     for (Path f : files) {
@@ -152,9 +155,6 @@ public final class ReproductionPage {
     }
   }
 
-  private static String format(double v) {
-    return v == Math.rint(v) && Math.abs(v) < 1e15 ? Long.toString((long) v) : String.format(Locale.ROOT, "%.4g", v);
-  }
 
   private static List<Path> listFiles(Path directory) {
     if (directory == null || !Files.isDirectory(directory)) {
