@@ -43,8 +43,8 @@ public final class ReproductionPage {
    * RunDirectories#pictures()}):
    * for each run configuration (runs that differ only in a {@code seed<N>} part of their label are
    * one configuration, shown by its first seed), the on-CPU flame graph of each kernel (the VMs,
-   * then the host: the vCPU, worker and VMM threads) and, for a run with a baseline run, the
-   * differential against it. Within {@link FlameGraphSections#PAGE_BUDGET}; what does not fit is
+   * then the host: the vCPU, worker and VMM threads) and, for a run with a baseline run (see {@link
+   * #baselineOf}), the differential against it. Within {@link FlameGraphSections#PAGE_BUDGET}; what does not fit is
    * named.
    */
   public static String render(ReproductionResult result, String summary, Path directory, List<Run> runs) {
@@ -114,7 +114,7 @@ public final class ReproductionPage {
     FlameGraphSections graphs = new FlameGraphSections(page, "repro", FlameGraphSections.PAGE_BUDGET);
     boolean first = true;
     for (Run c : shown) {
-      Run base = c.baselineLabel() == null ? null : byLabel.get(c.baselineLabel());
+      Run base = byLabel.get(baselineOf(c));
       page.section("run " + c.label() + " (" + c.variant() + ")"
           + (base == null ? "" : ": against " + base.label()), first || base != null);
       graphs.run(c.label(), c.outputs(), base == null ? null : base.outputs(), base == null ? null : base.label(),
@@ -124,6 +124,25 @@ public final class ReproductionPage {
     }
     graphs.finish();
   }
+
+  /**
+   * The run {@code run} is compared with: the baseline it names, or else the run whose label is its
+   * own with its variant's name replaced by {@code baseline} (e.g. {@code streams8-patched} against
+   * {@code streams8-baseline}); {@code ""} when there is none.
+   */
+  static String baselineOf(Run run) {
+    if (run.baselineLabel() != null) {
+      return run.baselineLabel();
+    }
+    String v = run.variant();
+    int at = run.label().lastIndexOf(v);
+    if (v.equals(BASELINE) || at < 0) {
+      return "";
+    }
+    return run.label().substring(0, at) + BASELINE + run.label().substring(at + v.length());
+  }
+
+  private static final String BASELINE = "baseline";
 
   private static final java.util.regex.Pattern SEED = java.util.regex.Pattern.compile("(^|-)seed(\\d+)(?=-|$)");
 
