@@ -23,6 +23,9 @@ public final class ReproductionPage {
 
   public static final String FILE_NAME = "report.html";
 
+  /** Size budget of a report page in characters (4 MiB): pictures that do not fit are left out and named. */
+  public static final int SIZE_BUDGET = FlameGraphSections.PAGE_BUDGET;
+
   private ReproductionPage() {}
 
   /**
