@@ -1,0 +1,184 @@
+package org.lockvisor.platform;
+
+import static org.lockvisor.arch.spi.CostKey.ATOMIC_RMW;
+import static org.lockvisor.arch.spi.CostKey.CACHELINE_XFER_REMOTE;
+import static org.lockvisor.arch.spi.CostKey.CACHELINE_XFER_SMT;
+import static org.lockvisor.arch.spi.CostKey.CACHELINE_XFER_SOCKET;
+import static org.lockvisor.arch.spi.CostKey.L1_ACCESS;
+import static org.lockvisor.arch.spi.CostKey.CONTEXT_SWITCH;
+import static org.lockvisor.arch.spi.CostKey.EXIT_HLT;
+import static org.lockvisor.arch.spi.CostKey.HALT_POLL;
+import static org.lockvisor.arch.spi.CostKey.IPI_SEND;
+import static org.lockvisor.arch.spi.CostKey.IPI_SEND_GUEST;
+import static org.lockvisor.arch.spi.CostKey.KVM_VCPU_ON_SPIN;
+import static org.lockvisor.arch.spi.CostKey.PLE_WINDOW;
+import static org.lockvisor.arch.spi.CostKey.IRQ_ENTRY;
+import static org.lockvisor.arch.spi.CostKey.SCHED_TICK;
+import static org.lockvisor.arch.spi.CostKey.TTWU_FULL;
+import static org.lockvisor.arch.spi.CostKey.TTWU_ON_RQ;
+import static org.lockvisor.arch.spi.CostKey.TTWU_RUNNING;
+import static org.lockvisor.arch.spi.CostKey.VMEXIT_ROUNDTRIP;
+import static org.lockvisor.arch.spi.CostKey.WAKEE_IDLE_EXIT;
+
+import com.google.common.collect.ImmutableSet;
+import org.lockvisor.arch.spi.ArchProfile;
+import org.lockvisor.arch.spi.HypervisorBehaviour;
+import org.lockvisor.arch.spi.Topology;
+import org.lockvisor.machine.CacheLines;
+import org.lockvisor.machine.HypervisorConfig;
+import org.lockvisor.machine.KernelConfig;
+import org.lockvisor.machine.Machine;
+import org.lockvisor.machine.SpinTrapConfig;
+import org.lockvisor.machine.Program;
+import org.lockvisor.machine.TtwuQueueMode;
+import org.lockvisor.machine.VcpuPreemptedHook;
+import org.lockvisor.machine.Vm;
+
+/**
+ * Turns an {@link ArchProfile} into what the machine needs: kernel configurations for the host
+ * and guests, hypervisor costs, and the guest-visible {@code vcpu_is_preempted} semantics. One
+ * profile serves every experiment on its architecture; nothing here is experiment-specific.
+ */
+public final class Platforms {
+  private Platforms() {}
+
+  /** The host kernel on {@code profile}'s hardware. */
+  public static KernelConfig hostKernel(ArchProfile profile, TtwuQueueMode ttwuQueue, boolean preemptibleKernel) {
+    var topo = profile.topology();
+    var hv = profile.hypervisor();
+    if (hv.hostTickNs() == 0) {
+      // A partition hypervisor (PowerVM) has no Linux tick: its dispatcher works on the dispatch
+      // window, which stands in for the tick period; no tick handler runs on its processors.
+      return new KernelConfig(hv.dispatchWindowNs(), preemptibleKernel, ttwuQueue,
+          topo.coresPerSocket() * topo.threadsPerCore(), profile.ns(CONTEXT_SWITCH), profile.ns(WAKEE_IDLE_EXIT),
+          profile.ns(TTWU_RUNNING), profile.ns(TTWU_ON_RQ), profile.ns(TTWU_FULL), profile.ns(IPI_SEND), false, 0);
+    }
+    return new KernelConfig(
+        profile.hypervisor().hostTickNs(),
+        preemptibleKernel,
+        ttwuQueue,
+        topo.coresPerSocket() * topo.threadsPerCore(),
+        profile.ns(CONTEXT_SWITCH),
+        profile.ns(WAKEE_IDLE_EXIT),
+        profile.ns(TTWU_RUNNING),
+        profile.ns(TTWU_ON_RQ),
+        profile.ns(TTWU_FULL),
+        profile.ns(IPI_SEND),
+        false,
+        profile.ns(SCHED_TICK));
+  }
+
+  /**
+   * How shared cache lines are priced on {@code profile}'s host of {@code hostCpus} CPUs:
+   * ATOMIC_RMW and L1_ACCESS on a local line, CACHELINE_XFER_SMT / _SOCKET / _REMOTE by the
+   * topology distance the line moves. A host with more CPUs than the profile's topology (an
+   * experiment's {@code host.cpus}, PowerVM SMT threads) gets further sockets of the same shape.
+   */
+  public static CacheLines cacheLines(ArchProfile profile, int hostCpus) {
+    Topology t = profile.topology();
+    int perSocket = t.coresPerSocket() * t.threadsPerCore();
+    Topology host = hostCpus <= t.cpus() ? t
+        : new Topology((hostCpus + perSocket - 1) / perSocket, t.coresPerSocket(), t.threadsPerCore());
+    return CacheLines.of(host, profile.ns(ATOMIC_RMW), profile.ns(L1_ACCESS),
+        profile.ns(CACHELINE_XFER_SMT), profile.ns(CACHELINE_XFER_SOCKET), profile.ns(CACHELINE_XFER_REMOTE));
+  }
+
+  /** Sets {@code machine}'s cache-line pricing from {@code profile}, for the host it has. */
+  public static void configureCacheLines(Machine machine, ArchProfile profile) {
+    machine.setCacheLines(cacheLines(profile, machine.host().cpuCount()));
+  }
+
+  /**
+   * A guest kernel with {@code vcpus} vCPUs (one LLC domain: guests see a flat topology unless
+   * configured otherwise). Its IPIs cost a VM exit where the profile says so.
+   */
+  public static KernelConfig guestKernel(ArchProfile profile, int vcpus, TtwuQueueMode ttwuQueue, boolean preemptibleKernel) {
+    boolean exits = profile.hypervisor().guestIpiExits();
+    return new KernelConfig(
+        profile.hypervisor().guestTickNs(),
+        preemptibleKernel,
+        ttwuQueue,
+        Math.max(1, vcpus),
+        profile.ns(CONTEXT_SWITCH),
+        0, // an idle guest CPU halts: its wake latency is the host's (kick + vCPU thread switch)
+        profile.ns(TTWU_RUNNING),
+        profile.ns(TTWU_ON_RQ),
+        profile.ns(TTWU_FULL),
+        profile.ns(exits ? IPI_SEND_GUEST : IPI_SEND),
+        exits,
+        profile.ns(SCHED_TICK));
+  }
+
+  /**
+   * Hypervisor costs of exits and halts; a hypervisor without a host tick (PowerVM) is partition
+   * firmware: no halt polling, hcall symbols in the hypervisor domain.
+   */
+  public static HypervisorConfig hypervisor(ArchProfile profile) {
+    boolean partition = profile.hypervisor().hostHz() == 0;
+    return new HypervisorConfig(profile.ns(VMEXIT_ROUNDTRIP), profile.ns(EXIT_HLT),
+        partition ? 0 : profile.ns(HALT_POLL), spinTrap(profile), partition);
+  }
+
+  /**
+   * Pause-loop exiting (x86: every PAUSE loop traps after ple_window) or WFE trapping (arm64:
+   * only WFE waits, i.e. spinlocks; cpu_relax() loops do not), with kvm_vcpu_on_spin's directed
+   * yield as the profile says; {@link SpinTrapConfig#OFF} where nothing traps (PowerVM, s390).
+   */
+  public static SpinTrapConfig spinTrap(ArchProfile profile) {
+    HypervisorBehaviour.SpinTrap trap = profile.hypervisor().spinTrap();
+    if (!trap.enabled()) {
+      return SpinTrapConfig.OFF;
+    }
+    boolean wfe = trap.trigger() == HypervisorBehaviour.SpinTrap.Trigger.WFE;
+    long window = Math.max(1, profile.ns(PLE_WINDOW));
+    // ple_window_max: INT_MAX cycles in b4a2d31da812, i.e. unbounded for a simulation
+    return new SpinTrapConfig(
+        window,
+        wfe ? "WFx" : "PAUSE_INSTRUCTION",
+        // the scan reads each vCPU's preempted flag, a line its own CPU writes
+        profile.ns(CACHELINE_XFER_SOCKET),
+        profile.ns(KVM_VCPU_ON_SPIN),
+        trap.directedYield(),
+        trap.growFactor(),
+        trap.growFactor() > 1 ? Long.MAX_VALUE / 4 : window,
+        wfe ? SpinTrapConfig.CPU_RELAX_LOOPS : ImmutableSet.of());
+  }
+
+  /**
+   * Applies the profile's guest-visible hypervisor behaviour to a VM's guest kernel: the
+   * {@code vcpu_is_preempted} semantics and, where the hypervisor publishes steal time, a task
+   * clock that excludes it (CONFIG_PARAVIRT_TIME_ACCOUNTING).
+   */
+  public static void configureGuest(Vm vm, ArchProfile profile) {
+    vm.guest().setVcpuPreemptedHook(vcpuPreempted(profile));
+    vm.guest().setStealTimeAccounting(profile.hypervisor().stealTime());
+  }
+
+  /**
+   * Configures how {@code vm}'s guest sends and takes reschedule IPIs on this platform: a wakeup
+   * that preempts a task on another running vCPU sends an IPI (resched_curr); on a partition
+   * hypervisor (PowerVM, XICS emulated by PHYP) the target accepts it with the H_XIRR and H_EOI
+   * hcalls, each priced at half of {@code IRQ_ENTRY} ("external interrupt entry, XICS accept and
+   * EOI") plus the hcall round trip.
+   */
+  public static void configureIpis(ArchProfile profile, Vm vm) {
+    vm.guest().setReschedIpiOnPreempt(true);
+    if (vm.partitionFirmware()) {
+      long half = profile.ns(IRQ_ENTRY) / 2;
+      vm.guest().setIpiAccept(Program.named("xics_get_irq")
+          .call(vm.hypervisorCall("H_XIRR", half))
+          .call(vm.hypervisorCall("H_EOI", half))
+          .build());
+    }
+  }
+
+  /** What the guest's vcpu_is_preempted() sees on this hypervisor. */
+  public static VcpuPreemptedHook vcpuPreempted(ArchProfile profile) {
+    return switch (profile.hypervisor().vcpuPreempted()) {
+      case NONE -> VcpuPreemptedHook.NEVER;
+      case X86_STEAL_TIME_ANY_PUT -> VcpuPreemptedHook.ANY_PUT;
+      case X86_STEAL_TIME_INVOLUNTARY -> VcpuPreemptedHook.INVOLUNTARY;
+      case PPC_YIELD_COUNT, S390 -> VcpuPreemptedHook.NOT_DISPATCHED;
+    };
+  }
+}
