@@ -142,6 +142,9 @@ public final class LockTimeline implements MachineTrace {
   @Override
   public void onLockHeld(Task holder, String lock, long heldFrom, long heldTo) {
     next.onLockHeld(holder, lock, heldFrom, heldTo);
+    if (truncatedAt >= 0) {
+      return;
+    }
     Cpu c = holder.cpu();
     add(HOLD, lockId(holder.kernel(), lock), holder.id(), c == null ? -1 : c.id(), heldFrom, heldTo);
   }
@@ -149,6 +152,9 @@ public final class LockTimeline implements MachineTrace {
   @Override
   public void onLockWaited(Task waiter, String lock, long waitStart, long waitEnd) {
     next.onLockWaited(waiter, lock, waitStart, waitEnd);
+    if (truncatedAt >= 0) {
+      return;
+    }
     add(WAIT, lockId(waiter.kernel(), lock), waiter.id(), -1, waitStart, waitEnd);
   }
 

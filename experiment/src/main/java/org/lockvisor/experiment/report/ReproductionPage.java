@@ -37,9 +37,10 @@ public final class ReproductionPage {
 
   /**
    * One internal run of a reproduction, for its pictures: its label, variant, the label of its
-   * baseline run (or {@code null}) and its files.
+   * baseline run (or {@code null}), what it runs (its parameters, {@code key=value, ...}; shown as
+   * the legend of its pictures) and its files.
    */
-  public record Run(String label, String variant, String baselineLabel, RunOutputs outputs) {}
+  public record Run(String label, String variant, String baselineLabel, String setup, RunOutputs outputs) {}
 
   /**
    * The page with the flame graphs of the reproduction's runs ({@code runs}, e.g. {@link
@@ -120,6 +121,9 @@ public final class ReproductionPage {
       Run base = byLabel.get(baselineOf(c));
       page.section("run " + c.label() + " (" + c.variant() + ")"
           + (base == null ? "" : ": against " + base.label()), first || base != null);
+      if (!c.setup().isEmpty()) {
+        page.paragraph("Runs " + c.variant() + ": " + c.setup() + ".");
+      }
       graphs.run(c.label(), c.outputs(), base == null ? null : base.outputs(), base == null ? null : base.label(),
           false);
       page.endSection();

@@ -119,7 +119,12 @@ public final class RunDirectories implements ReproductionRuns {
   /** The runs written so far, for the pictures of the reproduction's page. */
   public synchronized List<ReproductionPage.Run> pictures() {
     List<ReproductionPage.Run> out = new ArrayList<>();
-    done.values().forEach(c -> out.add(new ReproductionPage.Run(c.label(), c.variant(), c.baselineLabel(), c.outputs())));
+    for (RunCapture c : done.values()) {
+      List<String> setup = new ArrayList<>();
+      c.configTree().path("parameters").fields().forEachRemaining(e -> setup.add(e.getKey() + "=" + e.getValue().asText()));
+      out.add(new ReproductionPage.Run(c.label(), c.variant(), c.baselineLabel(), String.join(", ", setup),
+          c.outputs()));
+    }
     return out;
   }
 

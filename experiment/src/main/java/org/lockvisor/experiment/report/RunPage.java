@@ -3,6 +3,7 @@ package org.lockvisor.experiment.report;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.lockvisor.experiment.runner.ExperimentResult;
@@ -71,8 +72,8 @@ public final class RunPage {
     List<List<String>> rows = new ArrayList<>();
     List<String> simulated = NumberColumns.format(runs.stream().map(o -> o.result().simulatedNs() / 1e6).toList());
     List<String> events = NumberColumns.format(runs.stream().map(o -> o.result().events()).toList());
-    List<String> wall = NumberColumns.format(runs.stream().map(o -> Math.round(o.result().wallNs() / 1e7) / 100.0)
-        .toList());
+    // Wall time is not simulated: always two decimals, whatever the values.
+    List<String> wall = runs.stream().map(o -> String.format(Locale.ROOT, "%.2f", o.result().wallNs() / 1e9)).toList();
     for (int i = 0; i < runs.size(); i++) {
       ExperimentResult r = runs.get(i).result();
       rows.add(List.of(r.variant(), variants.getOrDefault(r.variant(), r.variant().equals("base")

@@ -96,15 +96,16 @@ class FlameGraphInBrowserTest {
     ReproductionResult result = ReproductionResult.of("torture-repro", true, "ticket against pv-qspinlock",
         List.of("variant  acquisitions", "base     1877"), Map.of("rows", 1.0), ImmutableMap.of());
     List<ReproductionPage.Run> runs = new ArrayList<>(List.of(
-        new ReproductionPage.Run("torture-pv-seed1", "baseline", null, base),
-        new ReproductionPage.Run("torture-ticket-seed1", "patched", "torture-pv-seed1", ticket),
-        new ReproductionPage.Run("torture-pv-seed2", "baseline", null, base)));
+        new ReproductionPage.Run("torture-pv-seed1", "baseline", null, "spinlock=pv-qspinlock", base),
+        new ReproductionPage.Run("torture-ticket-seed1", "patched", "torture-pv-seed1", "spinlock=ticket", ticket),
+        new ReproductionPage.Run("torture-pv-seed2", "baseline", null, "spinlock=pv-qspinlock", base)));
     String page = ReproductionPage.render(result, "locktorture: ticket vs pv-qspinlock", out, runs);
     Path html = out.resolve(ReproductionPage.FILE_NAME);
     Files.writeString(html, page);
     browser.open(html);
 
-    assertThat(page).contains("run torture-pv-seed1", "run torture-ticket-seed1").doesNotContain("run torture-pv-seed2");
+    assertThat(page).contains("run torture-pv-seed1", "run torture-ticket-seed1", "Runs patched: spinlock=ticket.")
+        .doesNotContain("run torture-pv-seed2");
     int diffs = browser.eval("document.querySelectorAll('svg.fg-diff').length").asInt();
     assertThat(diffs).isPositive();
     String diff = browser.eval("document.querySelector('svg.fg-diff').id").asText();
