@@ -42,12 +42,60 @@ final class LockTimelineSvg {
   private LockTimelineSvg() {}
 
   /**
-   * The timeline's HTML (controls and SVG), or a paragraph saying why there is none.
+   * A timeline ready to draw, with names resolved (the machine may go): at most {@value #MAX_ITEMS}
+   * intervals, the earliest; {@link #html} draws it, or a shorter part of it for a fuller page.
+   */
+  static final class Drawing {
+    private final String id;
+    private final List<String> rows;
+    private final List<Item> items;
+    private final long t0;
+    private final long t1;
+    private final boolean truncated;
+    private final String traceFile;
+    private final String none;
+
+    private Drawing(String id, List<String> rows, List<Item> items, long t0, long t1, boolean truncated,
+        String traceFile, String none) {
+      this.id = id;
+      this.rows = rows;
+      this.items = items;
+      this.t0 = t0;
+      this.t1 = t1;
+      this.truncated = truncated;
+      this.traceFile = traceFile;
+      this.none = none;
+    }
+
+    /** The HTML (controls and SVG) drawing at most {@code maxItems} intervals, the earliest. */
+    String html(int maxItems) {
+      if (none != null) {
+        return none;
+      }
+      int n = Math.max(1, Math.min(maxItems, MAX_ITEMS));
+      long covered = t1;
+      List<Item> drawn = items;
+      if (items.size() > n) {
+        covered = items.get(n).start();
+        drawn = items.subList(0, n);
+      }
+      return LockTimelineSvg.html(id, rows, drawn, t0, covered, Math.max(1, covered - t0), t1,
+          truncated, traceFile, n);
+    }
+  }
+
+  /** {@link #draw} then {@link Drawing#html} with every interval it kept. */
+  static String render(LockTimeline t, String id, String traceFile) {
+    return draw(t, id, traceFile).html(MAX_ITEMS);
+  }
+
+  /**
+   * The timeline's drawing: the most contended locks' rows and intervals, names resolved.
    *
    * @param id unique within the page
    * @param traceFile the run's {@code trace.json} name, or {@code null} when none was written
    */
-  static String render(LockTimeline t, String id, String traceFile) {
+  static Drawing draw(LockTimeline t, String id, String traceFile) {
     t.close();
     Machine m = t.machine();
     long t0 = t.startNs();
@@ -67,8 +115,9 @@ final class LockTimelineSvg {
     }
     chosen.sort(Comparator.comparingLong((Integer l) -> -waitNs[l]).thenComparing(l -> t.lockNames().get(l)));
     if (chosen.isEmpty()) {
-      return "<p>No lock was contended in the measurement window" + (t.truncated() ? " while it was recorded" : "")
-          + ": no lock timeline.</p>\n";
+      return new Drawing(id, List.of(), List.of(), t0, t1, t.truncated(), traceFile,
+          "<p>No lock was contended in the measurement window" + (t.truncated() ? " while it was recorded" : "")
+              + ": no lock timeline.</p>\n");
     }
     chosen = chosen.subList(0, Math.min(LOCKS, chosen.size()));
 
@@ -160,13 +209,9 @@ final class LockTimelineSvg {
     }
 
     items.sort(Comparator.comparingLong(Item::start));
-    long covered = t1;
-    if (items.size() > MAX_ITEMS) {
-      covered = items.get(MAX_ITEMS).start();
-      items = new ArrayList<>(items.subList(0, MAX_ITEMS));
-    }
-    long span = Math.max(1, covered - t0);
-    return html(id, rows, items, t0, covered, span, t1, t.truncated(), traceFile);
+    // One more than drawn at most, so that a cut knows where the next interval starts.
+    List<Item> kept = List.copyOf(items.subList(0, Math.min(items.size(), MAX_ITEMS + 1)));
+    return new Drawing(id, List.copyOf(rows), kept, t0, t1, t.truncated(), traceFile, null);
   }
 
   /** The parts of a hold where the holder was current on its guest CPU and that vCPU was preempted. */
@@ -221,7 +266,7 @@ final class LockTimelineSvg {
   }
 
   private static String html(String id, List<String> rows, List<Item> items, long t0, long covered, long span,
-      long t1, boolean truncated, String traceFile) {
+      long t1, boolean truncated, String traceFile, int maxItems) {
     int top = 8;
     int axis = 18;
     int height = top + rows.size() * ROW + axis + 4;
@@ -277,7 +322,7 @@ final class LockTimelineSvg {
         + " host; grey: stopped (halted or idle). %d intervals drawn", items.size()));
     if (covered < t1 || truncated) {
       note.append(String.format(Locale.ROOT, "; the timeline covers the first %s of the measurement only (bounded to"
-          + " %d intervals)", duration(covered - t0), MAX_ITEMS));
+          + " %d intervals)", duration(covered - t0), maxItems));
     }
     note.append(". The whole run: ").append(traceFile == null
         ? "rerun with --trace to write trace.json, then open it in the Perfetto UI (ui.perfetto.dev, Open trace file)."

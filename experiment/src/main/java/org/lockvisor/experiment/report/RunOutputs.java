@@ -61,7 +61,7 @@ public final class RunOutputs implements RunObserver {
   private WaitRecorder waits;
   private ChromeTrace trace;
   private LockTimeline timeline;
-  private String timelineHtml;
+  private LockTimelineSvg.Drawing timelineDrawing;
   private ExperimentResult result;
 
   /**
@@ -165,7 +165,7 @@ public final class RunOutputs implements RunObserver {
       }
       files.put(name("trace", "json"), bytes.toByteArray());
     }
-    timelineHtml = LockTimelineSvg.render(timeline, "timeline" + suffix, trace == null ? null : name("trace", "json"));
+    timelineDrawing = LockTimelineSvg.draw(timeline, "timeline" + suffix, trace == null ? null : name("trace", "json"));
     // The files are built: let the machine go (outputs may be kept while other runs go on).
     window = null;
     waits = null;
@@ -295,9 +295,14 @@ public final class RunOutputs implements RunObserver {
     return new String(b, StandardCharsets.UTF_8);
   }
 
-  /** The lock timeline's HTML (controls and SVG) for the page, after the run finished. */
+  /** The lock timeline's HTML (controls and SVG) for the page, after the run finished; {@code null} before. */
   public String timelineHtml() {
-    return timelineHtml;
+    return timelineHtml(LockTimelineSvg.MAX_ITEMS);
+  }
+
+  /** The same, drawing at most {@code maxItems} intervals (the earliest), for a page with many runs. */
+  public String timelineHtml(int maxItems) {
+    return timelineDrawing == null ? null : timelineDrawing.html(maxItems);
   }
 
   /** The top of each perf report, for the page. */

@@ -23,6 +23,9 @@ public final class RunPage {
    */
   static final int TIMELINE_BUDGET = FlameGraphSections.PAGE_BUDGET / 2;
 
+  /** Intervals drawn in all the page's lock timelines together (each at most {@link LockTimelineSvg#MAX_ITEMS}). */
+  static final int TIMELINE_INTERVALS = 8_000;
+
   /** Rows shown of each top-N table. */
   static final int TOP = 10;
 
@@ -136,8 +139,11 @@ public final class RunPage {
         + " holder's vCPU was preempted, waits by waiter, and the vCPUs' threads on the host underneath. Pick a window"
         + " width and slide its position when the run is long.");
     List<String> timelinesLeftOut = new ArrayList<>();
+    // A page of many variants draws a shorter stretch of each timeline.
+    int intervals = Math.max(500, TIMELINE_INTERVALS / runs.size());
     for (RunOutputs o : runs) {
-      String timeline = o.timelineHtml() == null ? "<p>No timeline.</p>\n" : o.timelineHtml();
+      String timeline = o.timelineHtml(intervals);
+      timeline = timeline == null ? "<p>No timeline.</p>\n" : timeline;
       if (page.length() + timeline.length() > TIMELINE_BUDGET) {
         timelinesLeftOut.add(o.variant());
         continue;
