@@ -58,6 +58,7 @@ public final class Lockvisor implements Runnable {
 
   private final ClassLoader classPathLoader;
   private final Function<String, String> environment;
+  private PluginPath pluginPath;
   private ClassLoader pluginLoader;
   private Injector injector;
 
@@ -99,10 +100,29 @@ public final class Lockvisor implements Runnable {
    */
   ClassLoader pluginLoader() {
     if (pluginLoader == null) {
-      pluginLoader = PluginPath.of(plugins, environment.apply(PluginPath.ENVIRONMENT_VARIABLE))
-          .loader(classPathLoader);
+      pluginLoader = pluginPath().loader(classPathLoader);
     }
     return pluginLoader;
+  }
+
+  private PluginPath pluginPath() {
+    if (pluginPath == null) {
+      pluginPath = PluginPath.of(plugins, environment.apply(PluginPath.ENVIRONMENT_VARIABLE));
+    }
+    return pluginPath;
+  }
+
+  /**
+   * {@code lockvisor} as a replay command must start it: with {@code --plugins} naming the jars
+   * this invocation loaded (from the option or the environment), so the replay finds them.
+   */
+  String launcher() {
+    PluginPath path = pluginPath();
+    if (path.jars().isEmpty()) {
+      return "lockvisor";
+    }
+    return "lockvisor --plugins " + CheckOptions.quote(String.join(java.io.File.pathSeparator,
+        path.jars().stream().map(Object::toString).toList()));
   }
 
   /** The application injector, built once per invocation and only by commands that need plugins. */

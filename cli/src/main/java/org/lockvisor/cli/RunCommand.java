@@ -104,7 +104,7 @@ public final class RunCommand implements Callable<Integer> {
       Experiment run = label.equals("base") ? e : ExperimentYaml.variant(e, label);
       RunOutputs o = new RunOutputs(runner.plugins(), run.arch(), label, traceEvents);
       RunChecks runChecks = checks.toRunChecks(RunChecks.defaults().invariants(), checks.perturbSeed(),
-          checks.replay(file, sets, seed, label, checks.perturbSeed()));
+          checks.replay(lockvisor.launcher(), file, sets, seed, label, checks.perturbSeed()));
       results.add(runner.run(run, label, runChecks, out == null ? RunObserver.NONE : o));
       outputs.add(o);
       if (out != null && o.files().containsKey(RunOutputs.fileName("trace", "json", label))) {
