@@ -5,6 +5,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import org.lockvisor.arch.spi.ArchProfile;
+import org.lockvisor.experiment.model.HypervisorSettings;
 import org.lockvisor.core.sim.EventBudgetExceededException;
 import org.lockvisor.core.sim.EventHandler;
 import org.lockvisor.core.sim.Simulation;
@@ -444,7 +445,8 @@ public final class ExperimentRunner {
 
   private Assembly assemble(Experiment e, RunChecks checks) {
     List<Problem> problems = new ArrayList<>();
-    ArchProfile profile = plugins.arches().get(e.arch()).create();
+    // The experiment's hypervisor: section (checked by the validator) changes the profile it runs on.
+    ArchProfile profile = HypervisorSettings.apply(plugins.arches().get(e.arch()).create(), e.hypervisor());
     Simulation simulation = new Simulation(e.seed());
     Machine machine = new Machine(simulation);
     if (checks.perturbSeed() != 0) {
