@@ -503,7 +503,7 @@ public final class ExperimentRunner {
         try {
           DeviceFactory f = plugins.devices().get(c.type());
           Device device = guarded(f, "creating " + path, () -> f.create(c.name(),
-              ExperimentPlugins.normalizeOptions(f, c.options())));
+              ExperimentPlugins.normalizeOptions(f, profileDefaults(f, c.options(), profile))));
           guarded(f, "attaching " + path, () -> {
             device.attach(new DeviceContext(machine, vm, a, costs));
             return device;
@@ -579,5 +579,35 @@ public final class ExperimentRunner {
 
   private static String oneLine(String message) {
     return message == null ? "rejected its configuration" : message.strip().replaceAll("\\s*\\R\\s*", "; ");
+  }
+
+  /**
+   * A device's options with the two the arch profile decides filled in where the experiment left
+   * them out, for any device that declares them: {@code notify-path} from the profile's notify
+   * path ({@code ioeventfd} for an in-kernel ioeventfd exit, {@code userspace} for an exit to the
+   * VMM under its global lock) and {@code posted-interrupts} from whether the hypervisor posts
+   * interrupts. A value the experiment gives wins; a notify path the device does not list
+   * (PowerVM's hcall) leaves the device's own default.
+   */
+  static Map<String, String> profileDefaults(DeviceFactory f, Map<String, String> options, ArchProfile profile) {
+    Map<String, String> out = new java.util.LinkedHashMap<>(options);
+    for (org.lockvisor.core.plugin.PluginOption o : f.options()) {
+      if (out.containsKey(o.name())) {
+        continue;
+      }
+      if (o.name().equals("notify-path")) {
+        String derived = switch (profile.hypervisor().notifyPath()) {
+          case IOEVENTFD_IN_KERNEL -> "ioeventfd";
+          case USERSPACE_VMM_UNDER_GLOBAL_LOCK -> "userspace";
+          case HCALL_TO_IO_SERVER -> null;
+        };
+        if (derived != null && o.allowed().contains(derived)) {
+          out.put(o.name(), derived);
+        }
+      } else if (o.name().equals("posted-interrupts") && o.type() == org.lockvisor.core.plugin.PluginOption.Type.BOOLEAN) {
+        out.put(o.name(), Boolean.toString(profile.hypervisor().postedInterrupts()));
+      }
+    }
+    return out;
   }
 }
