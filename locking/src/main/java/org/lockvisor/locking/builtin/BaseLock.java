@@ -140,8 +140,8 @@ abstract class BaseLock implements KernelLock {
   }
 
   /** A shared (reader) acquisition: statistics only, the owner stays the writer field. */
-  final void acquiredShared(boolean contended, long waitStart) {
-    accounting.acquiredShared(contended, waitStart);
+  final void acquiredShared(Task t, boolean contended, long waitStart) {
+    accounting.acquiredShared(t, contended, waitStart);
   }
 
   /** The holder releases; hold time is recorded. */

@@ -14,7 +14,8 @@ import org.lockvisor.machine.VcpuTask;
  * The framework's bookkeeping of one lock instance: lock_stat and {@code perf lock contention}
  * figures (acquisitions, contentions, bounces, wait and hold times), lock-holder preemption
  * (wait time spent while the holder's vCPU was preempted, holds during which it was), the
- * Perfetto lock-hold track, and the algorithm's own events (halts, kicks, sleeps, confers...).
+ * Perfetto lock-hold and lock-wait tracks, and the algorithm's own events (halts, kicks, sleeps,
+ * confers...).
  *
  * <p>Every lock gets it without a line of code: unless the lock {@linkplain #reportedByLock()
  * takes over}, the framework measures at the boundaries of the lock's ops (always-on
@@ -164,14 +165,23 @@ public final class LockAccounting {
     acquiredOn = t.cpu();
     acquiredSteal = acquiredOn == null ? 0 : acquiredOn.stealClock();
     stats.acquired(contended, contended ? now - waitStart : 0, lockWord.lastMoved());
+    waited(t, contended, waitStart, now);
     holderWasPreempted = false;
   }
 
-  /** A shared (reader) acquisition. */
-  public void acquiredShared(boolean contended, long waitStart) {
+  /** A shared (reader) acquisition by {@code t}. */
+  public void acquiredShared(Task t, boolean contended, long waitStart) {
     checkReported();
     long now = machine.now();
     stats.acquired(contended, contended ? now - waitStart : 0, lockWord.lastMoved());
+    waited(t, contended, waitStart, now);
+  }
+
+  /** The trace's lock-wait slice of a contended acquisition. */
+  private void waited(Task t, boolean contended, long waitStart, long now) {
+    if (MachineTrace.HOOKS && contended) {
+      machine.trace().onLockWaited(t, name, waitStart, now);
+    }
   }
 
   /** The exclusive holder {@code t} releases: hold time, holder preemption during the hold, trace. */
@@ -259,6 +269,7 @@ public final class LockAccounting {
       waiters = Math.max(0, waiters - 1);
     }
     long now = machine.now();
+    waited(t, c, arrivedAt[t.id()], now);
     if (shared) {
       readers++;
       stats.acquired(c, c ? now - arrivedAt[t.id()] : 0, lockWord.lastMoved());
