@@ -34,11 +34,14 @@ class VhostWakeupReproductionTest {
 
   @Test
   void throughput_flatAtLineRateInBothVariants() {
+    // the default setup's MTU 9000 (the published goodput exceeds MTU 1500's ceiling): iperf
+    // goodput at most 8948 payload bytes per 9038 wire bytes of 10 Gbit/s
+    double ceiling = 8948.0 / 9038 * 10;
     for (int t : VhostWakeupReproduction.THREADS) {
       double b = result.metrics().get("t" + t + ".baseline.gbps");
       double a = result.metrics().get("t" + t + ".patched.gbps");
-      assertThat(b).as("baseline Gbps at %s threads", t).isBetween(9.0, 9.8);
-      assertThat(a).as("patched Gbps at %s threads", t).isBetween(9.0, 9.8);
+      assertThat(b).as("baseline Gbps at %s threads", t).isBetween(9.0, ceiling + 0.01);
+      assertThat(a).as("patched Gbps at %s threads", t).isBetween(9.0, ceiling + 0.01);
       assertThat(Math.abs(a - b)).as("throughput difference at %s threads", t).isLessThanOrEqualTo(0.03 * b);
     }
   }
