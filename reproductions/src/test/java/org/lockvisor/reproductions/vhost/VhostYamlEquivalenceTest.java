@@ -52,8 +52,8 @@ class VhostYamlEquivalenceTest {
     for (int v = 0; v < 2; v++) {
       Experiment run = v == 0 ? e : ExperimentYaml.variant(e, variants[v]);
       ExperimentResult yaml = RUNNER.run(run, variants[v]);
-      VhostScenario own = new VhostScenario(VhostWakeupReproduction.SEED, VhostWakeupReproduction.GUEST_VCPUS,
-          STREAMS, workQueues[v]).run(WARMUP_NS, MEASURE_NS);
+      VhostScenario own = new VhostScenario(org.lockvisor.arch.builtin.ArchProfiles.byName(VhostScenario.PROFILE),
+          VhostWakeupReproduction.SEED, VhostSetup.DEFAULTS, STREAMS, workQueues[v], null).run(WARMUP_NS, MEASURE_NS);
 
       assertThat(yaml.fingerprint()).as(variants[v] + " event history")
           .isEqualTo(HexFormat.of().toHexDigits(own.machine.sim().fingerprint()));
