@@ -52,7 +52,7 @@ class VhostYamlEquivalenceTest {
     for (int v = 0; v < 2; v++) {
       Experiment run = v == 0 ? e : ExperimentYaml.variant(e, variants[v]);
       ExperimentResult yaml = RUNNER.run(run, variants[v]);
-      VhostScenario own = new VhostScenario(org.lockvisor.arch.builtin.ArchProfiles.byName(VhostScenario.PROFILE),
+      VhostScenario own = new VhostScenario(org.lockvisor.arch.catalog.ArchProfiles.byName(VhostScenario.PROFILE),
           VhostWakeupReproduction.SEED, VhostSetup.DEFAULTS, STREAMS, workQueues[v], null).run(WARMUP_NS, MEASURE_NS);
 
       assertThat(yaml.fingerprint()).as(variants[v] + " event history")
