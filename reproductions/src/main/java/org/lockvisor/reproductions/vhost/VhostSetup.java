@@ -11,7 +11,7 @@ import org.lockvisor.experiment.ReproductionParameter;
  * "Setup"). The seed says only: host kernel 3.0.27, SLES 11 SP2 guest, iperf, 10 GbE implied by
  * ~9.6 Gbit/s.
  *
- * @param mtu link MTU: 1500 or 9000. Default 9000: 9.58-9.62 Gbit/s of iperf goodput exceeds the
+ * @param mtu link MTU: 1500 or 9000. Default 9000: the published iperf goodput (the seed's table) exceeds the
  *     ceiling of MTU 1500 on 10 GbE (1448 / 1538 x 10 = 9.41 with timestamps), MTU 9000 allows
  *     8948 / 9038 x 10 = 9.90
  * @param peerQueues the peer NIC's RSS queues, 1-16 (ixgbe caps RSS at 16). Default 16: ixgbe's
