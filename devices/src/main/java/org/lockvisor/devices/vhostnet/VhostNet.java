@@ -408,7 +408,8 @@ public final class VhostNet implements NetDevice, EventHandler {
       case WAKE_INSIDE_LOCK -> Program.named("vhost_work_queue")
           .op(counted(L_WORK)).op(workLock.lock(LockMode.IRQSAVE))
           .op(enqueue)
-          .op(Ops.work(t -> t.scratch2 == 1 ? costs.listAddNs() : 0, "list_add_tail"))
+          .op(Ops.work(t -> t.scratch2 == 1 ? costs.listAddNs() + w.line.store(t) + workListHead.store(t) : 0,
+              "list_add_tail"))
           .op(countWake)
           .op(wakeWorker)
           .op(workLock.unlock(LockMode.IRQSAVE))
@@ -416,7 +417,8 @@ public final class VhostNet implements NetDevice, EventHandler {
       case WAKE_OUTSIDE_LOCK -> Program.named("vhost_work_queue")
           .op(counted(L_WORK)).op(workLock.lock(LockMode.IRQSAVE))
           .op(enqueue)
-          .op(Ops.work(t -> t.scratch2 == 1 ? costs.listAddNs() : 0, "list_add_tail"))
+          .op(Ops.work(t -> t.scratch2 == 1 ? costs.listAddNs() + w.line.store(t) + workListHead.store(t) : 0,
+              "list_add_tail"))
           .op(workLock.unlock(LockMode.IRQSAVE))
           .op(countWake)
           .op(wakeWorker)
@@ -433,7 +435,10 @@ public final class VhostNet implements NetDevice, EventHandler {
 
   /** The llist variant's list (lock-free: adds are instants, the worker takes all with one xchg). */
   private final ArrayDeque<VhostWork> workerBatchPending = new ArrayDeque<>(4);
-  /** The cache line of {@code dev->work_list} (llist head): llist_add's cmpxchg, llist_del_all's xchg. */
+  /**
+   * The cache line of {@code dev->work_list}: llist_add's cmpxchg and llist_del_all's xchg (llist),
+   * list_add_tail's and list_del_init's stores (3.0), priced by where the line last was.
+   */
   private SharedLine workListHead;
 
   private Program pollWakeup(VhostWork w) {
@@ -556,6 +561,10 @@ public final class VhostNet implements NetDevice, EventHandler {
               current.queued = false; // list_del_init
             }
           })
+          // list_empty reads dev->work_list; list_del_init writes it and work->node: the lines the
+          // waker's list_add_tail wrote (priced like the llist variant's atomics, by where they were)
+          .op(Ops.work(t -> current != null ? current.line.store(t) + workListHead.store(t) : workListHead.load(t),
+              "list_del_init"))
           .op(workLock.unlock(LockMode.IRQ))
           .run(t -> {
             if (current != null) {

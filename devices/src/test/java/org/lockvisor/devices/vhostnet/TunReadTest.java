@@ -17,7 +17,7 @@ import org.lockvisor.machine.Vm;
 /**
  * handle_rx's reads through the host's tun_do_read (drivers/net/tun.c) by era: in 3.0 every read,
  * non-blocking ones included, sets the worker TASK_INTERRUPTIBLE around skb_dequeue and
- * tun_put_user and puts it on tun->wq.wait, so tun_net_xmit's wakeup wakes it a second time; with
+ * tun_put_user and puts it on tun->wq.wait (where tun_net_xmit's wakeup can wake it a second time); with
  * the noblock guard (3.3) the wait queue is skipped; in 4.8+ (tun_ring_recv) a non-blocking read
  * changes neither. peek_head_len and skb_dequeue take sk_receive_queue.lock.
  */
@@ -61,13 +61,14 @@ class TunReadTest {
   }
 
   @Test
-  void tunRead30_workerIsInterruptibleInsideTunDoRead_andWokenASecondTime() {
+  void tunRead30_workerIsInterruptibleInsideTunDoRead_andOnTheWaitQueueEveryRead() {
     Run r = new Run(VhostNetConfig.TunRead.V3_0);
 
     assertThat(r.inside).isPositive();
     assertThat(r.insideInterruptible).isPositive();
-    assertThat(r.stats().get("worker.tun.wq.wait.lock.acquisitions").longValue()).isPositive();
-    assertThat(r.stats().get("tun_second_wakes").longValue()).isPositive();
+    // add_wait_queue and remove_wait_queue on every read (plus any NIC interrupt that hit the worker)
+    assertThat(r.stats().get("worker.tun.wq.wait.lock.acquisitions").longValue())
+        .isGreaterThanOrEqualTo(2 * r.stats().get("rx_packets").longValue()).isPositive();
   }
 
   @Test
