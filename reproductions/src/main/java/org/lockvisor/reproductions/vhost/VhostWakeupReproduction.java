@@ -101,7 +101,8 @@ public final class VhostWakeupReproduction implements Reproduction {
       long ttwuRemoteInReadPerSec,
       long secondWakesPerSec,
       double kworkerCpuPercent,
-      double workerSoftirqPercent) {}
+      double workerSoftirqPercent,
+      double workLockHoldPercent) {}
 
   /** The variants measured: baseline, patched, and the 4.6 llist for comparison. */
   static final WorkQueue[] VARIANTS = {WorkQueue.WAKE_INSIDE_LOCK, WorkQueue.WAKE_OUTSIDE_LOCK, WorkQueue.LLIST};
@@ -189,7 +190,8 @@ public final class VhostWakeupReproduction implements Reproduction {
         perSec(d, "worker.ttwu_remote_in_tun_read", secs),
         perSec(d, "tun_second_wakes", secs),
         d.get("kworker_cpu_percent").doubleValue(),
-        100.0 * d.get("worker_softirq_ns").doubleValue() / measureNs);
+        100.0 * d.get("worker_softirq_ns").doubleValue() / measureNs,
+        d.get("work_lock.hold_total_ns") == null ? 0 : 100.0 * d.get("work_lock.hold_total_ns").doubleValue() / measureNs);
   }
 
   private static long[] lockRates(Map<String, Number> d, String what, double secs) {
@@ -297,6 +299,8 @@ public final class VhostWakeupReproduction implements Reproduction {
       metrics.put(k + "patched.work_lock_percent", a.workLockPercent());
       metrics.put(k + "baseline.work_lock_contentions_per_s", (double) b.contentionsPerSec());
       metrics.put(k + "patched.work_lock_contentions_per_s", (double) a.contentionsPerSec());
+      metrics.put(k + "baseline.work_lock_hold_percent", b.workLockHoldPercent());
+      metrics.put(k + "patched.work_lock_hold_percent", a.workLockHoldPercent());
     }
     for (int i = 0; i < THREADS.length; i++) {
       Point ll = p[i][2];
