@@ -454,10 +454,12 @@ public final class ExperimentRunner {
     KernelConfig hostConfig = Platforms.hostKernel(profile, ttwuQueue(e.host().kernel()), e.host().preemptible());
     Kernel host = machine.createHost("host", cpus, hostConfig, scheduler(e.host().scheduler()));
     host.setTtwuWaitsOnCpu(e.host().kernel().ttwuWaitsOnCpu());
+    var hypervisor = Platforms.hypervisor(profile);
+    // scheduling domains from the profile's topology; the host's background activity
+    Platforms.configureHost(host, profile, hypervisor.hostActivity());
     Assembly a = new Assembly(machine, profile, host, e.host().locks());
     a.checkLocks = checks.invariants();
     CostSource costs = CostSource.of(profile);
-    var hypervisor = Platforms.hypervisor(profile);
     for (int i = 0; i < e.vms().size(); i++) {
       VmSpec spec = e.vms().get(i);
       KernelSpec kernel = spec.kernel();
