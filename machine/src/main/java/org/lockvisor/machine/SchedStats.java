@@ -22,8 +22,8 @@ public final class SchedStats {
   private long[] since = new long[0];
   private long maxLength;
 
-  /** Sizes the per-CPU state (the kernel's CPU count). */
-  void ensureCpus(int cpus) {
+  /** Sizes the per-CPU state (the kernel's CPU count), so idle CPUs count from the start. */
+  public void ensureCpus(int cpus) {
     if (length.length < cpus) {
       length = Arrays.copyOf(length, cpus);
       since = Arrays.copyOf(since, cpus);

@@ -38,6 +38,8 @@ public final class VcpuTask extends Task {
   boolean inSpinLoop;
   /** kvm_vcpu.spin_loop.dy_eligible. */
   boolean dyEligible;
+  /** vcpu->preempted (3.10+): set by kvm_sched_out while the thread is runnable, cleared at sched_in. */
+  boolean kvmPreempted;
   private final int guestStack;
 
   VcpuTask(Machine machine, Kernel host, int id, String name, Vm vm, Cpu guestCpu) {

@@ -187,25 +187,22 @@ public final class Vm {
     if (target == caller) {
       return false;
     }
-    switch (target.hostState()) {
-      case PREEMPTED -> {
-        int r = caller.kernel.yieldTo(caller, target);
-        if (r > 0) {
-          count(YieldStats.Counter.CONFER_DISPATCHED);
-          return true;
-        }
-        count(YieldStats.Counter.CONFER_NOT_DISPATCHED);
-        return false;
-      }
-      case HALTED -> {
-        count(YieldStats.Counter.CONFER_TARGET_CEDED);
-        return false;
-      }
-      default -> {
-        count(YieldStats.Counter.CONFER_TARGET_RUNNING);
-        return false;
-      }
+    if (target.onCpu()) {
+      count(YieldStats.Counter.CONFER_TARGET_RUNNING);
+      return false;
     }
+    if (target.state != TaskState.RUNNING || !target.onRq) {
+      count(YieldStats.Counter.CONFER_TARGET_CEDED);
+      return false;
+    }
+    // runnable, not dispatched (preempted, or prodded/woken and waiting for a processor)
+    int r = caller.kernel.yieldTo(caller, target);
+    if (r > 0) {
+      count(YieldStats.Counter.CONFER_DISPATCHED);
+      return true;
+    }
+    count(YieldStats.Counter.CONFER_NOT_DISPATCHED);
+    return false;
   }
 
   /**
@@ -320,15 +317,15 @@ public final class Vm {
             break;
           }
           VcpuTask candidate = vcpus.get(i);
-          if (directedYield == DirectedYield.V3_10 && candidate.hostState() != VcpuTask.HostState.PREEMPTED) {
+          if (directedYield == DirectedYield.V3_10 && !candidate.kvmPreempted) {
             count(YieldStats.Counter.SKIP_NOT_PREEMPTED);
             continue;
           }
           if (candidate == me) {
             continue;
           }
-          if (candidate.halted) {
-            count(YieldStats.Counter.SKIP_HALTED);
+          if (candidate.halted && candidate.state != TaskState.RUNNING) {
+            count(YieldStats.Counter.SKIP_HALTED); // waitqueue_active: asleep in kvm_vcpu_block
             continue;
           }
           if (!v32 && !eligible(candidate)) {
@@ -349,13 +346,8 @@ public final class Vm {
       return false;
     }
 
-    /** kvm_vcpu_eligible_for_directed_yield: in a spin loop, eligible every other check. */
     private boolean eligible(VcpuTask v) {
-      boolean eligible = !v.inSpinLoop || v.dyEligible;
-      if (v.inSpinLoop) {
-        v.dyEligible = !v.dyEligible;
-      }
-      return eligible;
+      return eligibleForDirectedYield(v);
     }
 
     /** kvm_vcpu_yield_to then yield_to(task, 1): 1 boosted, 0 not, -1 -ESRCH. */
@@ -383,6 +375,24 @@ public final class Vm {
       }
       return r;
     }
+  }
+
+  /**
+   * kvm_vcpu_eligible_for_directed_yield (virt/kvm/kvm_main.c 3.7+): a vCPU not in its own PLE
+   * handler is eligible; one inside it is eligible every other time it is checked ({@code
+   * dy_eligible} toggles at each check).
+   */
+  static boolean eligibleForDirectedYield(VcpuTask v) {
+    boolean eligible = !v.inSpinLoop || v.dyEligible;
+    if (v.inSpinLoop) {
+      v.dyEligible = !v.dyEligible;
+    }
+    return eligible;
+  }
+
+  /** kvm->last_boosted_vcpu (-1 before the first boost). */
+  public int lastBoostedVcpu() {
+    return lastBoostedVcpu;
   }
 
   /** kvm_vcpu_block: poll for a wakeup for halt_poll_ns, then sleep until kicked. */

@@ -279,6 +279,7 @@ public final class CfsScheduler implements Scheduler, EventHandler {
       k.cpu(i).rqData = rqs[i];
     }
     stats = k.schedStats();
+    stats.ensureCpus(k.cpuCount());
   }
 
   /** Effective sysctl_sched_latency (after scaling). */
@@ -554,7 +555,7 @@ public final class CfsScheduler implements Scheduler, EventHandler {
       if (now >= rq.nextBalance) {
         rebalanceDomains(rq, CPU_NOT_IDLE, org.lockvisor.machine.MigrationCause.PERIODIC);
       }
-      if (nrRunning(rq) >= 2 && now >= nohzNextBalance) {
+      if (now >= nohzNextBalance && (nrRunning(rq) >= 2 || busySibling(cpu.index()))) {
         nohzIdleBalance();
       }
     }
@@ -864,6 +865,23 @@ public final class CfsScheduler implements Scheduler, EventHandler {
       }
     }
     return moved;
+  }
+
+  /**
+   * nohz_kick_needed's second reason (3.x {@code sd_busy} / 4.8 {@code sd_llc_shared}
+   * nr_busy_cpus): another thread of this CPU's SMT core is busy too.
+   */
+  private boolean busySibling(int cpu) {
+    SchedDomains d = domains();
+    if (d.count() == 0 || !"SMT".equals(d.level(0).name())) {
+      return false;
+    }
+    for (int i = d.spanStart(0, cpu); i < d.spanEnd(0, cpu); i++) {
+      if (i != cpu && nrRunning(rqs[i]) > 0) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** should_we_balance: the first idle CPU of the local group, else the group's first CPU. */
