@@ -130,7 +130,7 @@ public final class RunOutputs implements RunObserver {
     text("spin", "folded", FoldedStacks.foldRooted(account, symbols, (cpu, thread) -> root(machine, cpu, thread),
         waits::isSpinSymbol));
     text("offcpu", "folded", waits.offCpuFolded());
-    text("kvm-stat", "txt", KvmStatReport.render(machine.vms()));
+    text("kvm-stat", "txt", KvmStatReport.render(machine.vms()) + SchedulingReport.text(machine));
     text("lock_stat", "txt", r.lockStat().text());
     for (KernelLock lock : locks) {
       LockStats s = lock.stats();

@@ -87,6 +87,8 @@ public final class ExperimentRunner {
 
   private final ExperimentPlugins plugins;
   private final ExperimentValidator validator;
+  private java.util.function.UnaryOperator<org.lockvisor.machine.HypervisorConfig> hypervisorAdjust =
+      java.util.function.UnaryOperator.identity();
 
   public ExperimentRunner(ExperimentPlugins plugins) {
     this.plugins = plugins;
@@ -161,6 +163,17 @@ public final class ExperimentRunner {
    * Runs {@code e} (assumed valid) and labels the result with {@code variant}, with the checks
    * of {@link RunChecks#defaults()} (invariant mode in the build's tests).
    */
+  /**
+   * Adjusts the hypervisor configuration the profile gives (directed-yield variant, PLE shrink,
+   * host background activity) for every run of this runner; the programmatic counterpart of the
+   * experiment's hypervisor settings. Returns this runner.
+   */
+  public ExperimentRunner adjustHypervisor(
+      java.util.function.UnaryOperator<org.lockvisor.machine.HypervisorConfig> adjust) {
+    this.hypervisorAdjust = java.util.Objects.requireNonNull(adjust, "adjust");
+    return this;
+  }
+
   public ExperimentResult run(Experiment e, String variant) {
     return run(e, variant, RunChecks.defaults(), RunObserver.NONE);
   }
@@ -375,6 +388,7 @@ public final class ExperimentRunner {
         for (VcpuTask vcpu : vm.vcpus()) {
           vcpu.exitStats().values().forEach(VcpuTask.ExitStats::reset);
         }
+        vm.resetSpinTrapStats();
       }
       for (RegisteredLock l : locks) {
         l.lock().stats().reset();
@@ -433,7 +447,8 @@ public final class ExperimentRunner {
       Simulation sim = machine.sim();
       return new ExperimentResult(e.name(), variant, e.arch(), e.seed(), e.warmupNs(), endNs - e.warmupNs(), wallNs,
           sim.eventsProcessed(), HexFormat.of().toHexDigits(sim.fingerprint()), workloadResults, deviceResults,
-          LockStatReport.of(classes), threads, e.untilDone() ? lastFinishedNs() : -1);
+          LockStatReport.of(classes), threads, e.untilDone() ? lastFinishedNs() : -1,
+          org.lockvisor.experiment.report.SchedulingReport.of(machine));
     }
   }
 
@@ -454,7 +469,7 @@ public final class ExperimentRunner {
     KernelConfig hostConfig = Platforms.hostKernel(profile, ttwuQueue(e.host().kernel()), e.host().preemptible());
     Kernel host = machine.createHost("host", cpus, hostConfig, scheduler(e.host().scheduler()));
     host.setTtwuWaitsOnCpu(e.host().kernel().ttwuWaitsOnCpu());
-    var hypervisor = Platforms.hypervisor(profile);
+    var hypervisor = hypervisorAdjust.apply(Platforms.hypervisor(profile));
     // scheduling domains from the profile's topology; the host's background activity
     Platforms.configureHost(host, profile, hypervisor.hostActivity());
     Assembly a = new Assembly(machine, profile, host, e.host().locks());
