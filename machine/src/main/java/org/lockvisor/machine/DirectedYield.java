@@ -22,8 +22,11 @@ public enum DirectedYield {
    */
   V3_8,
   /**
-   * Linux 3.10+: as {@link #V3_8}, and only vCPUs whose thread was preempted while runnable
-   * ({@code vcpu->preempted}, set in {@code kvm_sched_out}) are candidates.
+   * As {@link #V3_8}, and only vCPUs whose thread was preempted while runnable ({@code
+   * vcpu->preempted}, set in {@code kvm_sched_out}, cleared in {@code kvm_sched_in}) are
+   * candidates: "kvm: Iterate over only vcpus that are preempted" (Raghavendra K T, 2013), read
+   * in a 3.10 tree (virt/kvm/kvm_main.c of the LG msm8992 3.10 kernel). A vCPU kicked out of a
+   * halt that has not run since is not a candidate (5.8 added {@code vcpu->ready} for that).
    */
   V3_10;
 

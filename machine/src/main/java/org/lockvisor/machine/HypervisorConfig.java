@@ -14,7 +14,7 @@ import static com.google.common.base.Preconditions.checkArgument;
  *     idle halt, {@code H_IPI} for an IPI, {@code hcall} for the entry/exit round trip), which a
  *     guest-sampled profile shows as {@code [H]}
  * @param directedYield the era's {@code kvm_vcpu_on_spin} variant when {@code spinTrap} has
- *     directed yield on (default {@link DirectedYield#V3_10})
+ *     directed yield on (default {@link DirectedYield#V3_8})
  * @param pleShrink {@code ple_window_shrink} (3.18+ vmx): 0 resets a vCPU's PLE window to the
  *     base when it is scheduled in; below the base window it divides, else it subtracts
  * @param hostActivity the host's background activity (tick phase, softirqs, kworkers) that the
@@ -30,10 +30,10 @@ public record HypervisorConfig(long exitRoundtripNs, long exitHltNs, long haltPo
     checkArgument(hostActivity != null, "hostActivity must be set; use HostActivity.OFF");
   }
 
-  /** The record before issue 17: 3.10 directed yield, ple_window_shrink 0, no host activity. */
+  /** The record before issue 17: 3.8 directed yield, ple_window_shrink 0, no host activity. */
   public HypervisorConfig(long exitRoundtripNs, long exitHltNs, long haltPollNs, SpinTrapConfig spinTrap,
       boolean partitionFirmware) {
-    this(exitRoundtripNs, exitHltNs, haltPollNs, spinTrap, partitionFirmware, DirectedYield.V3_10, 0,
+    this(exitRoundtripNs, exitHltNs, haltPollNs, spinTrap, partitionFirmware, DirectedYield.V3_8, 0,
         HostActivity.OFF);
   }
 

@@ -143,10 +143,11 @@ public final class Platforms {
    */
   public static HypervisorConfig hypervisor(ArchProfile profile) {
     boolean partition = profile.hypervisor().hostHz() == 0;
-    // the x86 seeds' hosts are 3.0-3.12: kvm_vcpu_on_spin with dy_eligible, -ESRCH tries and the
-    // vcpu->preempted filter (3.10); ple_window_shrink 0 (3.18+ default) or no shrink before it
+    // the x86 seeds' hosts are 3.0-3.12: kvm_vcpu_on_spin with dy_eligible and -ESRCH tries
+    // (3.7/3.8), the middle of that range; the vcpu->preempted filter (V3_10) is an option.
+    // ple_window_shrink 0 (the 3.18+ default; no dynamic window before it)
     return new HypervisorConfig(profile.ns(VMEXIT_ROUNDTRIP), profile.ns(EXIT_HLT),
-        partition ? 0 : profile.ns(HALT_POLL), spinTrap(profile), partition, DirectedYield.V3_10, 0,
+        partition ? 0 : profile.ns(HALT_POLL), spinTrap(profile), partition, DirectedYield.V3_8, 0,
         hostActivity(profile));
   }
 
