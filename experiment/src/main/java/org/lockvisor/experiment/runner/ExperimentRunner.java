@@ -468,6 +468,7 @@ public final class ExperimentRunner {
     int cpus = e.host().cpus() > 0 ? e.host().cpus() : profile.topology().cpus();
     KernelConfig hostConfig = Platforms.hostKernel(profile, ttwuQueue(e.host().kernel()), e.host().preemptible());
     Kernel host = machine.createHost("host", cpus, hostConfig, scheduler(e.host().scheduler()));
+    Platforms.configureCacheLines(machine, profile);
     host.setTtwuWaitsOnCpu(e.host().kernel().ttwuWaitsOnCpu());
     var hypervisor = hypervisorAdjust.apply(Platforms.hypervisor(profile));
     // scheduling domains from the profile's topology; the host's background activity

@@ -117,6 +117,7 @@ final class SchedMessagingRun {
         Platforms.hostKernel(profile, TtwuQueueMode.CROSS_LLC, false), hostScheduler);
     var hypervisor = Platforms.hypervisor(profile);
     Platforms.configureHost(host, profile, hypervisor.hostActivity());
+    Platforms.configureCacheLines(machine, profile);
     Vm vm = machine.createVm(powervm ? "lpar" : "vm0", platform.vcpus() * smt,
         Platforms.guestKernel(profile, platform.vcpus() * smt, TtwuQueueMode.CROSS_LLC, false),
         guestScheduler(options), hypervisor);
