@@ -246,8 +246,10 @@ public final class Kernel {
   void wakeUpNew(Task t) {
     t.state = TaskState.RUNNING;
     // wake_up_new_task balances from the parent's CPU (task_cpu(p) is copied at fork): the CPU
-    // whose event is running now, when it belongs to this kernel
-    Cpu parent = machine.sim().currentHandler() instanceof Cpu c && c.kernel == this ? c : null;
+    // of the task (or the CPU) whose event is running now, when it belongs to this kernel
+    Object running = machine.sim().currentHandler();
+    Cpu parent = running instanceof Task p && p.kernel == this ? p.cpu
+        : running instanceof Cpu c && c.kernel == this ? c : null;
     Cpu target = t.pinnedCpu >= 0 ? cpus.get(t.pinnedCpu) : scheduler.selectCpu(t, parent);
     activate(t, target, false); // wake_up_new_task: not a sleeper's wakeup (fork placement)
   }
