@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.core.account.CpuTimeAccount;
 import org.lockvisor.core.account.SymbolTable;
@@ -26,6 +27,7 @@ import org.lockvisor.locking.spi.LockStats;
 import org.lockvisor.machine.Cpu;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.Vm;
+import org.lockvisor.workloads.fio.FioJson;
 
 /**
  * Every file one run (the base or one variant) writes beside {@code result.json}, collected while
@@ -35,7 +37,8 @@ import org.lockvisor.machine.Vm;
  * reset then, and the trace and wait recorders are attached then.
  *
  * <p>Files (with {@link #suffix} {@code ""} for the base and {@code -<variant>} otherwise):
- * {@code perf-report.txt} (each VM guest-sampled, then the host), {@code oncpu.folded},
+ * {@code perf-report.txt} (each VM guest-sampled, then the host), {@code perf-script-<vm>.txt} and
+ * {@code perf-script-host.txt} (perf script layout, see {@link PerfScript}), {@code oncpu.folded},
  * {@code spin.folded}, {@code offcpu.folded}, {@code kvm-stat.txt}, {@code lock_stat.txt},
  * {@code lock-contention.txt}, {@code trace.json} (only when asked), and per fio or iperf
  * workload {@code fio-<vm>-<name>.json} or {@code iperf3-<vm>-<name>.json}.
@@ -55,9 +58,13 @@ public final class RunOutputs implements RunObserver {
   private final Map<String, byte[]> files = new LinkedHashMap<>();
   private final List<String> perfTop = new ArrayList<>();
   private final List<LockContentionReport.Entry> contention = new ArrayList<>();
+  private final Map<String, FlameGraph.Kind> frameKinds = new TreeMap<>();
   private AccountWindow window;
+  private long windowStartNs;
   private WaitRecorder waits;
   private ChromeTrace trace;
+  private LockTimeline timeline;
+  private LockTimelineSvg.Drawing timelineDrawing;
   private ExperimentResult result;
 
   /**
@@ -97,7 +104,9 @@ public final class RunOutputs implements RunObserver {
   @Override
   public void measurementStarted(Machine machine) {
     window = AccountWindow.open(machine);
+    windowStartNs = machine.sim().now();
     waits = WaitRecorder.attach(machine);
+    timeline = LockTimeline.attach(machine, LockTimeline.DEFAULT_EVENTS);
     if (traceEvents > 0) {
       trace = ChromeTrace.attach(machine, traceEvents);
     }
@@ -124,12 +133,17 @@ public final class RunOutputs implements RunObserver {
     perfTop.add("host " + machine.host().name());
     perfTop.addAll(host.format(15));
     text("perf-report", "txt", String.join("\n", perf) + "\n");
+    for (Vm vm : machine.vms()) {
+      text("perf-script-" + vm.name(), "txt", PerfScript.of(machine, account, vm.guest(), windowStartNs));
+    }
+    text("perf-script-host", "txt", PerfScript.of(machine, account, machine.host(), windowStartNs));
 
     text("oncpu", "folded", FoldedStacks.foldRooted(account, symbols, (cpu, thread) -> root(machine, cpu, thread),
         leaf -> onCpu(symbols, leaf)));
     text("spin", "folded", FoldedStacks.foldRooted(account, symbols, (cpu, thread) -> root(machine, cpu, thread),
         waits::isSpinSymbol));
     text("offcpu", "folded", waits.offCpuFolded());
+    kinds(symbols);
     text("kvm-stat", "txt", KvmStatReport.render(machine.vms()) + SchedulingReport.text(machine));
     text("lock_stat", "txt", r.lockStat().text());
     for (KernelLock lock : locks) {
@@ -145,9 +159,16 @@ public final class RunOutputs implements RunObserver {
         continue;
       }
       if (w.type().equals("fio")) {
-        json("fio-" + w.vm() + "-" + w.name(), w.nativeReport());
+        Map<String, Object> fio = new LinkedHashMap<>(w.nativeReport());
+        Object logs = fio.remove(FioJson.LOGS);
+        json("fio-" + w.vm() + "-" + w.name(), fio);
+        if (logs instanceof Map<?, ?> m) {
+          // fio's per-job log names (<prefix>_bw.<job>.log) keep their .log; a variant's suffix goes on the prefix.
+          m.forEach((suffixName, content) -> files.put("fio-" + w.vm() + "-" + w.name() + suffix + suffixName,
+              ((String) content).getBytes(StandardCharsets.UTF_8)));
+        }
       } else if (w.type().equals("iperf")) {
-        json("iperf3-" + w.vm() + "-" + w.name(), Iperf3Json.of(w.nativeReport(), w.figures()));
+        json("iperf3-" + w.vm() + "-" + w.name(), Iperf3Json.of(w.nativeReport(), w.figures(), windowStartNs));
       }
     }
     if (trace != null) {
@@ -159,9 +180,36 @@ public final class RunOutputs implements RunObserver {
       }
       files.put(name("trace", "json"), bytes.toByteArray());
     }
+    timelineDrawing = LockTimelineSvg.draw(timeline, "timeline" + suffix, trace == null ? null : name("trace", "json"));
     // The files are built: let the machine go (outputs may be kept while other runs go on).
     window = null;
     waits = null;
+    timeline = null;
+  }
+
+  /** Each symbol's kind for the flame graphs: its domain, or spin when it was spun on. */
+  private void kinds(SymbolTable symbols) {
+    for (int sym = 0; sym < symbols.symbolCount(); sym++) {
+      FlameGraph.Kind kind = waits.isSpinSymbol(sym) ? FlameGraph.Kind.SPIN : switch (symbols.tag(sym)) {
+        case Machine.DOMAIN_USER -> FlameGraph.Kind.USER;
+        case Machine.DOMAIN_HYPERVISOR -> FlameGraph.Kind.HYPERVISOR;
+        case Machine.DOMAIN_GUEST -> FlameGraph.Kind.GUEST;
+        case Machine.DOMAIN_TASK -> FlameGraph.Kind.TASK;
+        default -> FlameGraph.Kind.KERNEL;
+      };
+      frameKinds.putIfAbsent(symbols.name(sym).replace(' ', '_').replace('\n', '_'), kind);
+    }
+    for (String state : WaitRecorder.STATE_FRAMES) {
+      frameKinds.put(state, FlameGraph.Kind.OFFCPU);
+    }
+  }
+
+  /**
+   * The kind of a frame of this run's folded stacks (by name; roots, threads and names the run did
+   * not intern are {@link FlameGraph.Kind#TASK}).
+   */
+  public FlameGraph.Kind frameKind(String frame) {
+    return frameKinds.getOrDefault(frame, FlameGraph.Kind.TASK);
   }
 
   /**
@@ -260,6 +308,16 @@ public final class RunOutputs implements RunObserver {
     byte[] b = files.get(fileName);
     checkArgument(b != null, "no file [%s]; have %s", fileName, files.keySet());
     return new String(b, StandardCharsets.UTF_8);
+  }
+
+  /** The lock timeline's HTML (controls and SVG) for the page, after the run finished; {@code null} before. */
+  public String timelineHtml() {
+    return timelineHtml(LockTimelineSvg.MAX_ITEMS);
+  }
+
+  /** The same, drawing at most {@code maxItems} intervals (the earliest), for a page with many runs. */
+  public String timelineHtml(int maxItems) {
+    return timelineDrawing == null ? null : timelineDrawing.html(maxItems);
   }
 
   /** The top of each perf report, for the page. */
