@@ -1,17 +1,14 @@
 package org.lockvisor.experiment.report;
 
-import com.google.common.collect.ImmutableMap;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.lockvisor.machine.CpuTopology;
 import org.lockvisor.machine.Kernel;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.SchedStats;
+import org.lockvisor.experiment.runner.SchedulingCounters;
 import org.lockvisor.machine.Vm;
-import org.lockvisor.machine.YieldStats;
 
 /**
  * The scheduling counters of a run (issue 17), per level of the machine (the host, each guest):
@@ -24,44 +21,9 @@ import org.lockvisor.machine.YieldStats;
 public final class SchedulingReport {
   private SchedulingReport() {}
 
-  /** The counters of {@code machine} now, as nested maps in a stable order. */
+  /** The counters of {@code machine} now ({@link SchedulingCounters#of}). */
   public static Map<String, Object> of(Machine machine) {
-    long now = machine.sim().now();
-    Map<String, Object> out = new LinkedHashMap<>();
-    Kernel host = machine.host();
-    Map<String, Object> h = level(host, now);
-    h.put("background_softirqs", host.backgroundSoftirqs());
-    h.put("background_kworker_wakeups", host.backgroundKworkerWakeups());
-    h.put("tick_phase", host.hostActivity().tickPhase().name().toLowerCase(Locale.ROOT));
-    out.put("host", h);
-    List<Object> guests = new ArrayList<>();
-    YieldStats total = YieldStats.empty();
-    for (Vm vm : machine.vms()) {
-      Map<String, Object> g = level(vm.guest(), now);
-      g.put("vm", vm.name());
-      g.put("directed_yield", vm.directedYieldVariant().name().toLowerCase(Locale.ROOT));
-      YieldStats y = vm.yieldStats();
-      g.put("yields", y.asMap());
-      total = total.plus(y);
-      guests.add(g);
-    }
-    out.put("guests", guests);
-    out.put("totals", total.asMap());
-    return out;
-  }
-
-  private static Map<String, Object> level(Kernel k, long now) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("kernel", k.name());
-    CpuTopology t = k.topology();
-    m.put("topology", ImmutableMap.of("cpus", k.cpuCount(), "threads_per_core", t.threadsPerCore(),
-        "llc_cpus", Math.min(k.cpuCount(), t.llcCpus()), "die_cpus", Math.min(k.cpuCount(), t.dieCpus())));
-    SchedStats s = k.schedStats();
-    m.put("migrations", s.migrationsByCause());
-    m.put("runqueue_length_shares", s.lengthShares(now));
-    m.put("runqueue_length_mean", s.meanLength(now));
-    m.put("runqueue_length_max", s.maxLength());
-    return m;
+    return SchedulingCounters.of(machine);
   }
 
   /** Text for the end of {@code kvm-stat.txt}: per VM the yield counters, then the levels. */

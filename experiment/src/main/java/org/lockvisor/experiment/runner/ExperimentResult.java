@@ -26,7 +26,7 @@ import org.lockvisor.experiment.report.LockStatReport;
  * @param finishedNs until-done runs: the simulated time (ns since the simulation began) at which
  *     the last workload finished; -1 for a fixed duration
  * @param scheduling the scheduler counters of the measurement window ({@code
- *     SchedulingReport.of}): migrations by cause, runqueue lengths, directed yields, confers,
+ *     SchedulingCounters.of}): migrations by cause, runqueue lengths, directed yields, confers,
  *     prods, pv halts and kicks; empty when not collected
  */
 public record ExperimentResult(
