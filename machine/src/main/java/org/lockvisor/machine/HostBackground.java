@@ -74,4 +74,9 @@ final class HostBackground implements EventHandler {
       next(kind, kworkerRandom[cpu], activity.kworkerPerSecond());
     }
   }
+
+  @Override
+  public String toString() {
+    return host.name() + " background (softirqs, kworkers)";
+  }
 }
