@@ -89,7 +89,7 @@ public final class ExploreCommand implements Callable<Integer> {
       long perturb = Perturbation.seedOfRun(seed, i);
       for (String label : labels) {
         Experiment point = label.equals("base") ? e : ExperimentYaml.variant(e, label);
-        String replay = checks.replay(file, sets, null, label, perturb);
+        String replay = checks.replay(lockvisor.launcher(), file, sets, null, label, perturb);
         try {
           ExperimentResult r = runner.run(point, label, checks.toRunChecks(true, perturb, ""));
           events += r.events();
