@@ -308,10 +308,14 @@ public final class Cpu implements EventHandler, SpinWatch {
     machine.sim().cancel(switchHandle);
     switchHandle = EventQueue.NO_EVENT;
     long now = machine.sim().now();
-    if (prev instanceof VcpuTask v && prev.state == TaskState.RUNNING) {
-      v.startWaiting(now);
+    if (prev instanceof VcpuTask v) {
+      v.kvmPreempted = prev.state == TaskState.RUNNING; // kvm_sched_out
+      if (v.kvmPreempted) {
+        v.startWaiting(now);
+      }
     }
     if (next instanceof VcpuTask v) {
+      v.kvmPreempted = false; // kvm_sched_in
       v.stopWaiting(now);
     }
     Task wasSwitchingOut = switchingOut;

@@ -89,6 +89,8 @@ public final class ExperimentRunner {
 
   private final ExperimentPlugins plugins;
   private final ExperimentValidator validator;
+  private java.util.function.UnaryOperator<org.lockvisor.machine.HypervisorConfig> hypervisorAdjust =
+      java.util.function.UnaryOperator.identity();
 
   public ExperimentRunner(ExperimentPlugins plugins) {
     this.plugins = plugins;
@@ -163,6 +165,17 @@ public final class ExperimentRunner {
    * Runs {@code e} (assumed valid) and labels the result with {@code variant}, with the checks
    * of {@link RunChecks#defaults()} (invariant mode in the build's tests).
    */
+  /**
+   * Adjusts the hypervisor configuration the profile gives (directed-yield variant, PLE shrink,
+   * host background activity) for every run of this runner; the programmatic counterpart of the
+   * experiment's hypervisor settings. Returns this runner.
+   */
+  public ExperimentRunner adjustHypervisor(
+      java.util.function.UnaryOperator<org.lockvisor.machine.HypervisorConfig> adjust) {
+    this.hypervisorAdjust = java.util.Objects.requireNonNull(adjust, "adjust");
+    return this;
+  }
+
   public ExperimentResult run(Experiment e, String variant) {
     return run(e, variant, RunChecks.defaults(), RunObserver.NONE);
   }
@@ -393,6 +406,7 @@ public final class ExperimentRunner {
         for (VcpuTask vcpu : vm.vcpus()) {
           vcpu.exitStats().values().forEach(VcpuTask.ExitStats::reset);
         }
+        vm.resetSpinTrapStats();
       }
       for (RegisteredLock l : locks) {
         l.lock().stats().reset();
@@ -451,7 +465,8 @@ public final class ExperimentRunner {
       Simulation sim = machine.sim();
       return new ExperimentResult(e.name(), variant, e.arch(), e.seed(), e.warmupNs(), endNs - e.warmupNs(), wallNs,
           sim.eventsProcessed(), HexFormat.of().toHexDigits(sim.fingerprint()), workloadResults, deviceResults,
-          LockStatReport.of(classes), threads, e.untilDone() ? lastFinishedNs() : -1);
+          LockStatReport.of(classes), threads, e.untilDone() ? lastFinishedNs() : -1,
+          SchedulingCounters.of(machine));
     }
   }
 
@@ -474,10 +489,12 @@ public final class ExperimentRunner {
     Kernel host = machine.createHost("host", cpus, hostConfig, scheduler(e.host().scheduler()));
     Platforms.configureCacheLines(machine, profile);
     host.setTtwuWaitsOnCpu(e.host().kernel().ttwuWaitsOnCpu());
+    var hypervisor = hypervisorAdjust.apply(Platforms.hypervisor(profile));
+    // scheduling domains from the profile's topology; the host's background activity
+    Platforms.configureHost(host, profile, hypervisor.hostActivity());
     Assembly a = new Assembly(machine, profile, host, e.host().locks());
     a.checkLocks = checks.invariants();
     CostSource costs = CostSource.of(profile);
-    var hypervisor = Platforms.hypervisor(profile);
     for (int i = 0; i < e.vms().size(); i++) {
       VmSpec spec = e.vms().get(i);
       KernelSpec kernel = spec.kernel();

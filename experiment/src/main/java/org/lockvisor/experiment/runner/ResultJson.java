@@ -125,6 +125,9 @@ public final class ResultJson {
     ArrayNode threads = o.putArray("threads");
     r.threads().forEach(t -> threads.addObject().put("kernel", t.kernel()).put("name", t.name())
         .put("cpu_ns", t.cpuNs()));
+    if (!r.scheduling().isEmpty()) {
+      o.set("scheduling", MAPPER.valueToTree(r.scheduling()));
+    }
     return o;
   }
 

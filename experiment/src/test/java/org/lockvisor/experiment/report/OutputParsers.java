@@ -117,6 +117,9 @@ final class OutputParsers {
     String heading = null;
     List<KvmRow> rows = new ArrayList<>();
     for (String line : text.split("\n")) {
+      if (line.startsWith("Directed yield, confer/prod")) {
+        break; // the scheduling counters SchedulingReport appends after the exit tables
+      }
       if (line.startsWith("Analyze events for VM ")) {
         heading = line;
         rows = new ArrayList<>();

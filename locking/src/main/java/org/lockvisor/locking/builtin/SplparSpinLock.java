@@ -23,9 +23,10 @@ import org.lockvisor.machine.VcpuTask;
  *
  * <p>The yield count is the holder's vCPU thread's dispatch count (twice its context switches,
  * plus one while it is off CPU), so one confer is made per holder preemption, as with the
- * kernel's re-read of yield_count. The hypervisor side of H_CONFER is modelled as its cost plus
- * a yield of the caller's physical CPU in the host scheduler (the holder runs next if it waits
- * for that CPU); PowerVM's directed dispatch of the target is not modelled. Interrupts are not
+ * kernel's re-read of yield_count. The hypervisor side of H_CONFER is its cost plus {@code
+ * Vm.confer} with the holder's CPU (4.8 {@code __spin_yield} passes {@code holder_cpu}): PHYP
+ * dispatches the holder's preempted VP on the caller's processor; then the caller gives the
+ * processor up. Interrupts are not
  * re-enabled while spinning ({@code arch_spin_lock_flags}), a simplification.
  */
 final class SplparSpinLock extends SpinLockBase {
@@ -46,6 +47,8 @@ final class SplparSpinLock extends SpinLockBase {
     Task watched;
     int step;
     long conferredYieldCount = -1;
+    /** The holder's guest CPU passed to H_CONFER (__spin_yield: holder_cpu from the lock word). */
+    int conferTarget = -1;
   }
 
   SplparSpinLock(LockContext context, boolean sharedProcessor) {
@@ -68,6 +71,10 @@ final class SplparSpinLock extends SpinLockBase {
                 return AGAIN;
               }
               case 1 -> {
+                // PHYP confers the caller's cycles to the holder's VP (H_CONFER with its cpu)
+                VcpuTask caller = (VcpuTask) host;
+                Node waiter = nodes.get(caller.guestCpu().current());
+                caller.vm().confer(host, waiter.conferTarget);
                 host.kernel().schedule(host.cpu(), false); // give the physical CPU away
                 return AGAIN;
               }
@@ -160,6 +167,7 @@ final class SplparSpinLock extends SpinLockBase {
           case SPUN -> n.step = TRY;
           case CONFER -> {
             n.conferredYieldCount = yieldCount(owner);
+            n.conferTarget = owner.cpu().index();
             confers++;
             stats.conferred();
             n.step = TRY;

@@ -86,6 +86,8 @@ final class VhostScenario {
     machine.createHost("host", pcpus, Platforms.hostKernel(profile, TtwuQueueMode.ANY_REMOTE, false),
         new CfsSchedulerFactory().create(Map.of()));
     Platforms.configureCacheLines(machine, profile);
+    // the profile's host domains and background activity, as the experiment runner applies them
+    Platforms.configureHost(machine.host(), profile, Platforms.hypervisor(profile).hostActivity());
     Vm vm = machine.createVm("vm0", vcpus, Platforms.guestKernel(profile, vcpus, TtwuQueueMode.ANY_REMOTE, false),
         new CfsSchedulerFactory().create(Map.of()), Platforms.hypervisor(profile));
     // 3.0 try_to_wake_up on x86 (no __ARCH_WANT_INTERRUPTS_ON_CTXSW): while (p->on_cpu) cpu_relax()

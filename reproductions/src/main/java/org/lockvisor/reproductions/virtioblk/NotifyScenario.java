@@ -116,6 +116,8 @@ final class NotifyScenario {
     machine.createHost("host", pcpus, Platforms.hostKernel(profile, TtwuQueueMode.CROSS_LLC, false),
         CfsScheduler.withDefaults());
     Platforms.configureCacheLines(machine, profile);
+    // the profile's host domains and background activity, as the experiment runner applies them
+    Platforms.configureHost(machine.host(), profile, Platforms.hypervisor(profile).hostActivity());
     Vm vm = machine.createVm("vm0", vcpus, Platforms.guestKernel(profile, vcpus, TtwuQueueMode.CROSS_LLC, false),
         CfsScheduler.withDefaults(), Platforms.hypervisor(profile));
     String path = switch (profile.hypervisor().notifyPath()) {
