@@ -15,6 +15,7 @@ import org.lockvisor.arch.spi.Cost;
 import org.lockvisor.core.plugin.DidYouMean;
 import org.lockvisor.core.plugin.PluginDescriptor;
 import org.lockvisor.core.plugin.PluginOption;
+import org.lockvisor.experiment.model.HypervisorSettings;
 import org.lockvisor.experiment.Reproduction;
 import org.lockvisor.experiment.ReproductionParameter;
 import org.lockvisor.experiment.Reproductions;
@@ -74,6 +75,7 @@ public final class PluginsCommand implements Runnable {
             printParameters(out, reproductions.choose(p.name()));
           } else if (ArchProfileFactory.KIND.equals(p.kind()) && profiles.containsKey(p.name())) {
             printCosts(out, p, profiles.get(p.name()).create());
+            printHypervisor(out, profiles.get(p.name()));
           } else {
             printOptions(out, p);
           }
@@ -150,6 +152,17 @@ public final class PluginsCommand implements Runnable {
     for (Cost c : profile.costs().costs()) {
       out.printf(row, c.key().name(), value(c), c.key().unit().symbol(),
           c.isNotApplicable() ? "n/a" : c.source().confidence().name(), c.source().reference());
+    }
+  }
+
+  /**
+   * The keys of the experiment's {@code hypervisor:} section on this profile: default, the values
+   * it allows (or that it cannot take effect here), and what each sets.
+   */
+  private static void printHypervisor(PrintWriter out, ArchProfileFactory factory) {
+    out.println("  hypervisor (the experiment's hypervisor: section; key, default, allowed, what it sets):");
+    for (String line : HypervisorSettings.describe(factory)) {
+      out.println("  " + line);
     }
   }
 

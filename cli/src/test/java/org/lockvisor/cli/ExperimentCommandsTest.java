@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.lockvisor.experiment.model.HypervisorSettings;
 import org.lockvisor.arch.catalog.ArchProfiles;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.cli.CliFixture.Run;
@@ -282,6 +283,12 @@ class ExperimentCommandsTest {
       rows++;
     }
     assertThat(rows).isEqualTo(profile.costs().costs().size());
+    // the hypervisor: keys the experiment accepts on this profile, each on its own line
+    for (String key : HypervisorSettings.KNOBS.keySet()) {
+      assertThat(run.out()).containsPattern("(?m)^  " + Pattern.quote(key) + " ");
+    }
+    Run powervm = CliFixture.run("plugins", "--options", "ppc64-powervm");
+    assertThat(powervm.out()).containsPattern("(?m)^  ple-window \\S+ \\(not on this profile\\)");
 
     Run json = CliFixture.run("plugins", "--options", "x86_64-kvm", "--format", "json");
     JsonNode costs = new ObjectMapper()
