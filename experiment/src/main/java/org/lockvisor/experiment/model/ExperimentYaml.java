@@ -106,7 +106,9 @@ public final class ExperimentYaml {
     }
     JsonNode tree;
     try {
-      tree = MAPPER.readTree(text);
+      tree = YamlTree.read(MAPPER, text); // aliases expanded, one document, bounded size and depth
+    } catch (YamlTree.YamlException e) {
+      throw invalid(source, "", "YAML " + e.where() + e.getMessage());
     } catch (JsonProcessingException e) {
       JsonLocation at = e.getLocation();
       String where = at == null ? "" : "line " + at.getLineNr() + ", column " + at.getColumnNr() + ": ";
@@ -170,6 +172,9 @@ public final class ExperimentYaml {
   // -------------------------------------------------------------------------------------------
   // Overrides.
 
+  /** The longest {@code --set} path; an experiment's paths are a few dozen characters. */
+  static final int MAX_PATH_LENGTH = 256;
+
   private static final Pattern SEGMENT = Pattern.compile("([a-zA-Z0-9_-]+)((?:\\[\\d+])*)");
 
   /**
@@ -186,12 +191,18 @@ public final class ExperimentYaml {
     JsonNode parsedValue;
     try {
       parsedValue = value == null || value.isEmpty() ? JsonNodeFactory.instance.textNode("")
-          : MAPPER.readTree(value);
+          : YamlTree.read(MAPPER, value);
       if (parsedValue == null || parsedValue.isMissingNode()) {
         parsedValue = JsonNodeFactory.instance.textNode(value);
       }
     } catch (JsonProcessingException e) {
-      return new Problem(path, "cannot read value [" + value + "]: " + firstLine(e.getOriginalMessage()));
+      return new Problem(path, "cannot read value [" + Problem.echo(value) + "]: " + firstLine(e.getOriginalMessage()));
+    } catch (YamlTree.YamlException e) {
+      return new Problem(path, "cannot read value [" + Problem.echo(value) + "]: " + e.getMessage());
+    }
+    if (path.length() > MAX_PATH_LENGTH) {
+      return new Problem(Problem.echo(path), "override path of " + path.length() + " characters; at most "
+          + MAX_PATH_LENGTH);
     }
     String[] parts = path.split("\\.", -1);
     JsonNode current = tree;
@@ -640,7 +651,7 @@ public final class ExperimentYaml {
     void keys(ObjectNode o, String path, Set<String> known) {
       o.fieldNames().forEachRemaining(k -> {
         if (!known.contains(k)) {
-          problems.add(new Problem(join(path, k), DidYouMean.unknownMessage("key", k, known)));
+          problems.add(new Problem(join(path, k), DidYouMean.unknownMessage("key", Problem.echo(k), known)));
         }
       });
     }
