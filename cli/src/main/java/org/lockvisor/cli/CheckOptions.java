@@ -88,10 +88,14 @@ final class CheckOptions {
     }
   }
 
-  /** {@code lockvisor run FILE ...} replaying one run of {@code variant} with these checks. */
-  String replay(Path file, List<String> sets, Long seed, String variant, long perturbSeed) {
+  /**
+   * {@code lockvisor run FILE ...} replaying one run of {@code variant} with these checks; {@code
+   * launcher} is how the command starts ({@link ReplayLauncher}: with the plugin jars when there
+   * are any).
+   */
+  String replay(String launcher, Path file, List<String> sets, Long seed, String variant, long perturbSeed) {
     List<String> words = new ArrayList<>();
-    words.add("lockvisor run " + quote(file.toString()));
+    words.add(launcher + " run " + quote(file.toString()));
     for (String s : sets) {
       words.add("--set " + quote(s));
     }
@@ -112,7 +116,7 @@ final class CheckOptions {
     return String.join(" ", words);
   }
 
-  private static String quote(String s) {
+  static String quote(String s) {
     return s.matches("[A-Za-z0-9_./=:,@+-]+") ? s : "'" + s.replace("'", "'\\''") + "'";
   }
 }

@@ -79,6 +79,7 @@ public final class ExploreCommand implements Callable<Integer> {
       labels.add(variant);
     }
     checks.toRunChecks(true, 1, ""); // bad options fail before the first run
+    String launcher = ReplayLauncher.of(runner.plugins());
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     long start = System.nanoTime();
@@ -89,7 +90,7 @@ public final class ExploreCommand implements Callable<Integer> {
       long perturb = Perturbation.seedOfRun(seed, i);
       for (String label : labels) {
         Experiment point = label.equals("base") ? e : ExperimentYaml.variant(e, label);
-        String replay = checks.replay(file, sets, null, label, perturb);
+        String replay = checks.replay(launcher, file, sets, null, label, perturb);
         try {
           ExperimentResult r = runner.run(point, label, checks.toRunChecks(true, perturb, ""));
           events += r.events();

@@ -70,6 +70,10 @@ public final class RunCommand implements Callable<Integer> {
           + " workload JSON and report.html into DIR (see docs/outputs.md).")
   private Path out;
 
+  @Option(names = "--force",
+      description = "Write into an existing non-empty --out directory that is not a lockvisor output.")
+  private boolean force;
+
   @Mixin
   private TraceOptions traceOptions = new TraceOptions();
 
@@ -86,7 +90,7 @@ public final class RunCommand implements Callable<Integer> {
     ExperimentRunner runner = lockvisor.injector().getInstance(ExperimentRunner.class);
     ObjectNode tree = ExperimentFiles.load(file, sets, seed);
     Experiment e = runner.validateTree(file.toString(), tree);
-    OutputDirectory.prepare("--out", out);
+    OutputDirectory.prepare("--out", out, force, spec.commandLine().getErr());
     List<String> labels = new ArrayList<>();
     if (variant == null || variant.equals("base")) {
       labels.add("base");
@@ -104,7 +108,7 @@ public final class RunCommand implements Callable<Integer> {
       Experiment run = label.equals("base") ? e : ExperimentYaml.variant(e, label);
       RunOutputs o = new RunOutputs(runner.plugins(), run.arch(), label, traceEvents);
       RunChecks runChecks = checks.toRunChecks(RunChecks.defaults().invariants(), checks.perturbSeed(),
-          checks.replay(file, sets, seed, label, checks.perturbSeed()));
+          checks.replay(ReplayLauncher.of(runner.plugins()), file, sets, seed, label, checks.perturbSeed()));
       results.add(runner.run(run, label, runChecks, out == null ? RunObserver.NONE : o));
       outputs.add(o);
       if (out != null && o.files().containsKey(RunOutputs.fileName("trace", "json", label))) {

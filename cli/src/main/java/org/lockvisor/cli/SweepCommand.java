@@ -39,6 +39,10 @@ public final class SweepCommand implements Callable<Integer> {
   @Option(names = "--out", paramLabel = "DIR", required = true, description = "Output directory.")
   private Path out;
 
+  @Option(names = "--force",
+      description = "Write into an existing non-empty --out directory that is not a lockvisor output.")
+  private boolean force;
+
   @Option(names = "--jobs", paramLabel = "N", description = "Parallel runs (default: available processors).")
   private Integer jobs;
 
@@ -81,7 +85,8 @@ public final class SweepCommand implements Callable<Integer> {
       throw new UserInputException(file + ": nothing to sweep; add [sweep] parameters or [replications] (or use"
           + " 'lockvisor run')");
     }
-    OutputDirectory.prepare("--out", out); // after every check of the input: no directory for a bad command
+    // after every check of the input: no directory for a bad command
+    OutputDirectory.prepare("--out", out, force, resume ? null : spec.commandLine().getErr());
     PrintWriter err = spec.commandLine().getErr();
     Progress progress = new Progress(err);
     SweepRunner.Outcome outcome = new SweepRunner(runner).run(file.toString(), e, out,
