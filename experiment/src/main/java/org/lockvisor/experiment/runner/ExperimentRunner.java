@@ -87,6 +87,12 @@ public final class ExperimentRunner {
 
   private final ExperimentPlugins plugins;
   private final ExperimentValidator validator;
+  /** Heap one machine may take (see {@link MemoryBudget}); 0: three quarters of the JVM's. */
+  private volatile long memoryLimit;
+  private volatile String memoryLimitSource = "";
+  /** {@link System#nanoTime()} after which building a machine stops (Long.MAX_VALUE: never). */
+  private volatile long buildDeadline = Long.MAX_VALUE;
+  private volatile String buildDeadlineSource = "";
 
   public ExperimentRunner(ExperimentPlugins plugins) {
     this.plugins = plugins;
@@ -95,6 +101,41 @@ public final class ExperimentRunner {
 
   public ExperimentPlugins plugins() {
     return plugins;
+  }
+
+  /**
+   * Limits the heap one machine may take to {@code bytes} ({@code source} names the setting in
+   * messages, e.g. {@code --max-memory 2g}); 0 restores the default, three quarters of the JVM's
+   * maximum heap. An experiment whose estimate is over the limit is refused before it is built.
+   */
+  public void limitMemory(long bytes, String source) {
+    this.memoryLimit = bytes;
+    this.memoryLimitSource = source;
+  }
+
+  /**
+   * Stops the building of any machine (validation included) after {@link System#nanoTime()}
+   * reaches {@code deadlineNanos}: a {@code --max-wall} that also covers the time before the
+   * first event. {@code source} names the setting in the message.
+   */
+  public void limitBuilding(long deadlineNanos, String source) {
+    this.buildDeadline = deadlineNanos;
+    this.buildDeadlineSource = source;
+  }
+
+  private void checkMemory(Experiment e) {
+    long limit = memoryLimit > 0 ? memoryLimit : MemoryBudget.defaultLimit();
+    String source = memoryLimit > 0 ? memoryLimitSource
+        : "three quarters of the JVM heap of " + MemoryBudget.bytes(Runtime.getRuntime().maxMemory());
+    MemoryBudget.check(e, plugins, limit, source);
+  }
+
+  /** Throws when building has run past {@code deadline} (checked between components). */
+  private static void checkBuilding(long deadline, String source, String after) {
+    if (deadline != Long.MAX_VALUE && System.nanoTime() > deadline) {
+      throw new SimulationFailedException("wall-clock budget (" + source + ") exceeded while building the machine,"
+          + " after " + after + "; make the experiment smaller or raise the budget");
+    }
   }
 
   /**
@@ -443,6 +484,16 @@ public final class ExperimentRunner {
   }
 
   private Assembly assemble(Experiment e, RunChecks checks) {
+    checkMemory(e); // before anything is allocated
+    long deadline = buildDeadline;
+    String deadlineSource = buildDeadlineSource;
+    if (checks.wallBudgetNs() != Long.MAX_VALUE) {
+      long runDeadline = System.nanoTime() + checks.wallBudgetNs();
+      if (runDeadline < deadline) {
+        deadline = runDeadline;
+        deadlineSource = String.format(java.util.Locale.ROOT, "%.1f s", checks.wallBudgetNs() / 1e9);
+      }
+    }
     List<Problem> problems = new ArrayList<>();
     ArchProfile profile = plugins.arches().get(e.arch()).create();
     Simulation simulation = new Simulation(e.seed());
@@ -512,6 +563,7 @@ public final class ExperimentRunner {
         } catch (IllegalArgumentException | IllegalStateException ex) {
           problems.add(new Problem(path, oneLine(ex.getMessage())));
         }
+        checkBuilding(deadline, deadlineSource, path);
       }
       for (int w = 0; w < spec.workloads().size(); w++) {
         ComponentSpec c = spec.workloads().get(w);
@@ -529,6 +581,7 @@ public final class ExperimentRunner {
         } catch (IllegalArgumentException | IllegalStateException ex) {
           problems.add(new Problem(path, oneLine(ex.getMessage())));
         }
+        checkBuilding(deadline, deadlineSource, path);
       }
     }
     if (!problems.isEmpty()) {
