@@ -59,6 +59,11 @@ public final class SweepCommand implements Callable<Integer> {
   @Option(names = "--set", paramLabel = "PATH=VALUE", description = "Override a value (repeatable).")
   private List<String> sets = new ArrayList<>();
 
+  @Option(names = "--max-memory", paramLabel = "SIZE",
+      description = "Refuse, before building, a machine whose estimated heap exceeds SIZE, e.g. 512m or 2g"
+          + " (default and ceiling: three quarters of the JVM's maximum heap).")
+  private String maxMemory;
+
   @Override
   public Integer call() {
     int shardIndex = 0;
@@ -80,6 +85,8 @@ public final class SweepCommand implements Callable<Integer> {
       throw new UserInputException("--jobs [" + threads + "] is out of range; allowed: [1, 1024]");
     }
     ExperimentRunner runner = lockvisor.injector().getInstance(ExperimentRunner.class);
+    runner.limitBuilding(Long.MAX_VALUE, "");
+    CheckOptions.limitMemory(runner, maxMemory, threads); // each of the parallel runs builds its own machine
     Experiment e = runner.validateTree(file.toString(), ExperimentFiles.load(file, sets, seed));
     if (e.sweep().isEmpty() && e.replications() == 1) {
       throw new UserInputException(file + ": nothing to sweep; add [sweep] parameters or [replications] (or use"

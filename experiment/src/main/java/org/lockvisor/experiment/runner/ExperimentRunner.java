@@ -124,10 +124,11 @@ public final class ExperimentRunner {
   }
 
   private void checkMemory(Experiment e) {
-    long limit = memoryLimit > 0 ? memoryLimit : MemoryBudget.defaultLimit();
-    String source = memoryLimit > 0 ? memoryLimitSource
-        : "three quarters of the JVM heap of " + MemoryBudget.bytes(Runtime.getRuntime().maxMemory());
-    MemoryBudget.check(e, plugins, limit, source);
+    // --max-memory can only lower the limit: above the heap it would trade a refusal for an OutOfMemoryError
+    long heap = MemoryBudget.defaultLimit();
+    boolean given = memoryLimit > 0 && memoryLimit < heap;
+    MemoryBudget.check(e, plugins, given ? memoryLimit : heap, given ? memoryLimitSource
+        : "three quarters of the JVM heap of " + MemoryBudget.bytes(Runtime.getRuntime().maxMemory()));
   }
 
   /** Throws when building has run past {@code deadline} (checked between components). */
@@ -146,6 +147,11 @@ public final class ExperimentRunner {
    */
   public void validate(String source, Experiment e) {
     validator.check(source, e);
+    try {
+      checkMemory(e); // once for the base: its variants would repeat the same line
+    } catch (InvalidExperimentException ex) {
+      throw new InvalidExperimentException(source, ex.problems());
+    }
     List<Problem> problems = new ArrayList<>();
     List<Map<String, String>> points = SweepPoints.of(e);
     for (int i = 0; i < points.size(); i++) {

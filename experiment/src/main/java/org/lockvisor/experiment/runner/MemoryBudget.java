@@ -18,8 +18,8 @@ import org.lockvisor.workloads.spi.WorkloadFactory;
  * The memory budget of one machine, checked before anything is built: the threads the model
  * implies (host CPUs, vCPUs, background VMs and host threads) and each workload's own {@link
  * Footprint} (tasks, pipes, requests in flight), estimated from the validated model and compared
- * with the limit — {@code --max-memory} when given, else three quarters of the JVM's maximum
- * heap (the rest is for the run itself: events, statistics, outputs). An experiment over the
+ * with the limit — three quarters of the JVM's maximum heap (the rest is for the run itself:
+ * events, statistics, outputs), or {@code --max-memory} when that is lower. An experiment over the
  * limit is refused with one problem naming the largest component, the estimate and the limit,
  * instead of an {@link OutOfMemoryError} after minutes of building.
  */
@@ -71,8 +71,8 @@ final class MemoryBudget {
       List<Problem> problems = new ArrayList<>();
       problems.add(new Problem(largestPath, "the machine needs about " + bytes(total) + " of heap before it runs ("
           + "estimate; largest: " + largest.basis() + ", " + bytes(largest.bytes()) + "), over the limit of "
-          + bytes(limit) + " (" + limitSource + "); make it smaller, or raise the limit with --max-memory and the"
-          + " JVM heap (JAVA_TOOL_OPTIONS=-Xmx<size>)"));
+          + bytes(limit) + " (" + limitSource + "); make it smaller, or give the JVM a larger heap"
+          + " (JAVA_TOOL_OPTIONS=-Xmx<size>)"));
       throw new InvalidExperimentException("", problems);
     }
   }
