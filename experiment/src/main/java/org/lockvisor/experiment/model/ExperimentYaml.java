@@ -108,7 +108,7 @@ public final class ExperimentYaml {
     try {
       tree = YamlTree.read(MAPPER, text); // aliases expanded, one document, bounded size and depth
     } catch (YamlTree.YamlException e) {
-      throw invalid(source, "", "YAML " + e.where() + e.getMessage());
+      throw invalid(source, "", "YAML error" + e.where() + e.getMessage());
     } catch (JsonProcessingException e) {
       JsonLocation at = e.getLocation();
       String where = at == null ? "" : "line " + at.getLineNr() + ", column " + at.getColumnNr() + ": ";

@@ -50,8 +50,9 @@ final class YamlTree {
       this.column = at == null ? 0 : at.getColumnNr();
     }
 
+    /** {@code "at line 3, column 5: "}, or {@code ": "} when the position is unknown. */
     String where() {
-      return line > 0 ? "line " + line + ", column " + column + ": " : "";
+      return line > 0 ? " at line " + line + ", column " + column + ": " : ": ";
     }
   }
 
