@@ -200,7 +200,7 @@ public final class Lockvisor implements Runnable {
       err.println("lockvisor: " + oneLine(e.getMessage()));
       exitCode = EXIT_FAILED;
     } else if (e instanceof UncheckedIOException) {
-      err.println("lockvisor: " + oneLine(e.getMessage()) + ": " + e.getCause());
+      err.println("lockvisor: " + oneLine(e.getMessage()) + ": " + ioReason(e.getCause()));
       exitCode = EXIT_FAILED;
     } else {
       err.println("lockvisor: internal error in [" + command.getCommandSpec().qualifiedName() + "]: "
@@ -212,6 +212,21 @@ public final class Lockvisor implements Runnable {
     }
     err.flush();
     return exitCode;
+  }
+
+  /** An I/O failure in words, without the library's class name: {@code no space left on device}. */
+  static String ioReason(Throwable cause) {
+    if (cause instanceof java.nio.file.AccessDeniedException) {
+      return "permission denied";
+    }
+    if (cause instanceof java.nio.file.NoSuchFileException) {
+      return "no such file or directory";
+    }
+    if (cause instanceof java.nio.file.FileSystemException fs && fs.getReason() != null) {
+      return fs.getReason();
+    }
+    String message = cause == null ? null : cause.getMessage();
+    return message == null || message.isBlank() ? "I/O error" : message;
   }
 
   private static boolean isDebug(CommandLine command) {

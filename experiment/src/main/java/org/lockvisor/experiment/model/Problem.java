@@ -11,8 +11,8 @@ public record Problem(String path, String message) {
   /** The most characters of a user's value a message repeats ({@link #echo}). */
   public static final int MAX_ECHO = 80;
   /** The most characters of a path or a message kept: a problem is one readable line. */
-  static final int MAX_PATH = 200;
-  static final int MAX_MESSAGE = 600;
+  static final int MAX_PATH = 300;
+  static final int MAX_MESSAGE = 900;
 
   public Problem {
     checkArgument(path != null, "path must not be null");

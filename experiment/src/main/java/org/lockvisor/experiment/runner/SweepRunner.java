@@ -332,7 +332,10 @@ public final class SweepRunner {
         try {
           n = ResultJson.MAPPER.readTree(file.toFile());
         } catch (IOException ex) {
-          throw new UserInputException("cannot merge [" + file + "]: not a point file (" + ex.getMessage() + ")");
+          String why = ex instanceof com.fasterxml.jackson.core.JsonProcessingException json
+              ? "not JSON: " + json.getOriginalMessage().lines().findFirst().orElse("") : "unreadable";
+          throw new UserInputException("cannot merge [" + file + "]: not a point file ("
+              + org.lockvisor.experiment.model.Problem.echo(why) + ")");
         }
         String h = n.path("sweep_hash").asText();
         if (hash == null) {
