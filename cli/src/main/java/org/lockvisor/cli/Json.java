@@ -9,7 +9,7 @@ import com.google.common.collect.ImmutableSortedMap;
 import com.google.common.collect.ImmutableSortedSet;
 import java.util.List;
 import java.util.Locale;
-import org.lockvisor.arch.builtin.ArchProfiles;
+import org.lockvisor.arch.catalog.ArchProfiles;
 import org.lockvisor.arch.spi.ArchProfileFactory;
 import org.lockvisor.arch.spi.Cost;
 import org.lockvisor.core.plugin.PluginDescriptor;

@@ -4,7 +4,7 @@ import static com.google.common.base.Preconditions.checkArgument;
 
 import java.nio.file.Path;
 import java.util.Optional;
-import org.lockvisor.arch.builtin.ArchProfiles;
+import org.lockvisor.arch.catalog.ArchProfiles;
 import org.lockvisor.arch.spi.ArchProfile;
 
 /**

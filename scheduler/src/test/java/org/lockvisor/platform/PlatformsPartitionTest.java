@@ -3,7 +3,7 @@ package org.lockvisor.platform;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
-import org.lockvisor.arch.builtin.ArchProfiles;
+import org.lockvisor.arch.catalog.ArchProfiles;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.machine.HypervisorConfig;

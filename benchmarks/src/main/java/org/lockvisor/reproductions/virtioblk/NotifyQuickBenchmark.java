@@ -1,7 +1,7 @@
 package org.lockvisor.reproductions.virtioblk;
 
 import java.util.concurrent.TimeUnit;
-import org.lockvisor.arch.builtin.ArchProfiles;
+import org.lockvisor.arch.catalog.ArchProfiles;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.benchmarks.RunCounters;
 import org.lockvisor.devices.spi.CostSource;

@@ -11,7 +11,7 @@ import org.lockvisor.core.account.SymbolTable;
 import org.lockvisor.core.sim.EventHandler;
 import org.lockvisor.devices.spi.DeviceContext;
 import org.lockvisor.devices.spi.NetDevice;
-import org.lockvisor.devices.virtio.Virtqueue;
+import org.lockvisor.devices.spi.Virtqueue;
 import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.locking.spi.LockFactory.LockKind;
 import org.lockvisor.locking.spi.LockMode;

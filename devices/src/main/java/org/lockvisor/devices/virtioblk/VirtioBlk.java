@@ -13,7 +13,7 @@ import org.lockvisor.devices.spi.BlockCompletion;
 import org.lockvisor.devices.spi.BlockDevice;
 import org.lockvisor.devices.spi.BlockRequest;
 import org.lockvisor.devices.spi.DeviceContext;
-import org.lockvisor.devices.virtio.Virtqueue;
+import org.lockvisor.devices.spi.Virtqueue;
 import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.locking.spi.LockFactory.LockKind;
 import org.lockvisor.locking.spi.LockMode;

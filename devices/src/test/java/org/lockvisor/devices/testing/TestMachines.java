@@ -1,6 +1,6 @@
 package org.lockvisor.devices.testing;
 
-import org.lockvisor.arch.builtin.ArchProfiles;
+import org.lockvisor.arch.catalog.ArchProfiles;
 import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.devices.spi.CostSource;
 import org.lockvisor.machine.HypervisorConfig;

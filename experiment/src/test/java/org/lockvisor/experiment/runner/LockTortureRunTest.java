@@ -9,7 +9,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.lockvisor.arch.builtin.ArchProfiles;
+import org.lockvisor.arch.catalog.ArchProfiles;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.arch.spi.ArchProfileFactory;
 import org.lockvisor.arch.spi.HypervisorBehaviour;

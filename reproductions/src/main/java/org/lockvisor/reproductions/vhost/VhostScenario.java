@@ -13,7 +13,7 @@ import static org.lockvisor.arch.spi.CostKey.VMEXIT_ROUNDTRIP;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
-import org.lockvisor.arch.builtin.ArchProfiles;
+import org.lockvisor.arch.catalog.ArchProfiles;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.devices.spi.CostSource;

@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import org.lockvisor.arch.builtin.ArchProfiles;
+import org.lockvisor.arch.catalog.ArchProfiles;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.devices.vhostnet.VhostNetConfig.WorkQueue;
 import org.lockvisor.experiment.Reproduction;

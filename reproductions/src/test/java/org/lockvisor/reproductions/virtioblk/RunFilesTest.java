@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.lockvisor.arch.builtin.ArchProfiles;
+import org.lockvisor.arch.catalog.ArchProfiles;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.devices.spi.CostSource;
 import org.lockvisor.experiment.ReproductionRuns;

@@ -82,7 +82,7 @@ class VirtioBlkNotifyReproductionTest {
 
   @Test
   void sameSeed_sameResult() {
-    var arm = org.lockvisor.arch.builtin.ArchProfiles.byName("arm64-kvm");
+    var arm = org.lockvisor.arch.catalog.ArchProfiles.byName("arm64-kvm");
     var costs = org.lockvisor.devices.spi.CostSource.of(arm);
     var fio = org.lockvisor.workloads.fio.FioConfig.libaio(4, "randread", 64);
     var mode = org.lockvisor.devices.virtioblk.VirtioBlkConfig.NotifyMode.INSIDE_LOCK;

@@ -23,6 +23,6 @@ class WorkloadSpiDependenciesTest {
   static final ArchRule fio_usesNoDeviceBuiltin =
       classes().that().resideInAPackage("org.lockvisor.workloads..")
           .should().onlyDependOnClassesThat().resideOutsideOfPackages(
-              "org.lockvisor.devices.virtioblk..", "org.lockvisor.devices.virtio..", "com.google.inject..")
+              "org.lockvisor.devices.virtioblk..", "com.google.inject..")
           .because("workloads talk to devices through the block-device SPI only");
 }

@@ -1,4 +1,4 @@
-package org.lockvisor.arch.builtin;
+package org.lockvisor.arch.catalog;
 
 import static com.google.common.base.Preconditions.checkArgument;
 

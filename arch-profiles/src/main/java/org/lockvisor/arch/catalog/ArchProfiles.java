@@ -1,11 +1,13 @@
-package org.lockvisor.arch.builtin;
+package org.lockvisor.arch.catalog;
 
 import com.google.common.collect.ImmutableSortedMap;
 import java.lang.System.Logger.Level;
 import java.util.ServiceLoader;
 import java.util.TreeMap;
+import com.google.common.collect.ImmutableList;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.arch.spi.ArchProfileFactory;
+import org.lockvisor.core.plugin.DidYouMean;
 
 /**
  * Finds arch profile factories with {@link ServiceLoader}: loudly, sorted by name, failing on a
@@ -51,8 +53,9 @@ public final class ArchProfiles {
     ImmutableSortedMap<String, ArchProfileFactory> all = discover();
     ArchProfileFactory f = all.get(name);
     if (f == null) {
+      ImmutableList<String> close = DidYouMean.suggestions(name, all.keySet());
       throw new IllegalArgumentException("unknown arch profile [" + name + "]"
-          + DidYouMean.hint(name, all.keySet()) + "; known: " + all.keySet());
+          + (close.isEmpty() ? "" : "; did you mean " + close + "?") + "; known: " + all.keySet());
     }
     return f.create();
   }

@@ -1,4 +1,4 @@
-package org.lockvisor.arch.builtin;
+package org.lockvisor.arch.yaml;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -9,7 +9,10 @@ import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.util.SortedMap;
 import org.junit.jupiter.api.Test;
-import org.lockvisor.arch.builtin.ProfileException.Problem;
+import org.lockvisor.arch.builtin.Arm64KvmArchProfile;
+import org.lockvisor.arch.catalog.ProfileException;
+import org.lockvisor.arch.builtin.X86KvmArchProfile;
+import org.lockvisor.arch.catalog.ProfileException.Problem;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.arch.spi.Cost;
 import org.lockvisor.arch.spi.CostKey;

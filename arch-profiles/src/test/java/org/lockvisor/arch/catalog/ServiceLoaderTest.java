@@ -1,4 +1,4 @@
-package org.lockvisor.arch.builtin;
+package org.lockvisor.arch.catalog;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package org.lockvisor.devices.virtio;
+package org.lockvisor.devices.spi;
 
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkState;

@@ -1,4 +1,4 @@
-package org.lockvisor.arch.builtin;
+package org.lockvisor.arch.yaml;
 
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.StreamReadFeature;
@@ -21,7 +21,10 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.function.Supplier;
-import org.lockvisor.arch.builtin.ProfileException.Problem;
+import org.lockvisor.arch.catalog.ArchProfiles;
+import org.lockvisor.arch.catalog.ProfileException;
+import org.lockvisor.arch.catalog.ProfileException.Problem;
+import org.lockvisor.core.plugin.DidYouMean;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.arch.spi.ArchProfileFactory;
 import org.lockvisor.arch.spi.Cost;
@@ -171,7 +174,7 @@ public final class ArchProfileYaml {
       ArchProfile base = bases.get(extendsName);
       if (base == null) {
         problem("extends", "unknown arch profile [" + extendsName + "]"
-            + DidYouMean.hint(extendsName, bases.keySet()) + "; known: " + bases.keySet());
+            + hint(extendsName, bases.keySet()) + "; known: " + bases.keySet());
       }
       return base;
     }
@@ -193,7 +196,7 @@ public final class ArchProfileYaml {
         try {
           key = CostKey.valueOf(e.getKey());
         } catch (IllegalArgumentException unknown) {
-          problem(path, "unknown cost key [" + e.getKey() + "]" + DidYouMean.hint(e.getKey(), COST_KEY_NAMES)
+          problem(path, "unknown cost key [" + e.getKey() + "]" + hint(e.getKey(), COST_KEY_NAMES)
               + "; see docs/plugins for the keys and their units");
           continue;
         }
@@ -405,7 +408,7 @@ public final class ArchProfileYaml {
           return e;
         }
       }
-      problem(path, "unknown value [" + v.asText() + "]" + DidYouMean.hint(v.asText(), allowed) + "; allowed: " + allowed);
+      problem(path, "unknown value [" + v.asText() + "]" + hint(v.asText(), allowed) + "; allowed: " + allowed);
       return fallback;
     }
 
@@ -414,7 +417,7 @@ public final class ArchProfileYaml {
         String k = it.next();
         if (!known.contains(k)) {
           problem(path.isEmpty() ? k : path + "." + k,
-              "unknown key [" + k + "]" + DidYouMean.hint(k, known) + "; known: " + known);
+              "unknown key [" + k + "]" + hint(k, known) + "; known: " + known);
         }
       }
     }
@@ -455,4 +458,9 @@ public final class ArchProfileYaml {
     }
   }
 
+  /** {@code "; did you mean [a, b]?"} when a known name is close to {@code input}, else empty. */
+  private static String hint(String input, java.util.Collection<String> known) {
+    ImmutableList<String> close = DidYouMean.suggestions(input, known);
+    return close.isEmpty() ? "" : "; did you mean " + close + "?";
+  }
 }

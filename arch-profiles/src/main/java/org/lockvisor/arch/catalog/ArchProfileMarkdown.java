@@ -1,4 +1,4 @@
-package org.lockvisor.arch.builtin;
+package org.lockvisor.arch.catalog;
 
 import java.math.BigDecimal;
 import java.math.MathContext;

@@ -1,4 +1,4 @@
-package org.lockvisor.devices.virtio;
+package org.lockvisor.devices.spi;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
