@@ -69,11 +69,12 @@ final class CheckOptions {
    * validated or built: the memory estimate of every machine, and a wall-clock deadline from now
    * that also covers validation and building.
    */
-  void limit(org.lockvisor.experiment.runner.ExperimentRunner runner) {
+  void limit(org.lockvisor.experiment.runner.ExperimentRunner runner, java.io.PrintWriter err) {
     limitMemory(runner, maxMemory, 1);
     if (maxWall != null) {
       long wall = wallNs(maxWall);
       runner.limitBuilding(System.nanoTime() + wall, "--max-wall " + maxWall.strip());
+      BuildWatchdog.arm(runner, wall, "--max-wall " + maxWall.strip(), err);
     } else {
       runner.limitBuilding(Long.MAX_VALUE, "");
     }

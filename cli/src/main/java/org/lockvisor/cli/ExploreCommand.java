@@ -67,7 +67,7 @@ public final class ExploreCommand implements Callable<Integer> {
       throw new UserInputException("--runs must be in [1, " + MAX_RUNS + "]: [" + runs + "]");
     }
     ExperimentRunner runner = lockvisor.injector().getInstance(ExperimentRunner.class);
-    checks.limit(runner); // before the file is validated: validation builds every machine
+    checks.limit(runner, spec.commandLine().getErr()); // before the file is validated: validation builds every machine
     Experiment e = runner.validateTree(file.toString(), ExperimentFiles.load(file, sets, null));
     CheckOptions.validated(runner);
     List<String> labels = new ArrayList<>();

@@ -62,6 +62,7 @@ public final class Lockvisor implements Runnable {
   }
 
   public static void main(String[] args) {
+    BuildWatchdog.ownsProcess = true;
     System.exit(commandLine(Lockvisor.class.getClassLoader()).execute(args));
   }
 

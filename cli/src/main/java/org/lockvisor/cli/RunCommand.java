@@ -88,7 +88,7 @@ public final class RunCommand implements Callable<Integer> {
   public Integer call() {
     int traceEvents = traceOptions.eventsFor(out);
     ExperimentRunner runner = lockvisor.injector().getInstance(ExperimentRunner.class);
-    checks.limit(runner); // before the file is validated: validation builds every machine
+    checks.limit(runner, spec.commandLine().getErr()); // before the file is validated: validation builds every machine
     ObjectNode tree = ExperimentFiles.load(file, sets, seed);
     Experiment e = runner.validateTree(file.toString(), tree);
     CheckOptions.validated(runner);

@@ -93,6 +93,8 @@ public final class ExperimentRunner {
   /** {@link System#nanoTime()} after which building a machine stops (Long.MAX_VALUE: never). */
   private volatile long buildDeadline = Long.MAX_VALUE;
   private volatile String buildDeadlineSource = "";
+  /** {@link System#nanoTime()} when the machine now being built began (0: none is being built). */
+  private final java.util.concurrent.atomic.AtomicLong buildingSince = new java.util.concurrent.atomic.AtomicLong();
 
   public ExperimentRunner(ExperimentPlugins plugins) {
     this.plugins = plugins;
@@ -121,6 +123,14 @@ public final class ExperimentRunner {
   public void limitBuilding(long deadlineNanos, String source) {
     this.buildDeadline = deadlineNanos;
     this.buildDeadlineSource = source;
+  }
+
+  /**
+   * When the machine being built now began ({@link System#nanoTime()}), or 0 when none is: a
+   * watchdog can stop a build that one plugin's start keeps busy past the wall-clock budget.
+   */
+  public long buildingSince() {
+    return buildingSince.get();
   }
 
   private void checkMemory(Experiment e) {
@@ -491,6 +501,15 @@ public final class ExperimentRunner {
 
   private Assembly assemble(Experiment e, RunChecks checks) {
     checkMemory(e); // before anything is allocated
+    buildingSince.set(System.nanoTime());
+    try {
+      return build(e, checks);
+    } finally {
+      buildingSince.set(0);
+    }
+  }
+
+  private Assembly build(Experiment e, RunChecks checks) {
     long deadline = buildDeadline;
     String deadlineSource = buildDeadlineSource;
     if (checks.wallBudgetNs() != Long.MAX_VALUE) {
