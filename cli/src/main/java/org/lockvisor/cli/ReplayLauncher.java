@@ -13,8 +13,8 @@ import org.lockvisor.experiment.model.ExperimentPlugins;
 
 /**
  * How a printed replay command starts, so that it reproduces as printed: {@code lockvisor} when
- * every plugin comes with lockvisor, and, when plugins were loaded from jars of their own (a
- * third-party plugin, the {@code examples} jar), {@code java -cp <lockvisor jar>:<plugin jars>
+ * every plugin comes with lockvisor, and, when plugins were loaded from jars (or directories) of
+ * their own (a third-party plugin, the {@code examples} jar), {@code java -cp <lockvisor jar>:<plugin jars>
  * org.lockvisor.cli.Lockvisor} — the form that loads plugin jars today. When the launcher takes
  * plugin jars itself ({@code ./lockvisor --plugins PATH}), {@link #launcher} is the one place to
  * change.
@@ -29,11 +29,21 @@ final class ReplayLauncher {
     TreeSet<Path> jars = new TreeSet<>();
     Stream.of(plugins.arches(), plugins.schedulers(), plugins.locks(), plugins.devices(), plugins.workloads())
         .flatMap(m -> m.values().stream())
-        .map(p -> location(((Plugin) p).getClass()))
-        .filter(p -> p != null && !p.equals(own) && p.getFileName() != null
-            && p.getFileName().toString().endsWith(".jar"))
+        .map(p -> ((Plugin) p).getClass())
+        .filter(type -> !isBuiltIn(type))
+        .map(ReplayLauncher::location)
+        .filter(p -> p != null && !p.equals(own))
         .forEach(jars::add);
     return launcher(own, List.copyOf(jars));
+  }
+
+  /**
+   * Whether {@code type} ships with lockvisor: its package is lockvisor's own (the module jars of a
+   * build, or the one jar of a release), not the {@code examples} plugins nor a third party's.
+   */
+  static boolean isBuiltIn(Class<?> type) {
+    String name = type.getName();
+    return name.startsWith("org.lockvisor.") && !name.startsWith("org.lockvisor.examples.");
   }
 
   /** {@code lockvisor}, or the {@code java -cp} form naming {@code own} and the plugin jars. */

@@ -137,5 +137,7 @@ class HostileInputsTest {
     assertThat(ReplayLauncher.launcher(own, List.of())).isEqualTo("lockvisor");
     assertThat(ReplayLauncher.launcher(own, List.of(Path.of("/p/a.jar"), Path.of("/p/b b.jar"))))
         .isEqualTo("java -cp '/opt/lockvisor/lockvisor.jar:/p/a.jar:/p/b b.jar' org.lockvisor.cli.Lockvisor");
+    assertThat(ReplayLauncher.isBuiltIn(org.lockvisor.cli.Lockvisor.class)).isTrue();
+    assertThat(ReplayLauncher.isBuiltIn(String.class)).isFalse();
   }
 }
