@@ -1,12 +1,17 @@
 package org.lockvisor.cli;
 
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.lockvisor.experiment.UserInputException;
+import org.lockvisor.experiment.io.AtomicFiles;
 import org.lockvisor.experiment.model.Experiment;
+import org.lockvisor.experiment.model.SweepPoints;
 import org.lockvisor.experiment.runner.ExperimentRunner;
 import org.lockvisor.experiment.runner.ResultJson;
 import org.lockvisor.experiment.runner.SweepRunner;
@@ -21,7 +26,8 @@ import picocli.CommandLine.Spec;
  * {@code lockvisor sweep FILE --out DIR [--jobs N] [--shard i/N] [--resume]}: runs every point of
  * the file's {@code sweep} with its {@code replications}, writing one file per point atomically,
  * and {@code sweep.json} (means with 95 % intervals, paired variant differences) once every point
- * is in DIR. Progress goes to stderr.
+ * is in DIR. Progress goes to stderr. With {@code --emit slurm|k8s [--shards N]} it runs nothing
+ * and writes a cluster job description instead ({@link ClusterJobs}).
  */
 @Command(name = "sweep", mixinStandardHelpOptions = true,
     description = "Runs the points x replications of an experiment's sweep, in parallel, resumable, shardable.")
@@ -64,8 +70,32 @@ public final class SweepCommand implements Callable<Integer> {
           + " (default and ceiling: three quarters of the JVM's maximum heap).")
   private String maxMemory;
 
+  @Option(names = "--emit", paramLabel = "slurm|k8s",
+      description = "Do not run here: write a Slurm job array script (slurm) or a Kubernetes Indexed Job (k8s)"
+          + " into DIR whose tasks run the shards into DIR/shard-<i>; merge them with 'lockvisor merge'.")
+  private String emit;
+
+  @Option(names = "--shards", paramLabel = "N",
+      description = "With --emit: the number of tasks, each running one shard (default: one per point).")
+  private Integer shards;
+
+  @Option(names = "--image", paramLabel = "IMAGE",
+      description = "With --emit k8s: the container image, with lockvisor on its PATH.")
+  private String image;
+
+  @Option(names = "--claim", paramLabel = "PVC",
+      description = "With --emit k8s: the PersistentVolumeClaim mounted at /out, shared by every task.")
+  private String claim;
+
   @Override
   public Integer call() {
+    if (emit == null && (shards != null || image != null || claim != null)) {
+      throw new UserInputException((shards != null ? "--shards" : image != null ? "--image" : "--claim")
+          + " takes effect only with --emit slurm|k8s");
+    }
+    if (emit != null) {
+      return emitClusterJob();
+    }
     int shardIndex = 0;
     int shardCount = 1;
     if (shard != null) {
@@ -115,6 +145,79 @@ public final class SweepCommand implements Callable<Integer> {
       return Lockvisor.EXIT_FAILED;
     }
     return Lockvisor.EXIT_OK;
+  }
+
+  /**
+   * {@code --emit}: checks the sweep like a run would, then writes the job description into DIR
+   * and prints how to submit and merge it. Nothing runs here.
+   */
+  private int emitClusterJob() {
+    ClusterJobs.Target target = ClusterJobs.Target.of(emit);
+    if (shard != null || resume) {
+      throw new UserInputException((shard != null ? "--shard" : "--resume")
+          + " cannot be given with --emit: every emitted task runs its own shard and resumes");
+    }
+    if (target == ClusterJobs.Target.K8S && (image == null || image.isBlank() || claim == null || claim.isBlank())) {
+      throw new UserInputException("--emit k8s needs --image IMAGE (with lockvisor on its PATH) and --claim PVC"
+          + " (the shared output volume)");
+    }
+    if (target == ClusterJobs.Target.SLURM && (image != null || claim != null)) {
+      throw new UserInputException((image != null ? "--image" : "--claim") + " takes effect only with --emit k8s");
+    }
+    int perTask = jobs == null ? 1 : jobs;
+    if (perTask < 1 || perTask > 1024) {
+      throw new UserInputException("--jobs [" + perTask + "] is out of range; allowed: [1, 1024]");
+    }
+    ExperimentRunner runner = lockvisor.injector().getInstance(ExperimentRunner.class);
+    Experiment e = runner.validateTree(file.toString(), ExperimentFiles.load(file, sets, seed));
+    int points = SweepPoints.of(e).size();
+    if (e.sweep().isEmpty() && e.replications() == 1) {
+      throw new UserInputException(file + ": nothing to sweep; add [sweep] parameters or [replications] (or use"
+          + " 'lockvisor run')");
+    }
+    int n = shards == null ? points : shards;
+    if (n < 1 || n > points) {
+      throw new UserInputException("--shards [" + n + "] is out of range; allowed: [1, " + points
+          + "] (the sweep's points)");
+    }
+    ClusterJobs.Sweep sweep = new ClusterJobs.Sweep(e.name(), file, out, n, perTask, seed, sets);
+    String text;
+    if (target == ClusterJobs.Target.SLURM) {
+      text = ClusterJobs.slurm(sweep, launcher());
+    } else {
+      String yaml;
+      try {
+        yaml = Files.readString(file);
+      } catch (IOException ex) {
+        throw new UserInputException("cannot read [" + file + "]: " + ex.getMessage());
+      }
+      text = ClusterJobs.kubernetes(sweep, yaml, image, claim);
+    }
+    OutputDirectory.prepare("--out", out); // after every check of the input: no directory for a bad command
+    Path job = out.resolve(ClusterJobs.fileName(target));
+    try {
+      AtomicFiles.writeString(job, text);
+      if (target == ClusterJobs.Target.SLURM) {
+        job.toFile().setExecutable(true, false);
+      }
+    } catch (IOException ex) {
+      throw new UncheckedIOException("cannot write [" + job + "]", ex);
+    }
+    PrintWriter stdout = spec.commandLine().getOut();
+    stdout.println("sweep [" + e.name() + "]: " + points + " points in " + n + " shards; wrote " + job);
+    stdout.println(target == ClusterJobs.Target.SLURM
+        ? "submit: sbatch " + ClusterJobs.shellQuote(job.toString())
+        : "submit: kubectl apply -f " + ClusterJobs.shellQuote(job.toString()));
+    stdout.println("merge:  lockvisor merge " + ClusterJobs.shellQuote(out.toString()) + "/shard-* --out "
+        + ClusterJobs.shellQuote(out.resolve("merged").toString()));
+    stdout.flush();
+    return Lockvisor.EXIT_OK;
+  }
+
+  /** This lockvisor as a command: the same java and class path, so every task runs the same build and plugins. */
+  private static List<String> launcher() {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    return List.of(java, "-cp", System.getProperty("java.class.path"), Lockvisor.class.getName());
   }
 
   /** Plots of every metric against the first swept parameter, beside sweep.json. */

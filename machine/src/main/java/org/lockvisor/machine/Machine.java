@@ -39,6 +39,7 @@ public final class Machine {
   private final List<Vm> vms = new ArrayList<>();
   private Kernel host;
   private MachineTrace trace = MachineTrace.NONE;
+  private CacheLines cacheLines;
   private final int symSchedule;
   /** Schedule exploration: perturbs the duration of every piece of work; null when off. */
   WorkJitter workJitter;
@@ -82,6 +83,30 @@ public final class Machine {
 
   public Kernel host() {
     return host;
+  }
+
+  /**
+   * Sets how shared cache lines are priced on this machine's host (from the arch profile:
+   * {@code Platforms.cacheLines}); the host must exist and fit the pricing's topology.
+   */
+  public void setCacheLines(CacheLines pricing) {
+    checkArgument(pricing != null, "cache-line pricing must not be null");
+    checkState(host != null, "create the host before setting its cache-line pricing");
+    checkArgument(host.cpuCount() <= pricing.topology().cpus(),
+        "the host has %s CPUs, the cache-line topology %s only %s", host.cpuCount(), pricing.topology(),
+        pricing.topology().cpus());
+    this.cacheLines = pricing;
+  }
+
+  /**
+   * How shared cache lines are priced on this machine: what every plugin uses for an atomic or an
+   * access on a shared line. Fails if the machine's builder did not set it: nothing prices a line
+   * silently as free.
+   */
+  public CacheLines cacheLines() {
+    checkState(cacheLines != null, "this machine has no cache-line pricing: its builder must call "
+        + "setCacheLines(Platforms.cacheLines(profile)) (or CacheLines.free(cpus) in a test)");
+    return cacheLines;
   }
 
   public List<Vm> vms() {

@@ -1,6 +1,10 @@
 package org.lockvisor.platform;
 
+import static org.lockvisor.arch.spi.CostKey.ATOMIC_RMW;
+import static org.lockvisor.arch.spi.CostKey.CACHELINE_XFER_REMOTE;
+import static org.lockvisor.arch.spi.CostKey.CACHELINE_XFER_SMT;
 import static org.lockvisor.arch.spi.CostKey.CACHELINE_XFER_SOCKET;
+import static org.lockvisor.arch.spi.CostKey.L1_ACCESS;
 import static org.lockvisor.arch.spi.CostKey.CONTEXT_SWITCH;
 import static org.lockvisor.arch.spi.CostKey.EXIT_HLT;
 import static org.lockvisor.arch.spi.CostKey.HALT_POLL;
@@ -19,8 +23,11 @@ import static org.lockvisor.arch.spi.CostKey.WAKEE_IDLE_EXIT;
 import com.google.common.collect.ImmutableSet;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.arch.spi.HypervisorBehaviour;
+import org.lockvisor.arch.spi.Topology;
+import org.lockvisor.machine.CacheLines;
 import org.lockvisor.machine.HypervisorConfig;
 import org.lockvisor.machine.KernelConfig;
+import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.SpinTrapConfig;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.TtwuQueueMode;
@@ -59,6 +66,26 @@ public final class Platforms {
         profile.ns(IPI_SEND),
         false,
         profile.ns(SCHED_TICK));
+  }
+
+  /**
+   * How shared cache lines are priced on {@code profile}'s host of {@code hostCpus} CPUs:
+   * ATOMIC_RMW and L1_ACCESS on a local line, CACHELINE_XFER_SMT / _SOCKET / _REMOTE by the
+   * topology distance the line moves. A host with more CPUs than the profile's topology (an
+   * experiment's {@code host.cpus}, PowerVM SMT threads) gets further sockets of the same shape.
+   */
+  public static CacheLines cacheLines(ArchProfile profile, int hostCpus) {
+    Topology t = profile.topology();
+    int perSocket = t.coresPerSocket() * t.threadsPerCore();
+    Topology host = hostCpus <= t.cpus() ? t
+        : new Topology((hostCpus + perSocket - 1) / perSocket, t.coresPerSocket(), t.threadsPerCore());
+    return CacheLines.of(host, profile.ns(ATOMIC_RMW), profile.ns(L1_ACCESS),
+        profile.ns(CACHELINE_XFER_SMT), profile.ns(CACHELINE_XFER_SOCKET), profile.ns(CACHELINE_XFER_REMOTE));
+  }
+
+  /** Sets {@code machine}'s cache-line pricing from {@code profile}, for the host it has. */
+  public static void configureCacheLines(Machine machine, ArchProfile profile) {
+    machine.setCacheLines(cacheLines(profile, machine.host().cpuCount()));
   }
 
   /**

@@ -42,4 +42,25 @@ class PlatformsTest {
     assertThat(Platforms.spinTrap(ArchProfiles.byName("s390x-kvm"))).isEqualTo(SpinTrapConfig.OFF);
     assertThat(Platforms.vcpuPreempted(ArchProfiles.byName("ppc64-powervm"))).isEqualTo(VcpuPreemptedHook.NOT_DISPATCHED);
   }
+
+  @Test
+  void cacheLines_x86Profile_pricesSmtBelowSocketBelowRemote() {
+    ArchProfile x86 = ArchProfiles.byName("x86_64-kvm");
+    var lines = Platforms.cacheLines(x86, x86.topology().cpus());
+
+    assertThat(lines.atomicNs()).isEqualTo(x86.ns(CostKey.ATOMIC_RMW));
+    assertThat(lines.xferNs(0, 1)).isEqualTo(x86.ns(CostKey.CACHELINE_XFER_SMT));
+    assertThat(lines.xferNs(0, 2)).isEqualTo(x86.ns(CostKey.CACHELINE_XFER_SOCKET));
+    assertThat(lines.xferNs(0, x86.topology().cpus() - 1)).isEqualTo(x86.ns(CostKey.CACHELINE_XFER_REMOTE));
+  }
+
+  @Test
+  void cacheLines_hostLargerThanTopology_addsSocketsOfTheSameShape() {
+    ArchProfile x86 = ArchProfiles.byName("x86_64-kvm");
+    int cpus = x86.topology().cpus();
+    var lines = Platforms.cacheLines(x86, cpus * 2);
+
+    assertThat(lines.topology().cpus()).isGreaterThanOrEqualTo(cpus * 2);
+    assertThat(lines.xferNs(0, cpus)).isEqualTo(x86.ns(CostKey.CACHELINE_XFER_REMOTE));
+  }
 }

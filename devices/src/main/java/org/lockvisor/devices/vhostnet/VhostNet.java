@@ -21,6 +21,7 @@ import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.Op;
 import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
+import org.lockvisor.machine.SharedLine;
 import org.lockvisor.machine.Task;
 import org.lockvisor.machine.TaskState;
 import org.lockvisor.machine.Vm;
@@ -117,6 +118,10 @@ public final class VhostNet implements NetDevice, EventHandler {
     final String name;
     Program fn;
     Program queue;
+    /** llist variant: clear_bit(VHOST_WORK_QUEUED), set RUNNING, then fn. */
+    Program run;
+    /** The cache line of {@code work->flags} (and the node next to it). */
+    SharedLine line;
     boolean queued;
     long queuedCount;
 
@@ -314,6 +319,7 @@ public final class VhostNet implements NetDevice, EventHandler {
     this.nicPending = new ArrayDeque[queues];
     this.napiScheduled = new boolean[queues];
     this.nicIrq = new Program[queues];
+    this.workListHead = machine.cacheLines().line("vhost-" + vm.name() + ".work_list");
     buildHostPrograms(queues);
     buildGuestPrograms();
     this.worker = host.spawnSleeping("vhost-" + vm.name(), workerProgram(), config.workerCpu());
@@ -370,9 +376,9 @@ public final class VhostNet implements NetDevice, EventHandler {
           .op(wakeWorker)
           .build();
       case LLIST -> Program.named("vhost_work_queue")
-          .work(costs.llistAddNs(), "test_and_set_bit")
+          .op(Ops.work(t -> w.line.rmw(t), "test_and_set_bit"))
           .op(enqueue)
-          .op(Ops.work(t -> t.scratch2 == 1 ? costs.llistAddNs() : 0, "llist_add"))
+          .op(Ops.work(t -> t.scratch2 == 1 ? workListHead.rmw(t) : 0, "llist_add"))
           .op(countWake)
           .op(wakeWorker)
           .build();
@@ -381,6 +387,8 @@ public final class VhostNet implements NetDevice, EventHandler {
 
   /** The llist variant's list (lock-free: adds are instants, the worker takes all with one xchg). */
   private final ArrayDeque<VhostWork> workerBatchPending = new ArrayDeque<>(4);
+  /** The cache line of {@code dev->work_list} (llist head): llist_add's cmpxchg, llist_del_all's xchg. */
+  private SharedLine workListHead;
 
   private Program pollWakeup(VhostWork w) {
     return Program.named("vhost_poll_wakeup").call(w.queue).build();
@@ -388,6 +396,7 @@ public final class VhostNet implements NetDevice, EventHandler {
 
   private void buildHostPrograms(int queues) {
     for (VhostWork w : new VhostWork[] {txKickWork, rxNetWork, rxKickWork}) {
+      w.line = machine.cacheLines().line(w.name + ".flags");
       w.queue = workQueueProgram(w);
     }
     Program handleTx = handleTxProgram();
@@ -395,6 +404,16 @@ public final class VhostNet implements NetDevice, EventHandler {
     txKickWork.fn = Program.named("handle_tx_kick").call(handleTx).build();
     rxNetWork.fn = Program.named("handle_rx_net").call(handleRx).build();
     rxKickWork.fn = Program.named("handle_rx_kick").call(handleRx).build();
+    for (VhostWork w : new VhostWork[] {txKickWork, rxNetWork, rxKickWork}) {
+      w.run = Program.named("vhost_worker")
+          .op(Ops.work(t -> w.line.rmw(t), "clear_bit"))
+          .run(t -> {
+            w.queued = false;
+            t.setState(TaskState.RUNNING);
+          })
+          .call(w.fn)
+          .build();
+    }
     this.txKickHandler = kickHandler(txKickWqLock, txKickWork);
     this.rxKickHandler = kickHandler(rxKickWqLock, rxKickWork);
     Program sockDataReady = Program.named("sock_def_readable")
@@ -452,7 +471,7 @@ public final class VhostNet implements NetDevice, EventHandler {
     if (llist) {
       body = Program.named("vhost_worker")
           .op(Ops.setState(TaskState.INTERRUPTIBLE))
-          .work(costs.llistAddNs(), "llist_del_all")
+          .op(Ops.work(t -> workListHead.rmw(t), "llist_del_all"))
           .run(t -> {
             VhostWork w;
             while ((w = workerBatchPending.poll()) != null) {
@@ -462,12 +481,7 @@ public final class VhostNet implements NetDevice, EventHandler {
           .op(Ops.call(t -> workerBatch.isEmpty() ? sleep : null))
           .op(new LoopCall(t -> {
             VhostWork w = workerBatch.poll();
-            if (w == null) {
-              return null;
-            }
-            w.queued = false; // clear_bit(VHOST_WORK_QUEUED)
-            t.setState(TaskState.RUNNING);
-            return w.fn;
+            return w == null ? null : w.run;
           }))
           .op(Ops.condResched())
           .build();

@@ -1,8 +1,6 @@
 package org.lockvisor.devices.vhostnet;
 
 import static com.google.common.base.Preconditions.checkArgument;
-import static org.lockvisor.arch.spi.CostKey.ATOMIC_RMW;
-import static org.lockvisor.arch.spi.CostKey.CACHELINE_XFER_SOCKET;
 import static org.lockvisor.arch.spi.CostKey.EXIT_IO_KERNEL;
 import static org.lockvisor.arch.spi.CostKey.IRQ_ENTRY;
 import static org.lockvisor.arch.spi.CostKey.MEMCPY_PER_BYTE;
@@ -30,8 +28,6 @@ import org.lockvisor.devices.spi.CostSource;
  * @param ioeventfdExitNs host: PIO exit handling in KVM up to {@code eventfd_signal}, excluding the
  *     hardware round trip [profile EXIT_IO_KERNEL minus VMEXIT_ROUNDTRIP]
  * @param listAddNs host: {@code list_add_tail} + {@code queue_seq++} in {@code vhost_work_queue} [E 10-40]
- * @param llistAddNs host, llist variant: {@code llist_add} cmpxchg on the shared list head, usually a
- *     line transfer [profile ATOMIC_RMW + CACHELINE_XFER_SOCKET]
  * @param handleNs host: one {@code handle_tx}/{@code handle_rx} invocation's fixed part (vq mutex,
  *     use_mm, notify enable/disable) [E 200-500]
  * @param txPerPacketNs host: {@code vhost_get_vq_desc} + {@code tun_sendmsg} (skb build) + netif_rx_ni
@@ -55,7 +51,6 @@ public record VhostNetCosts(
     long refillNs,
     long ioeventfdExitNs,
     long listAddNs,
-    long llistAddNs,
     long handleNs,
     long txPerPacketNs,
     long rxPerPacketHostNs,
@@ -66,20 +61,21 @@ public record VhostNetCosts(
 
   /** The estimates above (profile-backed fields at the x86_64-kvm values). */
   public static final VhostNetCosts ESTIMATES =
-      new VhostNetCosts(300, 1000, 150, 100, 500, 1000, 200, 1800, 20, 66, 300, 2500, 700, 100, 1000, 500, 1500);
+      new VhostNetCosts(300, 1000, 150, 100, 500, 1000, 200, 1800, 20, 300, 2500, 700, 100, 1000, 500, 1500);
 
   public VhostNetCosts {
     checkArgument(xmitSkbNs >= 0 && addNs >= 0 && freeOldXmitNs >= 0 && kickPrepareNs >= 0 && rxIrqEntryNs >= 0
-        && rxPerPacketNs >= 0 && refillNs >= 0 && ioeventfdExitNs >= 0 && listAddNs >= 0 && llistAddNs >= 0
+        && rxPerPacketNs >= 0 && refillNs >= 0 && ioeventfdExitNs >= 0 && listAddNs >= 0
         && handleNs >= 0 && txPerPacketNs >= 0 && rxPerPacketHostNs >= 0 && copyPsPerByte >= 0 && signalNs >= 0
         && nicRxIrqNs >= 0 && nicRxPerPacketNs >= 0, "vhost-net costs must not be negative: %s", this);
   }
 
   /**
    * Costs from the arch profile where it prices the step (virtqueue add and kick-prepare, the
-   * in-kernel PIO exit minus the hardware round trip the machine adds, interrupt entry, the llist
-   * cmpxchg as an atomic plus a line transfer, the copy rate); the network-stack steps the
-   * profiles do not price keep the estimates above.
+   * in-kernel PIO exit minus the hardware round trip the machine adds, interrupt entry, the copy
+   * rate); the network-stack steps the profiles do not price keep the estimates above. Atomics on
+   * shared lines (llist, work flags) are priced by the machine's {@code CacheLines} where the line
+   * last was, not here.
    */
   public static VhostNetCosts from(CostSource s) {
     VhostNetCosts e = ESTIMATES;
@@ -94,7 +90,6 @@ public record VhostNetCosts(
         e.refillNs,
         ioExit,
         e.listAddNs,
-        s.ns(ATOMIC_RMW) + s.ns(CACHELINE_XFER_SOCKET),
         e.handleNs,
         e.txPerPacketNs,
         e.rxPerPacketHostNs,

@@ -8,6 +8,7 @@ import org.lockvisor.machine.KernelConfig;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.TtwuQueueMode;
 import org.lockvisor.machine.Vm;
+import org.lockvisor.platform.Platforms;
 import org.lockvisor.scheduler.builtin.RoundRobinScheduler;
 
 /**
@@ -45,6 +46,7 @@ public final class TestMachines {
   public static Machine machine(long seed, int pcpus) {
     Machine m = new Machine(new Simulation(seed));
     m.createHost("host", pcpus, hostConfig(), new RoundRobinScheduler(3 * MS));
+    Platforms.configureCacheLines(m, ArchProfiles.byName("x86_64-kvm"));
     return m;
   }
 

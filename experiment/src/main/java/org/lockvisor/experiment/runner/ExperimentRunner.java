@@ -529,6 +529,7 @@ public final class ExperimentRunner {
     int cpus = e.host().cpus() > 0 ? e.host().cpus() : profile.topology().cpus();
     KernelConfig hostConfig = Platforms.hostKernel(profile, ttwuQueue(e.host().kernel()), e.host().preemptible());
     Kernel host = machine.createHost("host", cpus, hostConfig, scheduler(e.host().scheduler()));
+    Platforms.configureCacheLines(machine, profile);
     host.setTtwuWaitsOnCpu(e.host().kernel().ttwuWaitsOnCpu());
     Assembly a = new Assembly(machine, profile, host, e.host().locks());
     a.checkLocks = checks.invariants();

@@ -115,6 +115,7 @@ final class SchedMessagingRun {
         : CfsScheduler.withDefaults();
     machine.createHost(powervm ? "phyp" : "host", platform.physicalCpus() * smt,
         Platforms.hostKernel(profile, TtwuQueueMode.CROSS_LLC, false), hostScheduler);
+    Platforms.configureCacheLines(machine, profile);
     Vm vm = machine.createVm(powervm ? "lpar" : "vm0", platform.vcpus() * smt,
         Platforms.guestKernel(profile, platform.vcpus() * smt, TtwuQueueMode.CROSS_LLC, false),
         guestScheduler(options), Platforms.hypervisor(profile));

@@ -1,7 +1,5 @@
 package org.lockvisor.reproductions.vhost;
 
-import static org.lockvisor.arch.spi.CostKey.ATOMIC_RMW;
-import static org.lockvisor.arch.spi.CostKey.CACHELINE_XFER_SOCKET;
 import static org.lockvisor.arch.spi.CostKey.EXIT_IO_KERNEL;
 import static org.lockvisor.arch.spi.CostKey.IRQ_ENTRY;
 import static org.lockvisor.arch.spi.CostKey.MEMCPY_PER_BYTE;
@@ -76,6 +74,7 @@ final class VhostScenario {
     int pcpus = profile.topology().cpus();
     machine.createHost("host", pcpus, Platforms.hostKernel(profile, TtwuQueueMode.ANY_REMOTE, false),
         new CfsSchedulerFactory().create(Map.of()));
+    Platforms.configureCacheLines(machine, profile);
     Vm vm = machine.createVm("vm0", vcpus, Platforms.guestKernel(profile, vcpus, TtwuQueueMode.ANY_REMOTE, false),
         new CfsSchedulerFactory().create(Map.of()), Platforms.hypervisor(profile));
     // 3.0 try_to_wake_up on x86 (no __ARCH_WANT_INTERRUPTS_ON_CTXSW): while (p->on_cpu) cpu_relax()

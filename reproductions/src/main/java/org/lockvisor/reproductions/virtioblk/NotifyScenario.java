@@ -77,6 +77,7 @@ final class NotifyScenario {
     int pcpus = profile.topology().sockets() * profile.topology().coresPerSocket() * profile.topology().threadsPerCore();
     machine.createHost("host", pcpus, Platforms.hostKernel(profile, TtwuQueueMode.CROSS_LLC, false),
         CfsScheduler.withDefaults());
+    Platforms.configureCacheLines(machine, profile);
     Vm vm = machine.createVm("vm0", vcpus, Platforms.guestKernel(profile, vcpus, TtwuQueueMode.CROSS_LLC, false),
         CfsScheduler.withDefaults(), Platforms.hypervisor(profile));
     String path = switch (profile.hypervisor().notifyPath()) {

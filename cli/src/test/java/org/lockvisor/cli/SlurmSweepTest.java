@@ -1,0 +1,99 @@
+package org.lockvisor.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.lockvisor.cli.CliFixture.Run;
+
+/**
+ * The Slurm job array that {@code sweep --emit slurm} writes runs on a real Slurm: a single-node
+ * cluster (munged, slurmctld and slurmd of the Debian packages slurm-wlm and munge, started by
+ * {@code src/test/resources/slurm/cluster.sh} with a generated slurm.conf in a directory of its
+ * own) runs the script with {@code sbatch --wait}; the shards it wrote, merged, equal the
+ * unsharded sweep. Every daemon the test started is stopped, whatever happens.
+ *
+ * <p>CI installs the packages ({@code .ci/run}) and runs as root, and there the test must run: with
+ * {@code CI} set, a missing Slurm fails it. Elsewhere it is skipped with the reason.
+ */
+class SlurmSweepTest {
+
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+  private static final long TIMEOUT_S = 300;
+
+  @TempDir
+  Path temp;
+
+  @Test
+  void emittedArray_onASingleNodeCluster_mergesToTheUnshardedSweep() throws Exception {
+    boolean ci = System.getenv("CI") != null;
+    List<String> missing = new ArrayList<>();
+    for (String tool : List.of("/usr/bin/sbatch", "/usr/sbin/slurmctld", "/usr/sbin/slurmd", "/usr/sbin/munged")) {
+      if (!Files.isExecutable(Path.of(tool))) {
+        missing.add(tool);
+      }
+    }
+    boolean root = "root".equals(System.getProperty("user.name"));
+    if (ci) {
+      assertThat(missing).as("CI installs slurm-wlm and munge (.ci/run)").isEmpty();
+      assertThat(root).as("CI runs as root, which the single-node cluster needs").isTrue();
+    }
+    assumeTrue(missing.isEmpty(), "Slurm is not installed (apt-get install slurm-wlm munge): " + missing);
+    assumeTrue(root, "the single-node Slurm cluster needs root");
+
+    Path cluster = Files.createDirectories(temp.resolve("cluster"));
+    Path script = Path.of(SlurmSweepTest.class.getResource("/slurm/cluster.sh").toURI());
+    try {
+      List<String> started = sh(List.of("bash", script.toString(), "start", cluster.toString()), null).lines().toList();
+      String conf = started.get(started.size() - 1);
+      Path shared = temp.resolve("shared");
+      Run emit = CliFixture.run("sweep", SweepCommandsTest.SWEEP.toString(), "--out", shared.toString(),
+          "--set", "warmup=0", "--set", "duration=1500us", "--emit", "slurm", "--shards", "3");
+      assertThat(emit.exitCode()).as(emit.err()).isZero();
+
+      sh(List.of("sbatch", "--wait", shared.resolve("lockvisor-sweep.sbatch").toString()), conf);
+
+      Path merged = temp.resolve("merged");
+      Run merge = CliFixture.run("merge", shared.resolve("shard-0").toString(), shared.resolve("shard-1").toString(),
+          shared.resolve("shard-2").toString(), "--out", merged.toString());
+      assertThat(merge.exitCode()).as(merge.err()).isZero();
+
+      Path full = temp.resolve("full");
+      Run sweep = CliFixture.run("sweep", SweepCommandsTest.SWEEP.toString(), "--out", full.toString(),
+          "--set", "warmup=0", "--set", "duration=1500us", "--jobs", "1");
+      assertThat(sweep.exitCode()).as(sweep.err()).isZero();
+      assertThat(MAPPER.readTree(merged.resolve("sweep.json").toFile()))
+          .isEqualTo(MAPPER.readTree(full.resolve("sweep.json").toFile()));
+    } finally {
+      sh(List.of("bash", script.toString(), "stop", cluster.toString()), null);
+    }
+  }
+
+  /** Runs a command (with {@code SLURM_CONF} when given) and returns its stdout; fails on a non-zero exit. */
+  private static String sh(List<String> command, String slurmConf) throws IOException, InterruptedException {
+    Path log = Files.createTempFile("lockvisor-slurm", ".log");
+    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+    if (slurmConf != null) {
+      pb.environment().put("SLURM_CONF", slurmConf);
+    }
+    Process p = pb.start();
+    boolean done = p.waitFor(TIMEOUT_S, TimeUnit.SECONDS);
+    if (!done) {
+      p.destroyForcibly();
+    }
+    String text = Files.readString(log, StandardCharsets.UTF_8);
+    Files.delete(log);
+    assertThat(done).as("%s did not finish in %s s: %s", command, TIMEOUT_S, text).isTrue();
+    assertThat(p.exitValue()).as("%s: %s", command, text).isZero();
+    return text;
+  }
+}
