@@ -131,6 +131,16 @@ public final class ExperimentYaml {
     if (message == null) {
       return "";
     }
+    if (message.startsWith("Expected a field name")) {
+      // Jackson's words for a list or mapping used as a key, with SnakeYAML's event class in them
+      return "a key must be a plain name, not a list or a mapping (YAML complex keys are not supported)";
+    }
+    message = SNAKEYAML_EVENT.matcher(message).replaceAll(r -> switch (r.group(1)) {
+      case "SequenceStart" -> "a list";
+      case "MappingStart" -> "a mapping";
+      case "Scalar" -> "a value";
+      default -> "[" + r.group(1).replaceAll("([a-z])([A-Z])", "$1 $2").toLowerCase(java.util.Locale.ROOT) + "]";
+    });
     List<String> parts = new ArrayList<>();
     String[] lines = message.split("\\R");
     for (int i = 0; i < lines.length; i++) {
@@ -148,6 +158,9 @@ public final class ExperimentYaml {
     }
     return String.join("; ", parts);
   }
+
+  /** SnakeYAML's event objects as Jackson prints them: {@code <org.yaml.snakeyaml.events.ScalarEvent(...)>}. */
+  private static final Pattern SNAKEYAML_EVENT = Pattern.compile("<?org\\.yaml\\.snakeyaml\\.events\\.(\\w+?)Event(\\([^)]*\\))?>?");
 
   private static String firstLine(String message) {
     String m = message == null ? "" : message.strip();
