@@ -73,7 +73,9 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
               + " values: lockvisor plugins --options <profile>) for every machine built on that profile, also with 'all',"
               + " e.g. --set cost.x86_64-kvm.TTWU_FULL=1500.",
           "<parameter>=<value> sets a parameter of the one named reproduction: vcpu-preempted groups=N, smt=1|2|4|8,"
-              + " wake-affine=true|false, seeds=LIST (comma-separated); vhost-wakeup and virtio-blk-notify seed=N"
+              + " wake-affine=true|false, seeds=LIST (comma-separated); vhost-wakeup and virtio-blk-notify seed=N;"
+              + " virtio-blk-notify x86-vmm=qemu-2.0-dataplane|qemu-2.0-main-loop,"
+              + " arm64-interrupt-transport=mmio-level|msi, queue-policy=POLICY, backend-service-us=N"
               + " (each reproduction's: lockvisor plugins --options <name>)."})
   private List<String> settings = new ArrayList<>();
 

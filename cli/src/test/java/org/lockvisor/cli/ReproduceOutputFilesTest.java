@@ -182,7 +182,7 @@ class ReproduceOutputFilesTest {
         .contains("what-if: " + EXIT_USERSPACE_WHAT_IF, "WHAT-IF — ");
   }
 
-  private static final Pattern SAMPLES = Pattern.compile("^# Samples: exact CPU time of (.+) \\(([0-9.]+) ms\\)$");
+  private static final Pattern SAMPLES = Pattern.compile("^# lockvisor: (.+), exact CPU time ([0-9.]+) ms \\(.*\\)$");
   private static final Pattern PERF_LINE = Pattern.compile("^\\s+(\\d+\\.\\d\\d)%\\s+\\S.*\\[\\S\\] \\S.*$");
 
   @Test

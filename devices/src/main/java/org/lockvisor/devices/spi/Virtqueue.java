@@ -263,6 +263,34 @@ public final class Virtqueue {
   }
 
   /**
+   * Later QEMU's {@code virtqueue_pop} (hw/virtio/virtio.c; read in the 2.4–2.6 sources, and
+   * {@code virtqueue_split_pop} since): the next avail head, or -1; under EVENT_IDX it then
+   * publishes {@code avail_event = last_avail_idx}, i.e. only the entries the device has popped.
+   * While the device has a backlog the driver's next add does not cross it and is not kicked.
+   */
+  public int popLastAvail() {
+    int head = popQuiet();
+    if (head >= 0 && eventIdx) {
+      availEvent = lastAvailIdx;
+    }
+    return head;
+  }
+
+  /**
+   * QEMU's {@code virtio_queue_set_notification(vq, enable)} (hw/virtio/virtio.c, 2.x): under
+   * EVENT_IDX it publishes {@code avail_event = vring_avail_idx(vq)} (the driver's current index)
+   * whether enabling or disabling; without EVENT_IDX it clears or sets
+   * {@code VRING_USED_F_NO_NOTIFY}.
+   */
+  public void setNotification(boolean enable) {
+    if (eventIdx) {
+      availEvent = availIdx;
+    } else {
+      setNoNotify(!enable);
+    }
+  }
+
+  /**
    * vhost's {@code vhost_get_vq_desc} (drivers/vhost/vhost.c, 3.x): the next avail head, or -1,
    * <em>without</em> publishing avail_event. vhost writes avail_event only in
    * {@link #enableNotify()}, so while the worker processes, the driver's kicks are suppressed

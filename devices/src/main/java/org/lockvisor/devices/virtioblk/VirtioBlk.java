@@ -44,10 +44,18 @@ import org.lockvisor.machine.WaitQueue;
  * {@code lock(vq_lock, IRQSAVE) · do { disable_cb; while get_buf: complete (wakes the waiter) }
  * while (!enable_cb) · unlock · restart a stopped queue}.
  *
- * <p>Host: the notify exit is priced by the {@link NotifyPath}. QEMU's main-loop thread (a host
- * task, under the global lock when modelled) runs {@code virtio_blk_handle_output} when the
- * ioeventfd fired, and for each backend completion {@code virtio_blk_rw_complete}: push used,
- * and inject the interrupt unless EVENT_IDX suppresses it.
+ * <p>Host: the notify exit is priced by the {@link NotifyPath}. The device model is QEMU 2.0.0's
+ * ({@link VirtioBlkConfig.Vmm}): the main-loop device ({@code hw/block/virtio-blk.c}, the loop of
+ * {@code main-loop.c os_host_main_loop_wait} keeping the BQL across zero-timeout polls while
+ * bottom halves are pending, completions through the block layer's coroutine and bottom half
+ * {@code bdrv_co_em_bh -> virtio_blk_rw_complete}), or {@code x-data-plane}
+ * ({@code hw/block/dataplane/virtio-blk.c}: own thread, no BQL, {@code handle_notify} pops every
+ * available request before one {@code ioq_submit}, {@code handle_io} notifies once per completion
+ * batch over the irqfd). The device side of the ring is a {@link QueuePolicy}. The completion
+ * interrupt is an MSI or a virtio-mmio level interrupt ({@link VirtioBlkConfig.InterruptTransport}:
+ * Linux 3.15 {@code drivers/virtio/virtio_mmio.c vm_interrupt} reads the status and writes the ACK
+ * register, two exits to QEMU under the BQL; the 3.15 vGIC's EOI maintenance exit,
+ * {@code virt/kvm/arm/vgic.c vgic_queue_irq}).
  *
  * <p>blk-mq tags: a request needs a tag before it reaches the driver; the tag space is the ring's
  * free descriptors (halved without indirect descriptors), as {@code virtblk_probe} sizes
@@ -65,6 +73,8 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
   private final String name;
   private final VirtioBlkConfig config;
   private final VirtioBlkCosts costOverride;
+  private final QueuePolicy policyOverride;
+  private QueuePolicy policy;
 
   private VirtioBlkCosts costs;
   private Machine machine;
@@ -95,6 +105,25 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
   // host VMM state
   private boolean ioeventfdSignalled;
   private final ArrayDeque<VirtblkReq> aioCompletions = new ArrayDeque<>();
+  // QEMU 2.0 main loop: bottom halves scheduled by completed coroutines, zero-timeout spins
+  private final ArrayDeque<VirtblkReq> bottomHalves = new ArrayDeque<>();
+  private int spinCounter;
+  private long mainLoopIterations;
+  private long bqlHeldIterations;
+  private long forcedPollTimeouts;
+  // QEMU 2.0 x-data-plane thread
+  private Task ioThread;
+  private boolean hostNotifierSet;
+  private final ArrayDeque<VirtblkReq> ioqBatch = new ArrayDeque<>();
+  private int ioqReap;
+  private long ioqSubmits;
+  private long iocbsSubmitted;
+  // virtio-mmio level interrupt: the device's ISR and the line as KVM_IRQ_LINE left it
+  private boolean isr;
+  private boolean lineHigh;
+  private boolean[] statusSeen = new boolean[0];
+  private long mmioRegisterExits;
+  private long eoiMaintenanceExits;
 
   // programs
   private Program notify;
@@ -127,6 +156,16 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
   private long statsSince;
   private long spinBaseQueueRq;
   private long spinBaseDone;
+  // notify exit durations, 1 µs buckets; the last bucket collects everything longer
+  static final int EXIT_HISTOGRAM_BUCKETS = 4001;
+  private final long[] exitHistogram = new long[EXIT_HISTOGRAM_BUCKETS];
+  private long exitMaxNs;
+
+  /**
+   * QEMU 2.0 main-loop.c {@code MAX_MAIN_LOOP_SPIN}: zero-timeout iterations (the BQL kept) before
+   * {@code os_host_main_loop_wait} forces a timeout and drops the BQL.
+   */
+  public static final int MAX_MAIN_LOOP_SPIN = 1000;
 
   /** A device with costs from the arch profile (given at attach). */
   public VirtioBlk(String name, VirtioBlkConfig config) {
@@ -135,11 +174,26 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
 
   /** A device with explicit costs (tests, what-ifs); null takes them from the context at attach. */
   public VirtioBlk(String name, VirtioBlkConfig config, VirtioBlkCosts costs) {
+    this(name, config, costs, null);
+  }
+
+  /**
+   * A device with explicit costs (null: from the context at attach) and its own device-side ring
+   * behaviour (null: the one the {@code queue-policy} option selects): the extension point for a
+   * QEMU version or a what-if, see {@link QueuePolicy}.
+   */
+  public VirtioBlk(String name, VirtioBlkConfig config, VirtioBlkCosts costs, QueuePolicy policy) {
     checkArgument(name != null && !name.isEmpty(), "device needs a name");
     checkArgument(config != null, "config must be set");
     this.name = name;
     this.config = config;
     this.costOverride = costs;
+    this.policyOverride = policy;
+  }
+
+  /** The device-side ring behaviour in use (after attach). */
+  public QueuePolicy queuePolicy() {
+    return policy;
   }
 
   /** Per-request driver state ({@code struct virtblk_req}). */
@@ -189,12 +243,25 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
 
   @Override
   public void signalMainLoop() {
-    ioeventfdSignalled = true;
+    if (dataplane()) {
+      hostNotifierSet = true; // the dataplane thread's host notifier (the same ioeventfd)
+    } else {
+      ioeventfdSignalled = true;
+    }
   }
 
+  /** The host thread that polls the ioeventfd: QEMU's main loop, or the dataplane thread. */
   @Override
   public Task mainLoopThread() {
-    return mainLoop;
+    return dataplane() ? ioThread : mainLoop;
+  }
+
+  private boolean dataplane() {
+    return config.vmm() == VirtioBlkConfig.Vmm.QEMU_2_0_DATAPLANE;
+  }
+
+  private boolean mmioLevel() {
+    return config.interruptTransport() == VirtioBlkConfig.InterruptTransport.MMIO_LEVEL;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -210,7 +277,8 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
     this.costs = costOverride != null ? costOverride : VirtioBlkCosts.from(ctx.costs());
     this.vqLock = ctx.locks().create(guest, name + ".vq_lock", LockKind.SPINLOCK);
     checkArgument(vqLock.supports(LockMode.IRQSAVE), "vq_lock algorithm %s does not support IRQSAVE", vqLock.algorithm());
-    if (config.vmmGlobalLock()) {
+    if (config.vmmGlobalLock() && config.vmm() != VirtioBlkConfig.Vmm.QEMU_2_0_DATAPLANE) {
+      // the dataplane thread never takes the BQL, and nothing else of this device does
       this.bql = ctx.locks().create(host, vm.name() + ".qemu_global_mutex", LockKind.MUTEX);
       checkArgument(bql.supports(LockMode.SLEEPING), "VMM lock algorithm %s does not support SLEEPING", bql.algorithm());
     }
@@ -218,6 +286,8 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
     this.descriptorsPerRequest = config.indirect() ? 1 : 3;
     this.tagsFree = config.indirect() ? config.queueSize() : config.queueSize() / 2;
     this.forcedExitPending = new boolean[guest.cpuCount()];
+    this.statusSeen = new boolean[guest.cpuCount()];
+    this.policy = policyOverride != null ? policyOverride : config.resolveQueuePolicy();
     this.notifyPath = NotifyPath.named(config.notifyPath());
     checkArgument(config.irqCpu() < guest.cpuCount(), "irq-cpu %s does not exist in a guest with %s cpus",
         config.irqCpu(), guest.cpuCount());
@@ -227,14 +297,19 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
     buildGuestPrograms();
     checkArgument(config.vmmCpu() < host.cpuCount(), "vmm-cpu %s does not exist on a host with %s cpus",
         config.vmmCpu(), host.cpuCount());
-    this.mainLoop = host.spawnSleeping("qemu-" + vm.name() + "/main-loop", mainLoopProgram(), config.vmmCpu());
+    if (dataplane()) {
+      this.ioThread = host.spawnSleeping("qemu-" + vm.name() + "/" + name + "-dataplane", dataplaneProgram(),
+          config.vmmCpu());
+    } else {
+      this.mainLoop = host.spawnSleeping("qemu-" + vm.name() + "/main-loop", mainLoopProgram(), config.vmmCpu());
+    }
     this.kblockd = guest.spawnSleeping("kworker/kblockd-" + name, kblockdProgram(), -1);
     this.statsSince = machine.sim().now();
   }
 
   private void buildHostPrograms() {
     Program handleRequest = Program.named("virtio_blk_handle_request")
-        .run(t -> t.scratchObject = vq.token(vq.pop()))
+        .run(t -> t.scratchObject = vq.token(policy.pop(vq)))
         .work(costs.hostSubmitNs(), "laio_submit")
         .run(t -> {
           Object r = t.scratchObject;
@@ -242,9 +317,7 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
           backend.submit(r);
         })
         .build();
-    this.handleOutput = Program.named("virtio_blk_handle_output")
-        .op(new LoopCall(t -> vq.hasAvail() ? handleRequest : null))
-        .build();
+    this.handleOutput = popLoop("virtio_blk_handle_output", handleRequest);
     this.notify = Program.named("virtqueue_notify")
         .run(t -> {
           t.scratch2 = machine.sim().now();
@@ -257,6 +330,8 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
           long d = machine.sim().now() - t.scratch2;
           notifies++;
           notifyNs += d;
+          exitHistogram[(int) Math.min(d / 1000, EXIT_HISTOGRAM_BUCKETS - 1)]++;
+          exitMaxNs = Math.max(exitMaxNs, d);
           if (vqLock.owner() == t) {
             notifiesUnderLock++;
             notifyUnderLockNs += d;
@@ -266,10 +341,36 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
         .build();
   }
 
-  private Program mainLoopProgram() {
-    Program inject = Program.named("virtio_notify")
+  /**
+   * One processing pass as the queue policy runs it: {@code beforePopLoop}, {@code perRequest}
+   * while the ring has entries, {@code afterPopLoop}, and again while that says more arrived.
+   */
+  private Program popLoop(String function, Program perRequest) {
+    Program again = Program.named("virtio_queue_set_notification").run(t -> policy.beforePopLoop(vq)).build();
+    return Program.named(function)
+        .run(t -> policy.beforePopLoop(vq))
+        .op(new LoopCall(t -> vq.hasAvail() ? perRequest : policy.afterPopLoop(vq) ? again : null))
+        .build();
+  }
+
+  /**
+   * {@code virtio_notify}: {@code kvm_set_irq} on the VMM thread, then the interrupt. With a
+   * level-triggered virtio-mmio line ({@code virtio_mmio_update_irq} -> {@code qemu_set_irq}),
+   * the ISR bit is set and the guest is interrupted only when the line goes from low to high; the
+   * ioctl is paid either way (QEMU 2.0 {@code kvm_arm_gic_set_irq} calls {@code kvm_set_irq} on
+   * every update).
+   */
+  private Program injectProgram() {
+    return Program.named("virtio_notify")
         .work(costs.interruptInjectNs(), "kvm_set_irq")
         .run(t -> {
+          if (mmioLevel()) {
+            isr = true;
+            if (lineHigh) {
+              return;
+            }
+            lineHigh = true;
+          }
           Cpu target = interruptTarget();
           if (!config.postedInterrupts() && target.vcpuTask().hostState() == VcpuTask.HostState.IN_GUEST) {
             forcedExitPending[target.index()] = true; // the kick IPI exits the running vCPU
@@ -277,33 +378,134 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
           target.raiseInterrupt(vringInterrupt);
         })
         .build();
+  }
+
+  /**
+   * QEMU 2.0's main loop ({@code main-loop.c main_loop_wait -> os_host_main_loop_wait}), one
+   * iteration: when bottom halves are pending the timeout is zero ({@code aio_ctx_prepare}), and a
+   * zero timeout keeps the BQL across the poll ({@code spin_counter++}) until
+   * {@link #MAX_MAIN_LOOP_SPIN} such iterations force a timeout; otherwise the BQL is dropped
+   * around {@code qemu_poll_ns}. Then, under the BQL: {@code aio_ctx_dispatch -> aio_poll}:
+   * {@code aio_bh_poll} runs the pending bottom halves ({@code bdrv_co_em_bh ->
+   * virtio_blk_rw_complete}: push, {@code virtio_notify}), then the linux-aio eventfd handler
+   * ({@code block/linux-aio.c qemu_laio_completion_cb}: {@code io_getevents}, and per completion
+   * the coroutine re-entered, which schedules its bottom half: {@code block.c bdrv_co_do_rw});
+   * then {@code qemu_iohandler_poll} runs the ioeventfd handler ({@code
+   * virtio_queue_host_notifier_read -> virtio_blk_handle_output}).
+   */
+  private Program mainLoopProgram() {
+    Program inject = injectProgram();
     Program complete = Program.named("virtio_blk_rw_complete")
         .work(costs.hostCompleteNs(), "virtio_blk_rw_complete")
         .run(t -> {
-          VirtblkReq vr = aioCompletions.poll();
+          VirtblkReq vr = bottomHalves.poll();
           vq.pushUsed(vr.head);
           t.scratch = vq.needInterrupt() ? 1 : 0;
         })
         .op(Ops.call(t -> t.scratch == 1 ? inject : null))
         .build();
-    Program.Builder iteration = Program.named("main_loop_wait")
-        .op(Ops.sleepUntil(null, t -> ioeventfdSignalled || !aioCompletions.isEmpty()));
+    Program laio = Program.named("qemu_laio_completion_cb")
+        .work(costs.syscallNs(), "io_getevents")
+        .run(t -> {
+          while (!aioCompletions.isEmpty()) {
+            bottomHalves.add(aioCompletions.poll()); // bdrv_co_io_em_complete -> ... -> qemu_bh_schedule
+          }
+        })
+        .build();
+    Program spinPoll = Program.named("os_host_main_loop_wait")
+        .run(t -> {
+          spinCounter++;
+          bqlHeldIterations++;
+        })
+        .work(costs.syscallNs(), "qemu_poll_ns")
+        .build();
+    Program.Builder release = Program.named("os_host_main_loop_wait")
+        .run(t -> {
+          if (!bottomHalves.isEmpty()) {
+            forcedPollTimeouts++; // spun MAX_MAIN_LOOP_SPIN times: timeout = SCALE_MS
+          }
+          spinCounter = 0;
+        });
     if (bql != null) {
-      iteration.op(bql.lock(LockMode.SLEEPING));
+      release.op(bql.unlock(LockMode.SLEEPING));
     }
-    iteration.op(Ops.call(t -> {
-      if (!ioeventfdSignalled) {
-        return null;
-      }
-      ioeventfdSignalled = false;
-      return handleOutput;
-    }));
-    iteration.op(new LoopCall(t -> aioCompletions.isEmpty() ? null : complete));
+    release.op(Ops.sleepUntil(null, t -> ioeventfdSignalled || !aioCompletions.isEmpty() || !bottomHalves.isEmpty()))
+        .work(costs.syscallNs(), "qemu_poll_ns");
     if (bql != null) {
-      iteration.op(bql.unlock(LockMode.SLEEPING));
+      release.op(bql.lock(LockMode.SLEEPING));
     }
-    Program body = iteration.build();
-    return Program.named("qemu_main_loop").loopWhile(t -> true, body).build();
+    Program releaseAndPoll = release.build();
+    Program iteration = Program.named("main_loop_wait")
+        .run(t -> mainLoopIterations++)
+        .op(Ops.call(t -> !bottomHalves.isEmpty() && spinCounter <= MAX_MAIN_LOOP_SPIN ? spinPoll : releaseAndPoll))
+        .op(new LoopCall(t -> bottomHalves.isEmpty() ? null : complete)) // aio_bh_poll
+        .op(Ops.call(t -> aioCompletions.isEmpty() ? null : laio))
+        .op(Ops.call(t -> {
+          if (!ioeventfdSignalled) {
+            return null;
+          }
+          ioeventfdSignalled = false;
+          return handleOutput;
+        }))
+        .build();
+    Program.Builder main = Program.named("qemu_main_loop");
+    if (bql != null) {
+      main.op(bql.lock(LockMode.SLEEPING)); // qemu_init_main_loop: the main loop runs holding the BQL
+    }
+    return main.loopWhile(t -> true, iteration).build();
+  }
+
+  /**
+   * QEMU 2.0 {@code x-data-plane} ({@code hw/block/dataplane/virtio-blk.c}): {@code
+   * data_plane_thread} loops in {@code aio_poll(ctx, true)} on its own AioContext, no BQL. The
+   * host notifier (the ioeventfd) runs {@code handle_notify}: the queue policy's pop loop
+   * ({@code vring_pop} + {@code process_request}, which only prepares an iocb with {@code ioq_rdwr})
+   * and then one {@code ioq_submit} for the whole batch. The linux-aio eventfd runs {@code
+   * handle_io}: {@code ioq_run_completion} ({@code io_getevents}, {@code complete_request} and
+   * {@code vring_push} per event) and one {@code notify_guest} ({@code vring_should_notify}, then
+   * {@code event_notifier_set} on the irqfd) for the batch.
+   */
+  private Program dataplaneProgram() {
+    Program inject = injectProgram();
+    Program processRequest = Program.named("process_request")
+        .run(t -> ioqBatch.add((VirtblkReq) vq.token(policy.pop(vq))))
+        .work(costs.dataplaneSubmitNs(), "ioq_rdwr")
+        .build();
+    Program popAll = popLoop("vring_pop_loop", processRequest);
+    Program ioqSubmit = Program.named("ioq_submit")
+        .work(costs.syscallNs(), "io_submit")
+        .run(t -> {
+          ioqSubmits++;
+          iocbsSubmitted += ioqBatch.size();
+          while (!ioqBatch.isEmpty()) {
+            backend.submit(ioqBatch.poll());
+          }
+        })
+        .build();
+    Program handleNotify = Program.named("handle_notify")
+        .run(t -> hostNotifierSet = false) // event_notifier_test_and_clear
+        .call(popAll)
+        .op(Ops.call(t -> ioqBatch.isEmpty() ? null : ioqSubmit))
+        .build();
+    Program completeRequest = Program.named("complete_request")
+        .work(costs.dataplaneCompleteNs(), "vring_push")
+        .run(t -> {
+          ioqReap--;
+          vq.pushUsed(aioCompletions.poll().head);
+        })
+        .build();
+    Program handleIo = Program.named("handle_io")
+        .work(costs.syscallNs(), "io_getevents")
+        .run(t -> ioqReap = aioCompletions.size()) // the events io_getevents returned
+        .op(new LoopCall(t -> ioqReap > 0 ? completeRequest : null))
+        .op(Ops.call(t -> vq.needInterrupt() ? inject : null)) // notify_guest, once per batch
+        .build();
+    Program poll = Program.named("aio_poll")
+        .op(Ops.sleepUntil(null, t -> hostNotifierSet || !aioCompletions.isEmpty()))
+        .op(Ops.call(t -> hostNotifierSet ? handleNotify : null))
+        .op(Ops.call(t -> aioCompletions.isEmpty() ? null : handleIo))
+        .build();
+    return Program.named("data_plane_thread").loopWhile(t -> true, poll).build();
   }
 
   private Cpu interruptTarget() {
@@ -317,7 +519,7 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
 
   private void onBackendDone(Object r) {
     aioCompletions.add((VirtblkReq) r);
-    host.wakeUpNow(mainLoop, null);
+    host.wakeUpNow(dataplane() ? ioThread : mainLoop, null);
   }
 
   private void buildGuestPrograms() {
@@ -364,19 +566,70 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
         .run(t -> forcedExits++)
         .op(Ops.vmExit("EXTERNAL_INTERRUPT", Program.named("handle_external_intr").build()))
         .build();
-    this.vringInterrupt = Program.interruptHandler("vring_interrupt")
-        .op(Ops.call(t -> {
-          int cpu = t.cpu().index();
-          if (!forcedExitPending[cpu]) {
-            return null;
-          }
-          forcedExitPending[cpu] = false;
-          return externalInterruptExit; // charged where the interrupt lands, before the handler runs
-        }))
-        .work(costs.irqEntryNs(), "handle_edge_irq")
-        .call(virtblkDone)
-        .build();
+    Op forcedExit = Ops.call(t -> {
+      int cpu = t.cpu().index();
+      if (!forcedExitPending[cpu]) {
+        return null;
+      }
+      forcedExitPending[cpu] = false;
+      return externalInterruptExit; // charged where the interrupt lands, before the handler runs
+    });
+    if (!mmioLevel()) {
+      this.vringInterrupt = Program.interruptHandler("vring_interrupt")
+          .op(forcedExit)
+          .work(costs.irqEntryNs(), "handle_edge_irq")
+          .call(virtblkDone)
+          .build();
+    } else {
+      // drivers/virtio/virtio_mmio.c 3.15 vm_interrupt: readl(INTERRUPT_STATUS), writel(ACK), then
+      // vring_interrupt for each vq; each register access is an MMIO exit that QEMU handles under
+      // the BQL (kvm-all.c kvm_cpu_exec: qemu_mutex_lock_iothread after KVM_RUN returns)
+      Program readStatus = mmioRegisterAccess("virtio_mmio_read",
+          t -> statusSeen[((VcpuTask) t).guestCpu().index()] = isr, false); // on the vCPU thread in QEMU
+      Program writeAck = mmioRegisterAccess("virtio_mmio_write", t -> {
+        isr = false; // vdev->isr &= ~value; virtio_update_irq -> qemu_set_irq(level 0) -> KVM_IRQ_LINE
+        lineHigh = false;
+      }, true);
+      Program vring = Program.named("vring_interrupt").call(virtblkDone).build();
+      Program eoi = Program.named("vgic_maintenance_handler")
+          .run(t -> eoiMaintenanceExits++)
+          .work(costs.eoiMaintenanceNs(), "vgic_process_maintenance")
+          .build();
+      this.vringInterrupt = Program.interruptHandler("vm_interrupt")
+          .op(forcedExit)
+          .work(costs.irqEntryNs(), "gic_handle_irq")
+          .op(Ops.vmExit("MMIO", readStatus))
+          .op(Ops.vmExit("MMIO", writeAck))
+          .op(Ops.call(t -> statusSeen[t.cpu().index()] ? vring : null))
+          // GICH_LR_EOI on a level interrupt: the guest's EOI raises a maintenance interrupt
+          .op(Ops.vmExit("IRQ", eoi))
+          .build();
+    }
     this.kblockdSubmit = submitPath(t -> kblockdBatch);
+  }
+
+  /**
+   * The host side of one virtio-mmio register access from the guest: exit to QEMU ({@code
+   * KVM_EXIT_MMIO}), BQL, {@code virtio_mmio_read}/{@code _write}, and for the ACK the line
+   * lowered with {@code KVM_IRQ_LINE}; the BQL dropped before {@code KVM_RUN}.
+   */
+  private Program mmioRegisterAccess(String handler, java.util.function.Consumer<Task> access, boolean lowerLine) {
+    long half = costs.userspaceExitNs() / 2;
+    Program.Builder b = Program.named("kvm_handle_mmio")
+        .run(t -> mmioRegisterExits++)
+        .work(half, "kvm_arch_vcpu_ioctl_run")
+        .op(Ops.vmmUserspace(true));
+    if (bql != null) {
+      b.op(bql.lock(LockMode.SLEEPING));
+    }
+    b.work(costs.mmioDispatchNs(), handler).run(access);
+    if (lowerLine) {
+      b.work(costs.interruptInjectNs(), "kvm_set_irq");
+    }
+    if (bql != null) {
+      b.op(bql.unlock(LockMode.SLEEPING));
+    }
+    return b.op(Ops.vmmUserspace(false)).work(costs.userspaceExitNs() - half, "kvm_arch_vcpu_ioctl_run").build();
   }
 
   private Task finishCompletion() {
@@ -547,6 +800,37 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
     return notifies;
   }
 
+  /**
+   * The {@code q}-quantile (0 &lt; q &lt;= 1) of the notify exits' durations since the last reset, in
+   * ns, to the 1 µs bucket (the bucket's upper edge; exits over 4 ms count as the maximum); 0 when
+   * there were none.
+   */
+  public long notifyExitQuantileNs(double q) {
+    checkArgument(q > 0 && q <= 1, "quantile must be in (0, 1]: %s", q);
+    if (notifies == 0) {
+      return 0;
+    }
+    long rank = (long) Math.ceil(q * notifies);
+    long seen = 0;
+    for (int i = 0; i < EXIT_HISTOGRAM_BUCKETS - 1; i++) {
+      seen += exitHistogram[i];
+      if (seen >= rank) {
+        return Math.min((i + 1) * 1000L, exitMaxNs);
+      }
+    }
+    return exitMaxNs;
+  }
+
+  /** Bottom halves scheduled and not yet run by QEMU's main loop (tests). */
+  int pendingBottomHalves() {
+    return bottomHalves.size();
+  }
+
+  /** The longest notify exit since the last reset, in ns. */
+  public long notifyExitMaxNs() {
+    return exitMaxNs;
+  }
+
   /** Guest CPU time spinning on vq_lock (ns) from {@code virtio_queue_rq} since the last reset. */
   public long vqLockSpinNsQueueRq() {
     return spinUnder("virtio_queue_rq") - spinBaseQueueRq;
@@ -674,7 +958,18 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
     m.put("notify_exit_ns", notifyNs);
     m.put("notify_exits_under_vq_lock", notifiesUnderLock);
     m.put("notify_exit_ns_under_vq_lock", notifyUnderLockNs);
+    m.put("notify_exit_p50_ns", notifyExitQuantileNs(0.5));
+    m.put("notify_exit_p90_ns", notifyExitQuantileNs(0.9));
+    m.put("notify_exit_p99_ns", notifyExitQuantileNs(0.99));
+    m.put("notify_exit_max_ns", exitMaxNs);
     m.put("virtblk_done_runs", doneRuns);
+    m.put("main_loop.iterations", mainLoopIterations);
+    m.put("main_loop.bql_held_iterations", bqlHeldIterations);
+    m.put("main_loop.forced_timeouts", forcedPollTimeouts);
+    m.put("mmio_register_exits", mmioRegisterExits);
+    m.put("dataplane.ioq_submits", ioqSubmits);
+    m.put("dataplane.iocbs_submitted", iocbsSubmitted);
+    m.put("eoi_maintenance_exits", eoiMaintenanceExits);
     m.put("interrupt_exits", forcedExits);
     m.put("vq_lock_spin_ns.virtio_queue_rq", vqLockSpinNsQueueRq());
     m.put("vq_lock_spin_ns.virtblk_done", vqLockSpinNsDone());
@@ -700,6 +995,10 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
   public void resetStats() {
     submitted = completed = parked = hwQueueStops = tagWaits = 0;
     notifies = notifyNs = notifiesUnderLock = notifyUnderLockNs = doneRuns = spinDuringLockedExitNs = forcedExits = 0;
+    mainLoopIterations = bqlHeldIterations = forcedPollTimeouts = mmioRegisterExits = eoiMaintenanceExits = 0;
+    ioqSubmits = iocbsSubmitted = 0;
+    java.util.Arrays.fill(exitHistogram, 0);
+    exitMaxNs = 0;
     if (vq != null) {
       vq.resetStats();
       vqLock.stats().reset();
@@ -715,6 +1014,7 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
 
   @Override
   public String toString() {
-    return name + "(" + config.notifyMode().option() + ", " + config.notifyPath() + ")";
+    return name + "(" + config.notifyMode().option() + ", " + config.notifyPath() + ", " + config.vmm().option() + ", "
+        + config.interruptTransport().option() + ")";
   }
 }

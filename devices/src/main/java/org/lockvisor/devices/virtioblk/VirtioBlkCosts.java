@@ -35,7 +35,19 @@ import org.lockvisor.devices.spi.CostSource;
  * @param hostCompleteNs host VMM per request: AIO completion, {@code virtio_blk_rw_complete},
  *     {@code virtqueue_push}: the other half
  * @param interruptInjectNs host VMM: raising the completion interrupt (irqfd write, injection and
- *     kick): {@code IRQ_INJECT}
+ *     kick): {@code IRQ_INJECT}; also the {@code KVM_IRQ_LINE} ioctl that lowers a level line
+ * @param syscallNs host VMM: one system call's entry and return ({@code ppoll} of a main-loop
+ *     iteration, {@code io_submit}/{@code io_getevents} of a batch): {@code SYSCALL}
+ * @param dataplaneSubmitNs host, 2.0 dataplane, per request: {@code vring_pop} + {@code
+ *     process_request} (descriptor walk, the host mirror of the guest's add: {@code VIRTQUEUE_ADD})
+ *     plus the host kernel's {@code io_submit} work per iocb ({@code fs/aio.c}, direct I/O, the
+ *     same code as the guest's: {@code AIO_SUBMIT_PER_IO})
+ * @param dataplaneCompleteNs host, 2.0 dataplane, per request: the host kernel's {@code
+ *     io_getevents} per event ({@code AIO_REAP_PER_IO}) plus {@code complete_request}/{@code
+ *     vring_push} (used-ring write, priced as one ring update: {@code VIRTQUEUE_ADD})
+ * @param eoiMaintenanceNs host, the 3.15 vGIC's EOI maintenance interrupt for a level interrupt
+ *     ({@code vgic_maintenance_handler}/{@code vgic_process_maintenance}): an in-kernel
+ *     interrupt-controller exit, {@code EXIT_IO_KERNEL} minus the hardware round trip
  */
 public record VirtioBlkCosts(
     long requestSetupNs,
@@ -50,12 +62,17 @@ public record VirtioBlkCosts(
     long mmioDispatchNs,
     long hostSubmitNs,
     long hostCompleteNs,
-    long interruptInjectNs) {
+    long interruptInjectNs,
+    long syscallNs,
+    long dataplaneSubmitNs,
+    long dataplaneCompleteNs,
+    long eoiMaintenanceNs) {
 
   public VirtioBlkCosts {
     checkArgument(requestSetupNs >= 0 && addNs >= 0 && kickPrepareNs >= 0 && irqEntryNs >= 0 && completeNs >= 0
         && enableCbNs >= 0 && restartQueueNs >= 0 && ioeventfdExitNs >= 0 && userspaceExitNs >= 0
-        && mmioDispatchNs >= 0 && hostSubmitNs >= 0 && hostCompleteNs >= 0 && interruptInjectNs >= 0,
+        && mmioDispatchNs >= 0 && hostSubmitNs >= 0 && hostCompleteNs >= 0 && interruptInjectNs >= 0
+        && syscallNs >= 0 && dataplaneSubmitNs >= 0 && dataplaneCompleteNs >= 0 && eoiMaintenanceNs >= 0,
         "virtio-blk costs must not be negative: %s", this);
   }
 
@@ -76,16 +93,22 @@ public record VirtioBlkCosts(
         s.ns(CostKey.VMM_NOTIFY_BQL),
         emulation / 2,
         emulation - emulation / 2,
-        s.ns(CostKey.IRQ_INJECT));
+        s.ns(CostKey.IRQ_INJECT),
+        s.ns(CostKey.SYSCALL),
+        s.ns(CostKey.VIRTQUEUE_ADD) + s.ns(CostKey.AIO_SUBMIT_PER_IO),
+        s.ns(CostKey.AIO_REAP_PER_IO) + s.ns(CostKey.VIRTQUEUE_ADD),
+        Math.max(0, s.ns(CostKey.EXIT_IO_KERNEL) - roundtrip));
   }
 
   public VirtioBlkCosts withUserspaceExitNs(long ns) {
     return new VirtioBlkCosts(requestSetupNs, addNs, kickPrepareNs, irqEntryNs, completeNs, enableCbNs,
-        restartQueueNs, ioeventfdExitNs, ns, mmioDispatchNs, hostSubmitNs, hostCompleteNs, interruptInjectNs);
+        restartQueueNs, ioeventfdExitNs, ns, mmioDispatchNs, hostSubmitNs, hostCompleteNs, interruptInjectNs,
+        syscallNs, dataplaneSubmitNs, dataplaneCompleteNs, eoiMaintenanceNs);
   }
 
   public VirtioBlkCosts withIoeventfdExitNs(long ns) {
     return new VirtioBlkCosts(requestSetupNs, addNs, kickPrepareNs, irqEntryNs, completeNs, enableCbNs,
-        restartQueueNs, ns, userspaceExitNs, mmioDispatchNs, hostSubmitNs, hostCompleteNs, interruptInjectNs);
+        restartQueueNs, ns, userspaceExitNs, mmioDispatchNs, hostSubmitNs, hostCompleteNs, interruptInjectNs,
+        syscallNs, dataplaneSubmitNs, dataplaneCompleteNs, eoiMaintenanceNs);
   }
 }

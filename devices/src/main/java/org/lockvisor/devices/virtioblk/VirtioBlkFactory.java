@@ -36,7 +36,21 @@ public final class VirtioBlkFactory implements DeviceFactory {
           "constant", "exponential"),
       PluginOption.ofBoolean("posted-interrupts", false,
           "interrupts reach a running vCPU without an exit (APICv/GICv4); false: an external-interrupt exit "
-              + "first (2014 hosts); the composition root sets it from the arch profile"));
+              + "first (2014 hosts); the composition root sets it from the arch profile"),
+      PluginOption.ofEnum("vmm", "qemu-2.0-main-loop",
+          "QEMU device model: qemu-2.0-main-loop (virtio-blk in the main loop under the BQL, completions through "
+              + "bottom halves) or qemu-2.0-dataplane (x-data-plane: own thread, no BQL, burst pop, one io_submit, "
+              + "one irqfd notify per completion batch; needs ioeventfd and msi)",
+          "qemu-2.0-main-loop", "qemu-2.0-dataplane"),
+      PluginOption.ofEnum("queue-policy", "auto",
+          "device side of the ring: auto (the vmm's own), qemu-2.0 (pop publishes avail->idx), qemu-2.0-dataplane "
+              + "(disable/pop all/enable), last-avail-idx (later QEMU pop), suppress-while-processing (QEMU 2.8)",
+          "auto", "qemu-2.0", "qemu-2.0-dataplane", "last-avail-idx", "suppress-while-processing"),
+      PluginOption.ofEnum("interrupt-transport", "msi",
+          "completion interrupt: msi (edge, vring_interrupt) or mmio-level (virtio-mmio on 2014 arm64: level SPI, "
+              + "vm_interrupt reads status and writes ACK through QEMU, EOI maintenance exit); the composition "
+              + "root sets it from the arch profile",
+          "msi", "mmio-level"));
 
   @Override
   public String name() {
@@ -78,6 +92,9 @@ public final class VirtioBlkFactory implements DeviceFactory {
         (int) o.integer("backend-depth"),
         o.integer("backend-service-ns"),
         o.string("backend-distribution").equals("exponential"),
-        o.bool("posted-interrupts"));
+        o.bool("posted-interrupts"),
+        VirtioBlkConfig.Vmm.of(o.string("vmm")),
+        o.string("queue-policy"),
+        VirtioBlkConfig.InterruptTransport.of(o.string("interrupt-transport")));
   }
 }

@@ -35,8 +35,30 @@ import org.lockvisor.machine.Vm;
 public final class PerfReport {
   /** The shared object of kernel symbols. */
   public static final String KERNEL_DSO = "[kernel.vmlinux]";
-  /** The shared object of unresolved (hypervisor, user) addresses. */
+  /** The shared object of unresolved (hypervisor) addresses. */
   public static final String UNKNOWN_DSO = "[unknown]";
+  /** The kernel's {@code TASK_COMM_LEN} ({@code include/linux/sched.h}): comm holds 15 characters and a NUL. */
+  public static final int TASK_COMM_LEN = 16;
+  /** perf's default sampling frequency ({@code perf record -F 4000}, {@code tools/perf/util/record.c}). */
+  public static final long SAMPLE_HZ = 4000;
+  /** The event sampled: the {@code cpu-clock} software event, whose period is nanoseconds. */
+  public static final String EVENT = "cpu-clock";
+
+  /** A task's comm as the kernel keeps it: its name cut to {@code TASK_COMM_LEN - 1} characters. */
+  public static String comm(String taskName) {
+    return taskName.length() < TASK_COMM_LEN ? taskName : taskName.substring(0, TASK_COMM_LEN - 1);
+  }
+
+  /**
+   * The shared object of a user symbol: the task's executable, the process name before the first
+   * {@code /} of the task's name (fio's jobs {@code fio/job0} run {@code fio}); {@code perf bench}'s
+   * {@code sched-messaging} tasks run {@code perf}.
+   */
+  public static String executable(String taskName) {
+    int slash = taskName.indexOf('/');
+    String process = slash < 0 ? taskName : taskName.substring(0, slash);
+    return process.equals("sched-messaging") ? "perf" : process;
+  }
 
   /** One line: a (command, shared object, symbol) and its share of sampled time. */
   public record Line(String command, String sharedObject, char marker, String symbol, long ns, double percent) {
@@ -84,15 +106,15 @@ public final class PerfReport {
       int leaf = symbols.leaf(stack);
       int domain = symbols.tag(leaf);
       if (cpu.kernel() == vm.guest()) {
-        String command = thread == cpu.idleTask() || thread.name().startsWith("swapper/") ? "swapper" : thread.name();
+        String command = thread == cpu.idleTask() || thread.name().startsWith("swapper/") ? "swapper" : comm(thread.name());
         switch (domain) {
-          case Machine.DOMAIN_USER -> b.add(command, UNKNOWN_DSO, '.', symbols.name(leaf), ns);
+          case Machine.DOMAIN_USER -> b.add(command, executable(thread.name()), '.', symbols.name(leaf), ns);
           case Machine.DOMAIN_HYPERVISOR -> b.add(command, UNKNOWN_DSO, 'H', symbols.name(leaf), ns);
           default -> b.add(command, KERNEL_DSO, 'k', symbols.name(leaf), ns);
         }
       } else if (hypervisorSamples && thread instanceof VcpuTask v && v.vm() == vm
           && domain != Machine.DOMAIN_GUEST) {
-        b.add(hypervisorCommand, UNKNOWN_DSO, 'H', symbols.name(leaf), ns);
+        b.add(comm(hypervisorCommand), UNKNOWN_DSO, 'H', symbols.name(leaf), ns);
       }
     });
     return b.build("guest " + vm.name());
@@ -118,10 +140,10 @@ public final class PerfReport {
       Task thread = machine.taskById(threadId);
       int leaf = symbols.leaf(stack);
       int domain = symbols.tag(leaf);
-      String command = thread == cpu.idleTask() || thread.name().startsWith("swapper/") ? "swapper" : thread.name();
+      String command = thread == cpu.idleTask() || thread.name().startsWith("swapper/") ? "swapper" : comm(thread.name());
       switch (domain) {
         case Machine.DOMAIN_GUEST -> b.add(command, GUEST_DSO, 'g', "[guest mode]", ns);
-        case Machine.DOMAIN_USER -> b.add(command, UNKNOWN_DSO, '.', symbols.name(leaf), ns);
+        case Machine.DOMAIN_USER -> b.add(command, executable(thread.name()), '.', symbols.name(leaf), ns);
         default -> b.add(command, KERNEL_DSO, 'k', symbols.name(leaf), ns);
       }
     });
@@ -195,7 +217,12 @@ public final class PerfReport {
       dw = Math.max(dw, l.sharedObject().length());
     }
     List<String> out = new ArrayList<>();
-    out.add("# Samples: exact CPU time of " + title + String.format(Locale.ROOT, " (%.3f ms)", totalNs / 1e6));
+    out.add("# lockvisor: " + title + String.format(Locale.ROOT, ", exact CPU time %.3f ms", totalNs / 1e6)
+        + " (as perf record -e " + EVENT + " -F " + SAMPLE_HZ + " -a would sample it)");
+    out.add("#");
+    out.add("# Total Lost Samples: 0");
+    out.add("#");
+    out.addAll(sampleHeader(totalNs));
     out.add("#");
     out.add(String.format(Locale.ROOT, "# Overhead  %-" + cw + "s  %-" + dw + "s  Symbol", "Command", "Shared Object"));
     out.add(String.format(Locale.ROOT, "# ........  %s  %s  ......................", ".".repeat(cw), ".".repeat(dw)));
@@ -204,6 +231,26 @@ public final class PerfReport {
       out.add(l.format(cw, dw));
     }
     return out;
+  }
+
+  /**
+   * perf report's {@code hists__fprintf_nr_sample_events} ({@code tools/perf/builtin-report.c},
+   * Linux 6.1): {@code # Samples: N<unit> of event 'cpu-clock'}, the sample count {@code
+   * convert_unit}-scaled ({@code tools/perf/util/units.c}: divided by 1000 while above 1000, unit
+   * K, M, G; a space when unscaled), then {@code # Event count (approx.): } the summed periods.
+   * The samples are those {@code -F 4000} takes over {@code ns} of CPU time; the cpu-clock period
+   * is nanoseconds, so the event count is the CPU time in ns.
+   */
+  static List<String> sampleHeader(long ns) {
+    long samples = ns * SAMPLE_HZ / 1_000_000_000L;
+    char unit = ' ';
+    for (char u : new char[] {'K', 'M', 'G'}) {
+      if (samples > 1000) {
+        samples /= 1000;
+        unit = u;
+      }
+    }
+    return List.of("# Samples: " + samples + unit + " of event '" + EVENT + "'", "# Event count (approx.): " + ns);
   }
 
   @Override

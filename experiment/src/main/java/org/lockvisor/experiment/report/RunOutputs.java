@@ -26,6 +26,7 @@ import org.lockvisor.locking.spi.LockStats;
 import org.lockvisor.machine.Cpu;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.Vm;
+import org.lockvisor.workloads.fio.FioJson;
 
 /**
  * Every file one run (the base or one variant) writes beside {@code result.json}, collected while
@@ -35,7 +36,8 @@ import org.lockvisor.machine.Vm;
  * reset then, and the trace and wait recorders are attached then.
  *
  * <p>Files (with {@link #suffix} {@code ""} for the base and {@code -<variant>} otherwise):
- * {@code perf-report.txt} (each VM guest-sampled, then the host), {@code oncpu.folded},
+ * {@code perf-report.txt} (each VM guest-sampled, then the host), {@code perf-script-<vm>.txt} and
+ * {@code perf-script-host.txt} (perf script layout, see {@link PerfScript}), {@code oncpu.folded},
  * {@code spin.folded}, {@code offcpu.folded}, {@code kvm-stat.txt}, {@code lock_stat.txt},
  * {@code lock-contention.txt}, {@code trace.json} (only when asked), and per fio or iperf
  * workload {@code fio-<vm>-<name>.json} or {@code iperf3-<vm>-<name>.json}.
@@ -56,6 +58,7 @@ public final class RunOutputs implements RunObserver {
   private final List<String> perfTop = new ArrayList<>();
   private final List<LockContentionReport.Entry> contention = new ArrayList<>();
   private AccountWindow window;
+  private long windowStartNs;
   private WaitRecorder waits;
   private ChromeTrace trace;
   private ExperimentResult result;
@@ -97,6 +100,7 @@ public final class RunOutputs implements RunObserver {
   @Override
   public void measurementStarted(Machine machine) {
     window = AccountWindow.open(machine);
+    windowStartNs = machine.sim().now();
     waits = WaitRecorder.attach(machine);
     if (traceEvents > 0) {
       trace = ChromeTrace.attach(machine, traceEvents);
@@ -124,6 +128,10 @@ public final class RunOutputs implements RunObserver {
     perfTop.add("host " + machine.host().name());
     perfTop.addAll(host.format(15));
     text("perf-report", "txt", String.join("\n", perf) + "\n");
+    for (Vm vm : machine.vms()) {
+      text("perf-script-" + vm.name(), "txt", PerfScript.of(machine, account, vm.guest(), windowStartNs));
+    }
+    text("perf-script-host", "txt", PerfScript.of(machine, account, machine.host(), windowStartNs));
 
     text("oncpu", "folded", FoldedStacks.foldRooted(account, symbols, (cpu, thread) -> root(machine, cpu, thread),
         leaf -> onCpu(symbols, leaf)));
@@ -145,9 +153,16 @@ public final class RunOutputs implements RunObserver {
         continue;
       }
       if (w.type().equals("fio")) {
-        json("fio-" + w.vm() + "-" + w.name(), w.nativeReport());
+        Map<String, Object> fio = new LinkedHashMap<>(w.nativeReport());
+        Object logs = fio.remove(FioJson.LOGS);
+        json("fio-" + w.vm() + "-" + w.name(), fio);
+        if (logs instanceof Map<?, ?> m) {
+          // fio's per-job log names (<prefix>_bw.<job>.log) keep their .log; a variant's suffix goes on the prefix.
+          m.forEach((suffixName, content) -> files.put("fio-" + w.vm() + "-" + w.name() + suffix + suffixName,
+              ((String) content).getBytes(StandardCharsets.UTF_8)));
+        }
       } else if (w.type().equals("iperf")) {
-        json("iperf3-" + w.vm() + "-" + w.name(), Iperf3Json.of(w.nativeReport(), w.figures()));
+        json("iperf3-" + w.vm() + "-" + w.name(), Iperf3Json.of(w.nativeReport(), w.figures(), windowStartNs));
       }
     }
     if (trace != null) {

@@ -49,6 +49,31 @@ class MeasuredFiguresTest {
     assertThat(f.get("lock_stat.&pipe->mutex.holdtime_total_us")).isCloseTo(2000, within(0.01));
   }
 
+  private static byte[] fixture(String name) throws java.io.IOException {
+    try (var in = MeasuredFiguresTest.class.getResourceAsStream("/real-tools/" + name)) {
+      return in.readAllBytes();
+    }
+  }
+
+  /** Real fio 3.33 output (experiment/src/test/resources/real-tools/README.md says how it was made). */
+  @Test
+  void realFioJson_readDirectionHasFigures_idleDirectionHasNone() throws java.io.IOException {
+    var f = MeasuredFigures.parse("fio.json", fixture("fio-3.33-randread-libaio.json"));
+    assertThat(f.get("fio.read.iops")).isCloseTo(11377.78, within(0.01));
+    assertThat(f.get("fio.read.bw_kib")).isEqualTo(45511.0);
+    assertThat(f.get("fio.read.clat_mean_us")).isCloseTo(262.42, within(0.01));
+    assertThat(f).doesNotContainKey("fio.write.iops");
+  }
+
+  /** Real iperf3 3.12 -J output (two streams on loopback). */
+  @Test
+  void realIperf3Json_endFigures() throws java.io.IOException {
+    var f = MeasuredFigures.parse("iperf3.json", fixture("iperf3-3.12-client.json"));
+    assertThat(f.get("iperf3.received_gbps")).isCloseTo(17.367, within(0.001));
+    assertThat(f.get("iperf3.cpu_host_pct")).isCloseTo(98.88, within(0.01));
+    assertThat(f).containsKeys("iperf3.sent_gbps", "iperf3.cpu_remote_pct");
+  }
+
   @Test
   void namedYaml_figuresAsNamed() {
     var f = MeasuredFigures.parse("t.yaml", "iops: 14000\nvhost_cpu_pct: 28.82\n");

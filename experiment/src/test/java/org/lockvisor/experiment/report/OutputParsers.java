@@ -14,8 +14,11 @@ final class OutputParsers {
 
   private OutputParsers() {}
 
-  /** One perf report section: its title, total (ms) and lines. */
-  record PerfSection(String title, double totalMs, List<PerfLine> lines) {
+  /**
+   * One perf report section: its title and total (ms) from lockvisor's comment line, perf's
+   * {@code # Samples:} line and {@code # Event count (approx.):} value, and its lines.
+   */
+  record PerfSection(String title, double totalMs, String samples, long eventCount, List<PerfLine> lines) {
     double percentSum() {
       return lines.stream().mapToDouble(PerfLine::percent).sum();
     }
@@ -27,27 +30,45 @@ final class OutputParsers {
 
   record PerfLine(double percent, String command, String dso, char marker, String symbol) {}
 
-  private static final Pattern SAMPLES =
-      Pattern.compile("^# Samples: exact CPU time of (.+) \\((\\d+\\.\\d{3}) ms\\)$");
+  private static final Pattern TITLE =
+      Pattern.compile("^# lockvisor: (.+), exact CPU time (\\d+\\.\\d{3}) ms \\(.*\\)$");
+  /** perf's {@code hists__fprintf_nr_sample_events} lines, as scripts reading perf's header match them. */
+  private static final Pattern SAMPLES = Pattern.compile("^# Samples: (\\d+[ KMG]) of event 'cpu-clock'$");
+  private static final Pattern EVENT_COUNT = Pattern.compile("^# Event count \\(approx\\.\\): (\\d+)$");
 
   /** Sections of a perf-report.txt, each parsed by the columns of its header line. */
   static List<PerfSection> perfReport(String text) {
     List<PerfSection> sections = new ArrayList<>();
     String title = null;
     double total = 0;
+    String samples = null;
+    long events = -1;
     List<PerfLine> lines = null;
     int cmdAt = -1;
     int dsoAt = -1;
     int symAt = -1;
     for (String line : text.split("\n")) {
-      Matcher m = SAMPLES.matcher(line);
+      Matcher m = TITLE.matcher(line);
       if (m.matches()) {
         if (title != null) {
-          sections.add(new PerfSection(title, total, lines));
+          sections.add(new PerfSection(title, total, samples, events, lines));
         }
         title = m.group(1);
         total = Double.parseDouble(m.group(2));
+        samples = null;
+        events = -1;
+        cmdAt = -1;
         lines = new ArrayList<>();
+        continue;
+      }
+      Matcher sm = SAMPLES.matcher(line);
+      if (sm.matches()) {
+        samples = sm.group(1);
+        continue;
+      }
+      Matcher em = EVENT_COUNT.matcher(line);
+      if (em.matches()) {
+        events = Long.parseLong(em.group(1));
         continue;
       }
       if (line.startsWith("# Overhead")) {
@@ -74,7 +95,7 @@ final class OutputParsers {
           line.substring(cmdAt, dsoAt).trim(), line.substring(dsoAt, symAt).trim(), sym.charAt(1), sym.substring(4)));
     }
     if (title != null) {
-      sections.add(new PerfSection(title, total, lines));
+      sections.add(new PerfSection(title, total, samples, events, lines));
     }
     return sections;
   }

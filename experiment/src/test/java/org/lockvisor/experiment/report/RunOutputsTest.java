@@ -61,8 +61,8 @@ class RunOutputsTest {
 
   @Test
   void files_perVariant_withSuffix_traceOnlyWhenAsked() {
-    assertThat(base.files().keySet()).containsExactly("perf-report.txt", "oncpu.folded", "spin.folded",
-        "offcpu.folded", "kvm-stat.txt", "lock_stat.txt", "lock-contention.txt", "trace.json");
+    assertThat(base.files().keySet()).containsExactly("perf-report.txt", "perf-script-vm0.txt",
+        "perf-script-host.txt", "oncpu.folded", "spin.folded", "offcpu.folded", "kvm-stat.txt", "lock_stat.txt", "lock-contention.txt", "trace.json");
     assertThat(ticket.files().keySet()).contains("perf-report-ticket.txt", "oncpu-ticket.folded",
         "lock-contention-ticket.txt").doesNotContain("trace-ticket.json");
   }
@@ -74,6 +74,12 @@ class RunOutputsTest {
     assertThat(sections).extracting(OutputParsers.PerfSection::title).containsExactly("guest vm0", "host host");
     for (OutputParsers.PerfSection s : sections) {
       assertThat(s.lines()).isNotEmpty();
+      // perf's header: the event count of cpu-clock is its summed period, nanoseconds; the samples
+      // are what -F 4000 takes in that time, scaled as perf's convert_unit does.
+      assertThat((double) s.eventCount()).as(s.title()).isCloseTo(s.totalMs() * 1e6, within(500.0));
+      long samples = s.eventCount() * 4000 / 1_000_000_000L;
+      assertThat(s.samples()).as(s.title()).isEqualTo(samples > 1000 ? samples / 1000 + "K" : samples + " ");
+      assertThat(s.lines()).allMatch(l -> l.command().length() <= 15, "comm fits TASK_COMM_LEN");
       // Each line is rounded to 0.01 %.
       assertThat(s.percentSum()).as(s.title()).isCloseTo(100, within(0.005 * s.lines().size() + 0.01));
     }

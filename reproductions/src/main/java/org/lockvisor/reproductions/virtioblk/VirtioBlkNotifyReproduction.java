@@ -1,7 +1,5 @@
 package org.lockvisor.reproductions.virtioblk;
 
-import static com.google.common.base.Preconditions.checkState;
-
 import com.google.auto.service.AutoService;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -16,6 +14,8 @@ import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.arch.spi.Cost;
 import org.lockvisor.arch.spi.CostKey;
 import org.lockvisor.devices.spi.CostSource;
+import org.lockvisor.devices.virtioblk.QueuePolicies;
+import org.lockvisor.devices.virtioblk.VirtioBlkConfig;
 import org.lockvisor.devices.virtioblk.VirtioBlkConfig.NotifyMode;
 import org.lockvisor.experiment.Reproduction;
 import org.lockvisor.experiment.ReproductionOptions;
@@ -62,6 +62,28 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
   static final ReproductionParameter<Long> SEED_PARAMETER =
       ReproductionParameter.seed("the seed of every run, baseline and patched alike (default " + SEED + ")");
 
+  /** The seed's setup: the x86 QEMU device model ({@link NotifyScenario.Setup}). */
+  static final ReproductionParameter<VirtioBlkConfig.Vmm> X86_VMM_PARAMETER = ReproductionParameter.of("x86-vmm",
+      "the QEMU device model on x86_64-kvm (default qemu-2.0-dataplane, see the reproduction's page)",
+      "one of [qemu-2.0-dataplane, qemu-2.0-main-loop]", VirtioBlkConfig.Vmm::of);
+  /** The seed's setup: the arm64 completion interrupt's transport. */
+  static final ReproductionParameter<VirtioBlkConfig.InterruptTransport> ARM_TRANSPORT_PARAMETER =
+      ReproductionParameter.of("arm64-interrupt-transport",
+          "the completion interrupt on arm64-kvm (default mmio-level, the profile's era default)",
+          "one of [mmio-level, msi]", VirtioBlkConfig.InterruptTransport::of);
+  /** What-if: the device's ring behaviour of a later QEMU. */
+  static final ReproductionParameter<String> QUEUE_POLICY_PARAMETER = ReproductionParameter.of("queue-policy",
+      "the device side of the ring on both arches (default auto: QEMU 2.0's own)",
+      "one of [auto, qemu-2.0, qemu-2.0-dataplane, last-avail-idx, suppress-while-processing]", v -> {
+        if (!v.equals("auto")) {
+          QueuePolicies.named(v);
+        }
+        return v;
+      });
+  /** The seed's setup: the backend's mean service time. */
+  static final ReproductionParameter<Integer> BACKEND_PARAMETER = ReproductionParameter.integer("backend-service-us",
+      "mean (exponential) service time of the storage behind QEMU's linux-aio, µs (default 20)", 1, 10_000);
+
   @Override
   public String name() {
     return NAME;
@@ -75,7 +97,8 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
 
   @Override
   public List<ReproductionParameter<?>> parameters() {
-    return List.of(SEED_PARAMETER);
+    return List.of(SEED_PARAMETER, X86_VMM_PARAMETER, ARM_TRANSPORT_PARAMETER, QUEUE_POLICY_PARAMETER,
+        BACKEND_PARAMETER);
   }
 
   @Override
@@ -99,7 +122,8 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
   record Variant(double iops, double clatP50Us, double exitsPerS, double meanExitUs, long kicks, long kicksSuppressed,
       double kicksSuppressedShare, long interrupts, long interruptsSuppressed, double spinMsPerS,
       double spinDuringExitMsPerS, double exitUnderLockShare, long vmmLockContentions, long tagWaits,
-      long interruptExits) {
+      long interruptExits, double exitP50Us, double exitP90Us, double exitP99Us, double exitMaxUs,
+      long bqlHeldIterations, long mmioRegisterExits) {
 
     static Variant of(NotifyScenario s) {
       long exits = s.stat("notify_exits");
@@ -107,7 +131,9 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
           s.stat("vq.kicks_suppressed"), s.kickSuppressedShare(), s.stat("vq.interrupts"),
           s.stat("vq.interrupts_suppressed"), s.spinMsPerSecond(), s.spinDuringExitMsPerSecond(),
           exits == 0 ? 0 : (double) s.stat("notify_exits_under_vq_lock") / exits, s.stat("vmm_lock.contentions"),
-          s.stat("tag_waits"), s.stat("interrupt_exits"));
+          s.stat("tag_waits"), s.stat("interrupt_exits"), s.exitQuantileUs(0.5), s.exitQuantileUs(0.9),
+          s.exitQuantileUs(0.99), s.stat("notify_exit_max_ns") / 1e3, s.stat("main_loop.bql_held_iterations"),
+          s.stat("mmio_register_exits"));
     }
 
     Map<String, Object> json() {
@@ -116,6 +142,12 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
       m.put("clat_p50_us", round1(clatP50Us));
       m.put("notify_exits_per_s", Math.round(exitsPerS));
       m.put("notify_exit_mean_us", round1(meanExitUs));
+      m.put("notify_exit_p50_us", round1(exitP50Us));
+      m.put("notify_exit_p90_us", round1(exitP90Us));
+      m.put("notify_exit_p99_us", round1(exitP99Us));
+      m.put("notify_exit_max_us", round1(exitMaxUs));
+      m.put("main_loop_bql_held_iterations", bqlHeldIterations);
+      m.put("mmio_register_exits", mmioRegisterExits);
       m.put("notify_exits_under_vq_lock_share", round3(exitUnderLockShare));
       m.put("kicks", kicks);
       m.put("kicks_suppressed_by_event_idx", kicksSuppressed);
@@ -132,16 +164,27 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
   }
 
   /** Run lengths and the seed of every run. */
-  record Plan(long warmupMs, long measureMs, boolean sensitivity, long seed) {}
-
-  static Plan plan(boolean quick) {
-    return quick ? new Plan(5, 25, false, SEED) : new Plan(20, 200, true, SEED);
+  record Plan(long warmupMs, long measureMs, boolean sensitivity, long seed, NotifyScenario.Setup setup) {
+    Plan withSetup(NotifyScenario.Setup s) {
+      return new Plan(warmupMs, measureMs, sensitivity, seed, s);
+    }
   }
 
-  /** The plan of {@code options}: quick or full, with the seed a what-if gives. */
+  static Plan plan(boolean quick) {
+    return quick ? new Plan(5, 25, false, SEED, NotifyScenario.Setup.defaults())
+        : new Plan(20, 200, true, SEED, NotifyScenario.Setup.defaults());
+  }
+
+  /** The plan of {@code options}: quick or full, with the seed and setup a what-if gives. */
   static Plan plan(ReproductionOptions options) {
     Plan p = plan(options.quick());
-    return new Plan(p.warmupMs(), p.measureMs(), p.sensitivity(), options.parameter(SEED_PARAMETER).orElse(p.seed()));
+    NotifyScenario.Setup d = p.setup();
+    NotifyScenario.Setup setup = new NotifyScenario.Setup(options.parameter(X86_VMM_PARAMETER).orElse(d.x86Vmm()),
+        options.parameter(ARM_TRANSPORT_PARAMETER).orElse(d.arm64Transport()),
+        options.parameter(QUEUE_POLICY_PARAMETER).orElse(d.queuePolicy()),
+        options.parameter(BACKEND_PARAMETER).map(us -> us * 1000L).orElse(d.backendServiceNs()));
+    return new Plan(p.warmupMs(), p.measureMs(), p.sensitivity(), options.parameter(SEED_PARAMETER).orElse(p.seed()),
+        setup);
   }
 
   static Point point(ArchProfile p, CostSource costs, int vcpus, int numjobs, Plan plan, double pubBase,
@@ -181,6 +224,11 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
       config.put("iodepth", IODEPTH);
       config.put("notify", mode.name());
       config.put("costs", costTable);
+      config.put("x86_vmm", plan.setup().x86Vmm().option());
+      config.put("arm64_interrupt_transport",
+          plan.setup().arm64Transport() == null ? "profile default" : plan.setup().arm64Transport().option());
+      config.put("queue_policy", plan.setup().queuePolicy());
+      config.put("backend_service_ns", plan.setup().backendServiceNs());
       config.put("warmup_ms", plan.warmupMs());
       config.put("measure_ms", plan.measureMs());
       capture = new RunCapture(NAME, label, variant, p.name(), plan.seed(), config).baseline(baseline)
@@ -188,7 +236,7 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
     }
     RunCapture captured = capture;
     NotifyScenario s = meter.measure(label,
-        () -> new NotifyScenario(p, costs, vcpus, mode, fio, plan.seed(), captured).run(plan.warmupMs(),
+        () -> new NotifyScenario(p, costs, vcpus, mode, fio, plan.seed(), plan.setup(), captured).run(plan.warmupMs(),
             plan.measureMs()),
         x -> x.machine.sim().eventsProcessed(), x -> x.machine.sim().now());
     runs.done(label, capture);
@@ -263,6 +311,11 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
     report.add("R2 virtio-blk notify outside vq_lock (e8edca6f7f92): fio randread 4k libaio iodepth=" + IODEPTH
         + " direct=1; " + (options.quick() ? "quick" : "full") + " run, warm-up " + plan.warmupMs()
         + " ms, measured " + plan.measureMs() + " ms simulated per variant, seed " + plan.seed());
+    report.add("Setup: x86 " + plan.setup().x86Vmm().option() + ", arm64 qemu-2.0-main-loop with interrupt transport "
+        + (plan.setup().arm64Transport() == null ? NotifyScenario.transportOf(options.profile(ARM)).option()
+            : plan.setup().arm64Transport().option())
+        + ", queue policy " + plan.setup().queuePolicy() + ", backend " + plan.setup().backendServiceNs() / 1000
+        + " us mean service");
     report.add("");
     TextTable iops = new TextTable("arch", "numjobs", "baseline IOPS", "patched IOPS", "ratio", "published",
         "published ratio");
@@ -291,6 +344,22 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
       }
     }
     report.addAll(why.lines());
+    report.add("");
+    report.add("Notify exit durations (us, from the vCPU's exit to its re-entry, the hardware round trip excluded): "
+        + "quantiles and maximum; main-loop BQL-held iterations (zero-timeout polls with bottom halves pending); "
+        + "virtio-mmio register exits of the interrupt handler.");
+    TextTable dist = new TextTable("arch", "numjobs", "variant", "exits", "mean", "p50", "p90", "p99", "max",
+        "BQL-held iterations", "mmio register exits");
+    for (Point p : points) {
+      for (int v = 0; v < 2; v++) {
+        Variant x = v == 0 ? p.baseline() : p.patched();
+        dist.row(p.arch(), p.numjobs(), v == 0 ? "baseline" : "patched", Math.round(x.exitsPerS() * plan.measureMs() / 1000.0),
+            TextTable.f("%.1f", x.meanExitUs()), TextTable.f("%.0f", x.exitP50Us()), TextTable.f("%.0f", x.exitP90Us()),
+            TextTable.f("%.0f", x.exitP99Us()), TextTable.f("%.0f", x.exitMaxUs()), x.bqlHeldIterations(),
+            x.mmioRegisterExits());
+      }
+    }
+    report.addAll(dist.lines());
     report.add("");
     report.add("Bands (issue 6): " + passed + " of " + bands.size() + " met");
     TextTable bandTable = new TextTable("band", "simulated", "low", "high", "met");
@@ -323,6 +392,10 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
       metrics.put(k + ".patched.exits_per_s", p.patched().exitsPerS());
       metrics.put(k + ".baseline.kicks_suppressed_share", p.baseline().kicksSuppressedShare());
       metrics.put(k + ".patched.kicks_suppressed_share", p.patched().kicksSuppressedShare());
+      metrics.put(k + ".baseline.exit_p50_us", p.baseline().exitP50Us());
+      metrics.put(k + ".patched.exit_p50_us", p.patched().exitP50Us());
+      metrics.put(k + ".baseline.exit_p99_us", p.baseline().exitP99Us());
+      metrics.put(k + ".patched.exit_p99_us", p.patched().exitP99Us());
     }
     metrics.put("bands.met", (double) passed);
     metrics.put("bands.total", (double) bands.size());
@@ -381,64 +454,82 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
   }
 
   /**
-   * How the verdict moves when the least certain constants sit at the ends of the ranges their
-   * profiles state (never a fit: the verdict above uses the profiles as they are).
+   * One sensitivity case: one unsourced constant of one profile at one end of the range its
+   * profile states (or the backend's service time, a setup parameter), everything else as in the
+   * verdict's runs.
    */
-  /** x86 guest per-I/O keys and EXIT_IO_KERNEL at the top of the ranges the profile states. */
-  private static final Object[] GUEST_HEAVY_X86 = {
-      CostKey.VIRTQUEUE_ADD, 1_500.0, CostKey.BLK_MQ_SUBMIT, 2_500.0, CostKey.BLK_MQ_COMPLETE, 3_000.0,
-      CostKey.AIO_SUBMIT_PER_IO, 2_000.0, CostKey.AIO_REAP_PER_IO, 500.0, CostKey.BENCH_USER_PER_IO, 3_000.0,
-      CostKey.EXIT_IO_KERNEL, 5_000.0};
+  record SensitivityCase(String arch, String what, CostKey key, double value, long backendServiceNs) {}
+
+  /**
+   * Each unsourced cost of the notify and request path, alone, at both ends of its stated range
+   * (arm64-kvm.md, x86_64-kvm.md), and the backend at 5 and 100 µs: exit outside the BQL
+   * ({@code EXIT_USERSPACE}, {@code EXIT_IO_KERNEL}), under it ({@code VMM_NOTIFY_BQL},
+   * {@code IRQ_INJECT}: the line raised and lowered under the BQL), request emulation
+   * ({@code VMM_REQUEST_EMULATION} for the main-loop device; the dataplane's per-request keys).
+   */
+  static final List<SensitivityCase> SENSITIVITY = List.of(
+      new SensitivityCase(ARM, "EXIT_USERSPACE=6000", CostKey.EXIT_USERSPACE, 6_000, 0),
+      new SensitivityCase(ARM, "EXIT_USERSPACE=20000", CostKey.EXIT_USERSPACE, 20_000, 0),
+      new SensitivityCase(ARM, "VMM_NOTIFY_BQL=1000", CostKey.VMM_NOTIFY_BQL, 1_000, 0),
+      new SensitivityCase(ARM, "VMM_NOTIFY_BQL=5000", CostKey.VMM_NOTIFY_BQL, 5_000, 0),
+      new SensitivityCase(ARM, "VMM_REQUEST_EMULATION=5000", CostKey.VMM_REQUEST_EMULATION, 5_000, 0),
+      new SensitivityCase(ARM, "VMM_REQUEST_EMULATION=20000", CostKey.VMM_REQUEST_EMULATION, 20_000, 0),
+      new SensitivityCase(ARM, "IRQ_INJECT=2000", CostKey.IRQ_INJECT, 2_000, 0),
+      new SensitivityCase(ARM, "IRQ_INJECT=8000", CostKey.IRQ_INJECT, 8_000, 0),
+      new SensitivityCase(ARM, "backend 5 us", null, 0, 5_000),
+      new SensitivityCase(ARM, "backend 100 us", null, 0, 100_000),
+      new SensitivityCase(X86, "EXIT_IO_KERNEL=1500", CostKey.EXIT_IO_KERNEL, 1_500, 0),
+      new SensitivityCase(X86, "EXIT_IO_KERNEL=5000", CostKey.EXIT_IO_KERNEL, 5_000, 0),
+      new SensitivityCase(X86, "VMM_REQUEST_EMULATION=5000", CostKey.VMM_REQUEST_EMULATION, 5_000, 0),
+      new SensitivityCase(X86, "VMM_REQUEST_EMULATION=10000", CostKey.VMM_REQUEST_EMULATION, 10_000, 0),
+      new SensitivityCase(X86, "AIO_SUBMIT_PER_IO=500", CostKey.AIO_SUBMIT_PER_IO, 500, 0),
+      new SensitivityCase(X86, "AIO_SUBMIT_PER_IO=2000", CostKey.AIO_SUBMIT_PER_IO, 2_000, 0),
+      new SensitivityCase(X86, "VIRTQUEUE_ADD=500", CostKey.VIRTQUEUE_ADD, 500, 0),
+      new SensitivityCase(X86, "VIRTQUEUE_ADD=1500", CostKey.VIRTQUEUE_ADD, 1_500, 0),
+      new SensitivityCase(X86, "IRQ_INJECT=1500", CostKey.IRQ_INJECT, 1_500, 0),
+      new SensitivityCase(X86, "IRQ_INJECT=5000", CostKey.IRQ_INJECT, 5_000, 0),
+      new SensitivityCase(X86, "backend 5 us", null, 0, 5_000),
+      new SensitivityCase(X86, "backend 100 us", null, 0, 100_000));
 
   /** The number of sensitivity cases ({@link #sensitivity}). */
-  static final int SENSITIVITY_CASES = 6;
+  static final int SENSITIVITY_CASES = SENSITIVITY.size();
 
   private static List<String> sensitivity(Plan plan, List<Map<String, Object>> out, ReproductionOptions options,
       RunMeter meter) {
     ReproductionRuns runs = options.runs();
     List<String> lines = new ArrayList<>();
-    lines.add("Sensitivity (not used for the verdict): the least certain constants at the ends of the ranges "
-        + "their profiles state.");
-    TextTable t = new TextTable("arch", "numjobs", "constants", "baseline IOPS", "patched IOPS", "ratio");
+    lines.add("Sensitivity (not used for the verdict): each unsourced constant alone at the ends of the range its "
+        + "profile states, and the backend's service time; arm64 at numjobs 4, x86 at numjobs 2.");
+    TextTable t = new TextTable("arch", "numjobs", "varied alone", "baseline IOPS", "patched IOPS", "ratio",
+        "ratio band", "level band");
     // a what-if's overrides (in the profiles) stay; each case layers its own on top
-    ArchProfile arm = options.profile(ARM);
-    ArchProfile x86 = options.profile(X86);
-    Object[][] cases = {
-        {arm, ARM_VCPUS, ARM_NUMJOBS, new Object[] {CostKey.EXIT_USERSPACE, 20_000.0, CostKey.VMM_NOTIFY_BQL, 5_000.0,
-            CostKey.VMM_REQUEST_EMULATION, 20_000.0}},
-        {x86, X86_VCPUS, 2, new Object[] {CostKey.VMM_REQUEST_EMULATION, 5_000.0}},
-        {x86, X86_VCPUS, 2, new Object[] {CostKey.VMM_REQUEST_EMULATION, 10_000.0}},
-        {x86, X86_VCPUS, 2, new Object[] {CostKey.EXIT_IO_KERNEL, 5_000.0}},
-        // the guest per-I/O costs and the notify exit at the heavy ends of their stated ranges: the
-        // only corner of the ranges where the guest, not the VMM, limits two jobs
-        {x86, X86_VCPUS, 2, GUEST_HEAVY_X86},
-        {x86, X86_VCPUS, 4, GUEST_HEAVY_X86},
-    };
-    checkState(cases.length == SENSITIVITY_CASES, "SENSITIVITY_CASES is %s, not %s", SENSITIVITY_CASES,
-        cases.length);
-    for (int n = 0; n < cases.length; n++) {
-      Object[] c = cases[n];
-      ArchProfile p = (ArchProfile) c[0];
-      Object[] kv = (Object[]) c[3];
-      List<Cost> overrides = new ArrayList<>();
-      StringBuilder label = new StringBuilder();
-      for (int i = 0; i < kv.length; i += 2) {
-        CostKey key = (CostKey) kv[i];
-        double v = (Double) kv[i + 1];
-        overrides.add(Cost.of(key, v, Cost.Confidence.E, "sensitivity: end of the stated range"));
-        label.append(label.length() == 0 ? "" : ", ").append(key.name()).append('=').append(Math.round(v));
+    for (int n = 0; n < SENSITIVITY.size(); n++) {
+      SensitivityCase c = SENSITIVITY.get(n);
+      ArchProfile p = options.profile(c.arch());
+      boolean arm = c.arch().equals(ARM);
+      CostSource costs = CostSource.of(p);
+      if (c.key() != null) {
+        costs = CostSource.of(p.name() + "+sensitivity", p.costs().with(List.of(
+            Cost.of(c.key(), c.value(), Cost.Confidence.E, "sensitivity: end of the stated range"))));
       }
-      CostSource costs = CostSource.of(p.name() + "+sensitivity", p.costs().with(overrides));
-      Point pt = point(p, costs, (Integer) c[1], (Integer) c[2], plan, 0, 0, runs, meter, "-sensitivity" + (n + 1));
-      t.row(p.name(), pt.numjobs(), label.toString(), Math.round(pt.baseline().iops()),
-          Math.round(pt.patched().iops()), TextTable.f("%.2f", pt.ratio()));
+      Plan casePlan = c.backendServiceNs() > 0 ? plan.withSetup(new NotifyScenario.Setup(plan.setup().x86Vmm(),
+          plan.setup().arm64Transport(), plan.setup().queuePolicy(), c.backendServiceNs())) : plan;
+      Point pt = point(p, costs, arm ? ARM_VCPUS : X86_VCPUS, arm ? ARM_NUMJOBS : 2, casePlan, 0, 0, runs, meter,
+          "-sensitivity" + (n + 1));
+      boolean ratioOk = arm ? pt.ratio() >= 2.0 && pt.ratio() <= 3.0 : pt.ratio() >= 1.2 && pt.ratio() <= 1.5;
+      double pub = arm ? ARM_BASELINE_PUBLISHED : X86_NJ2_BASELINE_PUBLISHED;
+      boolean levelOk = pt.baseline().iops() >= 0.7 * pub && pt.baseline().iops() <= 1.3 * pub;
+      t.row(p.name(), pt.numjobs(), c.what(), Math.round(pt.baseline().iops()), Math.round(pt.patched().iops()),
+          TextTable.f("%.2f", pt.ratio()), ratioOk ? "in" : "out", levelOk ? "in" : "out");
       Map<String, Object> m = new LinkedHashMap<>();
       m.put("arch", p.name());
       m.put("numjobs", pt.numjobs());
-      m.put("constants", label.toString());
+      m.put("constants", c.what());
       m.put("baseline_iops", Math.round(pt.baseline().iops()));
       m.put("patched_iops", Math.round(pt.patched().iops()));
       m.put("ratio", round3(pt.ratio()));
+      m.put("ratio_in_band", ratioOk);
+      m.put("level_in_band", levelOk);
       out.add(m);
     }
     lines.addAll(t.lines());

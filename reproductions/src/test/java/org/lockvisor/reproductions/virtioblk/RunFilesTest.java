@@ -61,8 +61,9 @@ class RunFilesTest {
         }
       }
     }
-    // result.json, perf report, 3 folded, kvm stat, lock_stat, lock contention, fio JSON; + 2 diffs
-    assertThat(compared).isEqualTo(2 * 9 + 2);
+    // result.json, perf report, 2 perf script (guest, host), 3 folded, kvm stat, lock_stat,
+    // lock contention, fio JSON; + 2 diffs
+    assertThat(compared).isEqualTo(2 * 11 + 2);
   }
 
   private static String withoutWallClock(String json) {

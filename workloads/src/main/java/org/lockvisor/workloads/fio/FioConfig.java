@@ -17,6 +17,8 @@ import static com.google.common.base.Preconditions.checkArgument;
  * @param sizeBytes span of the device the offsets fall in
  * @param numberIos I/Os each job completes before it exits (fio's {@code number_ios}); 0: the
  *     job runs until the experiment stops it (time-based)
+ * @param logAvgNs fio's {@code write_bw_log} and {@code write_iops_log} with {@code log_avg_msec}:
+ *     period of the averaged log entries (whole milliseconds); 0 writes no logs
  */
 public record FioConfig(
     int numjobs,
@@ -29,7 +31,8 @@ public record FioConfig(
     int iodepthBatchCompleteMax,
     String filename,
     long sizeBytes,
-    long numberIos) {
+    long numberIos,
+    long logAvgNs) {
 
   public FioConfig {
     checkArgument(numjobs > 0, "numjobs must be positive: %s", numjobs);
@@ -46,7 +49,16 @@ public record FioConfig(
         "iodepth-batch-complete-max must be in [0, iodepth]: %s", iodepthBatchCompleteMax);
     checkArgument(sizeBytes >= bs, "size must hold at least one block: %s", sizeBytes);
     checkArgument(numberIos >= 0, "number-ios must not be negative: %s", numberIos);
+    checkArgument(logAvgNs >= 0 && logAvgNs % 1_000_000 == 0,
+        "log-avg must be 0 or whole milliseconds (fio's log_avg_msec): %s ns", logAvgNs);
     filename = filename == null ? "" : filename;
+  }
+
+  /** Without logs. */
+  public FioConfig(int numjobs, String rw, int bs, String ioengine, int iodepth, int iodepthBatch,
+      int iodepthBatchCompleteMin, int iodepthBatchCompleteMax, String filename, long sizeBytes, long numberIos) {
+    this(numjobs, rw, bs, ioengine, iodepth, iodepthBatch, iodepthBatchCompleteMin, iodepthBatchCompleteMax, filename,
+        sizeBytes, numberIos, 0);
   }
 
   /** A time-based job (no {@code number_ios}). */

@@ -28,7 +28,10 @@ public final class FioFactory implements WorkloadFactory {
           "block device instance name; empty: the VM's only block device", List.of(), 0, 0),
       PluginOption.ofInt("size", 1L << 30, 512, Long.MAX_VALUE, "bytes of the device the offsets span"),
       PluginOption.ofInt("number-ios", 0, 0, Long.MAX_VALUE,
-          "I/Os each job completes, then it exits (fio number_ios); 0: run until the experiment stops it"));
+          "I/Os each job completes, then it exits (fio number_ios); 0: run until the experiment stops it"),
+      PluginOption.ofDuration("log-avg", 0, 0, 3_600_000_000_000L,
+          "fio write_bw_log + write_iops_log with log_avg_msec: period of the averaged entries"
+              + " (whole ms); 0: no log files"));
 
   @Override
   public String name() {
@@ -69,6 +72,7 @@ public final class FioFactory implements WorkloadFactory {
         (int) o.integer("iodepth-batch-complete-max"),
         o.string("filename"),
         o.integer("size"),
-        o.integer("number-ios"));
+        o.integer("number-ios"),
+        o.integer("log-avg"));
   }
 }

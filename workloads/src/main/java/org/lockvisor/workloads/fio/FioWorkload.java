@@ -2,10 +2,8 @@ package org.lockvisor.workloads.fio;
 
 import static com.google.common.base.Preconditions.checkState;
 
-import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
 import java.util.ArrayDeque;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -44,8 +42,6 @@ import org.lockvisor.workloads.spi.WorkloadContext;
  * when the last job has exited.
  */
 public final class FioWorkload implements Workload {
-  static final double[] PERCENTILES = {1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
-
   private final String name;
   private final FioConfig config;
   private final FioCosts costOverride;
@@ -57,6 +53,8 @@ public final class FioWorkload implements Workload {
   private long since;
   private int jobsDone;
   private long finishedNs = -1;
+  /** The guest's view of the disk ({@code /proc/diskstats}, what fio's {@code disk_util} reads). */
+  private final FioJson.DiskStats disk = new FioJson.DiskStats();
 
   public FioWorkload(String name, FioConfig config) {
     this(name, config, null);
@@ -76,7 +74,10 @@ public final class FioWorkload implements Workload {
     final ArrayDeque<BlockRequest> free;
     final ArrayDeque<BlockRequest> done;
     final BlockBatch batch;
-    final LatencyRecorder jobClat = new LatencyRecorder();
+    /** fio's statistics of this job (see {@link FioJson}). */
+    final FioJson.JobStats stats = new FioJson.JobStats();
+    /** The I/Os of the batch being prepared and submitted (their issue time is set when io_submit returns). */
+    final BlockRequest[] batchIos;
     final SplittableRandom random;
     final long blocks;
     Task task;
@@ -97,11 +98,12 @@ public final class FioWorkload implements Workload {
       this.free = new ArrayDeque<>(depth);
       this.done = new ArrayDeque<>(depth);
       this.batch = new BlockBatch(depth);
+      this.batchIos = new BlockRequest[depth];
       this.random = m.sim().streams().get(vmName + "/" + name + "/job" + index);
       this.blocks = config.sizeBytes() / config.bs();
       for (int i = 0; i < depth; i++) {
         slots[i] = device.newRequest(this);
-        slots[i].owner = this;
+        slots[i].owner = new FioJson.Slot();
         free.add(slots[i]);
       }
     }
@@ -110,6 +112,7 @@ public final class FioWorkload implements Workload {
     @Override
     public Task complete(BlockRequest request, long nowNs) {
       done.add(request);
+      disk.complete(request, nowNs);
       return task.state() == TaskState.RUNNING ? null : task;
     }
 
@@ -124,11 +127,28 @@ public final class FioWorkload implements Workload {
             block * (config.bs() / 512), config.bs());
         r.markSubmitted(now);
         batch.add(r);
+        batchIos[i] = r;
       }
       preparing = n;
       inFlight += n;
       issued += n;
       lifetimeIssued += n;
+      stats.queued(n, inFlight);
+      disk.dispatched(n, now);
+    }
+
+    /** io_submit returned (libaio) or the syscall is entered (psync): fio's issue_time of the batch. */
+    void issue(boolean slat) {
+      long now = machine.sim().now();
+      for (int i = 0; i < preparing; i++) {
+        BlockRequest r = batchIos[i];
+        ((FioJson.Slot) r.owner).issueNs = now;
+        if (slat) {
+          stats.slat.add(now - r.submitNs());
+        }
+        batchIos[i] = null;
+      }
+      stats.submitted(preparing);
     }
 
     /** I/Os this job may still issue. */
@@ -147,7 +167,7 @@ public final class FioWorkload implements Workload {
       while (n < max && !done.isEmpty()) {
         BlockRequest r = done.poll();
         long latency = now - r.submitNs();
-        jobClat.record(latency);
+        stats.completed(now - ((FioJson.Slot) r.owner).issueNs, latency);
         clat.record(latency);
         ios++;
         bytes += r.bytes();
@@ -156,6 +176,7 @@ public final class FioWorkload implements Workload {
         n++;
       }
       reapedNow = n;
+      stats.reaped(n, bytes, ios, now);
       if (n > 0 && !active() && ++jobsDone == jobs.size()) {
         finishedNs = now;
       }
@@ -199,6 +220,7 @@ public final class FioWorkload implements Workload {
     Program main = config.ioengine().equals("psync") ? psyncProgram(submitPath) : libaioProgram(submitPath);
     for (int i = 0; i < config.numjobs(); i++) {
       Job j = new Job(i, machine, ctx.vm().name());
+      j.stats.logPeriodNs = config.logAvgNs();
       jobs.add(j);
     }
     for (Job j : jobs) {
@@ -226,6 +248,7 @@ public final class FioWorkload implements Workload {
         })
         .op(new UserWork(t -> (long) job(t).preparing * costs.userPerIoNs(), "fio_io_u_queue"))
         .call(ioSubmit)
+        .run(t -> job(t).issue(true))
         .build();
     int completeMin = config.iodepthBatchCompleteMin();
     int completeMax = config.completeMax();
@@ -255,6 +278,7 @@ public final class FioWorkload implements Workload {
     Program iteration = Program.named("do_io")
         .run(t -> job(t).prepare(1))
         .op(new UserWork(t -> costs.userPerIoNs(), "fio_io_u_queue"))
+        .run(t -> job(t).issue(false))
         .call(syscall)
         .build();
     return Program.named("fio").loopWhile(t -> job(t).active(), iteration).build();
@@ -267,10 +291,16 @@ public final class FioWorkload implements Workload {
   public void resetStats() {
     for (Job j : jobs) {
       j.ios = j.bytes = j.issued = 0;
-      j.jobClat.reset();
     }
     clat.reset();
     since = machine == null ? 0 : machine.sim().now();
+    if (machine != null) {
+      machine.syncAccounting();
+      for (Job j : jobs) {
+        j.stats.reset(since, j.task, machine);
+      }
+      disk.reset(since);
+    }
   }
 
   /** I/Os submitted by the jobs (since the last reset). */
@@ -330,54 +360,24 @@ public final class FioWorkload implements Workload {
     return m.build();
   }
 
-  /** fio {@code --output-format=json} shape: {@code jobs[].read|write.{iops, bw, clat_ns.percentile}}. */
+  /**
+   * fio 3.33's {@code --output-format=json+} report of the jobs (one entry per job, no
+   * {@code group_reporting}); see {@link FioJson}.
+   */
   @Override
   public Optional<Map<String, Object>> nativeReport() {
     if (machine == null) {
       return Optional.empty();
     }
-    double secs = elapsedSeconds();
-    ImmutableList.Builder<Object> jobList = ImmutableList.builder();
+    machine.syncAccounting();
+    long end = end();
+    List<FioJson.JobStats> stats = new java.util.ArrayList<>();
+    List<Task> tasks = new java.util.ArrayList<>();
     for (Job j : jobs) {
-      Map<String, Object> active = direction(j.ios, j.bytes, secs, j.jobClat);
-      Map<String, Object> idle = direction(0, 0, secs, new LatencyRecorder());
-      Map<String, Object> job = new LinkedHashMap<>();
-      job.put("jobname", name);
-      job.put("groupid", 0);
-      job.put("job_index", j.index);
-      job.put("read", config.reads() ? active : idle);
-      job.put("write", config.reads() ? idle : active);
-      job.put("job options", ImmutableMap.of(
-          "rw", config.rw(), "bs", Integer.toString(config.bs()), "ioengine", config.ioengine(),
-          "iodepth", Integer.toString(config.iodepth()), "direct", "1"));
-      jobList.add(job);
+      stats.add(j.stats);
+      tasks.add(j.task);
     }
-    Map<String, Object> report = new LinkedHashMap<>();
-    report.put("fio version", "lockvisor-fio-model");
-    report.put("jobs", jobList.build());
-    return Optional.of(report);
-  }
-
-  private static Map<String, Object> direction(long ios, long bytes, double secs, LatencyRecorder rec) {
-    Map<String, Object> percentiles = new LinkedHashMap<>();
-    for (double p : PERCENTILES) {
-      percentiles.put(String.format(java.util.Locale.ROOT, "%.6f", p), rec.percentile(p));
-    }
-    Map<String, Object> clatNs = new LinkedHashMap<>();
-    clatNs.put("min", rec.min());
-    clatNs.put("max", rec.max());
-    clatNs.put("mean", rec.mean());
-    clatNs.put("N", rec.count());
-    clatNs.put("percentile", percentiles);
-    Map<String, Object> d = new LinkedHashMap<>();
-    d.put("io_bytes", bytes);
-    d.put("io_kbytes", bytes / 1024);
-    d.put("bw", (long) (bytes / 1024.0 / secs));
-    d.put("iops", ios / secs);
-    d.put("runtime", (long) (secs * 1000));
-    d.put("total_ios", ios);
-    d.put("clat_ns", clatNs);
-    return d;
+    return Optional.of(FioJson.report(name, config, stats, tasks, machine, since, end, device.name(), disk));
   }
 
   /** User-mode CPU work whose duration is computed per visit (fio's own per-I/O work). */

@@ -13,6 +13,8 @@ import static com.google.common.base.Preconditions.checkArgument;
  * @param tsoWinDivisor {@code tcp_tso_win_divisor}: a window-limited TSO packet smaller than
  *     cwnd/divisor is deferred until more ACKs arrive
  * @param netdev instance name of the guest network device; empty: the VM's only one
+ * @param intervalNs iperf3's {@code -i}: period of the interval reports; 0 reports one interval
+ *     over the whole measurement window, as {@code iperf3 -i 0} does
  */
 public record IperfConfig(
     int streams,
@@ -21,7 +23,8 @@ public record IperfConfig(
     long rwndBytes,
     int initCwndSegments,
     int tsoWinDivisor,
-    String netdev) {
+    String netdev,
+    long intervalNs) {
 
   public IperfConfig {
     checkArgument(streams > 0, "streams must be positive: %s", streams);
@@ -31,6 +34,13 @@ public record IperfConfig(
     checkArgument(initCwndSegments > 0, "init-cwnd must be positive: %s", initCwndSegments);
     checkArgument(tsoWinDivisor >= 0, "tso-win-divisor must not be negative: %s", tsoWinDivisor);
     checkArgument(netdev != null, "netdev must not be null (empty: the only one)");
+    checkArgument(intervalNs >= 0, "interval must not be negative: %s", intervalNs);
+  }
+
+  /** With one interval report over the window ({@code -i 0}). */
+  public IperfConfig(int streams, int writeBytes, long sndbufBytes, long rwndBytes, int initCwndSegments,
+      int tsoWinDivisor, String netdev) {
+    this(streams, writeBytes, sndbufBytes, rwndBytes, initCwndSegments, tsoWinDivisor, netdev, 0);
   }
 
   /** iperf 2 defaults with {@code streams} streams and Linux 3.0 socket defaults. */

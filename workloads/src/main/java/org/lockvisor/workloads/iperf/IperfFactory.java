@@ -21,6 +21,8 @@ public final class IperfFactory implements WorkloadFactory {
       PluginOption.ofInt("rwnd", 4 << 20, 1, 1L << 34, "peer receive window, bytes (tcp_rmem max)"),
       PluginOption.ofInt("init-cwnd", 10, 1, 1000, "initial congestion window, segments"),
       PluginOption.ofInt("tso-win-divisor", 3, 0, 1000, "tcp_tso_win_divisor (0: never defer)"),
+      PluginOption.ofDuration("interval", 0, 0, 3_600_000_000_000L,
+          "iperf3 -i: period of the interval reports; 0: one interval over the window (-i 0)"),
       new PluginOption("netdev", PluginOption.Type.STRING, "",
           "network device instance name; empty: the VM's only network device", List.of(), 0, 0));
 
@@ -60,6 +62,7 @@ public final class IperfFactory implements WorkloadFactory {
         o.integer("rwnd"),
         (int) o.integer("init-cwnd"),
         (int) o.integer("tso-win-divisor"),
-        o.string("netdev"));
+        o.string("netdev"),
+        o.integer("interval"));
   }
 }

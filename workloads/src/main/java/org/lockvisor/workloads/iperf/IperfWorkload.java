@@ -55,6 +55,8 @@ public final class IperfWorkload implements Workload {
   private Stream softirqStream;
   private long since;
   private long[] hostCpuBase = new long[0];
+  /** User and total CPU time of the writer tasks at the start of the window. */
+  private long[] senderCpuBase = new long[2];
   private int mss;
   private long sizeGoal;
 
@@ -94,6 +96,21 @@ public final class IperfWorkload implements Workload {
     long reductions;
     Program lockSock;
     Program releaseSock;
+    /** RTT measurement (one timed segment at a time, Karn: none across a loss). */
+    boolean timing;
+    long rttSeq;
+    long rttStartNs;
+    long srttNs;
+    long rttvarNs;
+    long minRttNs = Long.MAX_VALUE;
+    long maxRttNs;
+    long rttSumNs;
+    long rttSamples;
+    long maxCwnd;
+    /** Interval reports: counters at the start of the current interval, and the closed ones. */
+    long intervalBytes;
+    long intervalLost;
+    final List<long[]> intervals = new ArrayList<>();
 
     Stream(int id) {
       this.id = id;
@@ -136,6 +153,11 @@ public final class IperfWorkload implements Workload {
           s.inflight += s.seg;
           s.backlog -= s.seg;
           s.sndNxt += s.seg;
+          if (!s.timing) {
+            s.timing = true;
+            s.rttSeq = s.sndNxt;
+            s.rttStartNs = machine.sim().now();
+          }
           s.segments++;
           s.segmentBytes += s.seg;
         })
@@ -289,9 +311,11 @@ public final class IperfWorkload implements Workload {
 
   /** tcp_ack: window, congestion control, loss recovery. */
   void onAck(Stream s, long acked, long lost) {
+    closeIntervals();
     s.inflight -= acked + lost;
     s.ackedBytes += acked;
     if (lost > 0) {
+      s.timing = false; // Karn: no sample from a window with a retransmission
       s.lostBytes += lost;
       s.backlog += lost; // retransmitted as new data
       if (s.resolved >= s.recover) {
@@ -302,6 +326,9 @@ public final class IperfWorkload implements Workload {
       }
     }
     s.resolved += acked + lost;
+    if (s.timing && s.resolved >= s.rttSeq) {
+      rttSample(s, machine.sim().now() - s.rttStartNs);
+    }
     if (acked > 0 && s.resolved >= s.recover) {
       if (s.cwnd < s.ssthresh) {
         s.cwnd += acked;
@@ -310,6 +337,53 @@ public final class IperfWorkload implements Workload {
       }
       s.cwnd = Math.min(s.cwnd, config.rwndBytes());
     }
+    s.maxCwnd = Math.max(s.maxCwnd, s.cwnd);
+  }
+
+  /**
+   * {@code tcp_rtt_estimator} (net/ipv4/tcp_input.c) in RFC 6298's form: the first sample sets
+   * srtt and rttvar = rtt/2; later ones move srtt by 1/8 and rttvar by 1/4 of the difference.
+   */
+  private static void rttSample(Stream s, long rtt) {
+    s.timing = false;
+    if (s.srttNs == 0) {
+      s.srttNs = rtt;
+      s.rttvarNs = rtt / 2;
+    } else {
+      s.rttvarNs += (Math.abs(s.srttNs - rtt) - s.rttvarNs) / 4;
+      s.srttNs += (rtt - s.srttNs) / 8;
+    }
+    s.minRttNs = Math.min(s.minRttNs, s.srttNs);
+    s.maxRttNs = Math.max(s.maxRttNs, s.srttNs);
+    s.rttSumNs += s.srttNs;
+    s.rttSamples++;
+  }
+
+  /**
+   * Closes the interval reports due by now ({@code iperf3 -i}: {@code iperf_stats_callback} on a
+   * timer; here checked when an ACK arrives, so an interval ends at the first ACK at or after its
+   * boundary, within one ACK of it). Each report holds, per stream, {@code {start, end, bytes,
+   * lost bytes, cwnd, srtt, rttvar}} since the start of the window.
+   */
+  private void closeIntervals() {
+    if (config.intervalNs() == 0 || streams.isEmpty()) {
+      return;
+    }
+    long now = machine.sim().now();
+    long start = streams.get(0).intervals.isEmpty() ? since
+        : streams.get(0).intervals.get(streams.get(0).intervals.size() - 1)[1];
+    if (now - start >= config.intervalNs()) {
+      for (Stream s : streams) {
+        closeInterval(s, start, now);
+      }
+    }
+  }
+
+  private void closeInterval(Stream s, long start, long end) {
+    s.intervals.add(new long[] {start, end, s.ackedBytes - s.intervalBytes, s.lostBytes - s.intervalLost, s.cwnd,
+        s.srttNs, s.rttvarNs});
+    s.intervalBytes = s.ackedBytes;
+    s.intervalLost = s.lostBytes;
   }
 
   /** lock_sock: waits while the receive context processes this socket, then owns it. */
@@ -367,9 +441,15 @@ public final class IperfWorkload implements Workload {
   public void resetStats() {
     for (Stream s : streams) {
       s.ackedBytes = s.lostBytes = s.segments = s.segmentBytes = s.reductions = 0;
+      s.intervalBytes = s.intervalLost = 0;
+      s.intervals.clear();
+      s.minRttNs = Long.MAX_VALUE;
+      s.maxRttNs = s.rttSumNs = s.rttSamples = 0;
+      s.maxCwnd = s.cwnd;
     }
     if (machine != null) {
       since = machine.sim().now();
+      senderCpuBase = senderCpu();
       machine.syncAccounting();
       List<Task> tasks = machine.tasks();
       hostCpuBase = new long[tasks.size()];
@@ -433,13 +513,53 @@ public final class IperfWorkload implements Workload {
     }
     double secs = elapsedSeconds();
     List<Object> intervals = new ArrayList<>();
+    long now = machine.sim().now();
     for (Stream s : streams) {
       Map<String, Object> row = new LinkedHashMap<>();
       row.put("stream", s.id);
       row.put("bytes", s.ackedBytes);
       row.put("bits_per_second", s.ackedBytes * 8 / secs);
+      row.put("lost_bytes", s.lostBytes);
+      row.put("cwnd_bytes", s.cwnd);
+      row.put("max_cwnd_bytes", Math.max(s.maxCwnd, s.cwnd));
+      row.put("srtt_ns", s.srttNs);
+      row.put("rttvar_ns", s.rttvarNs);
+      row.put("min_rtt_ns", s.rttSamples == 0 ? 0 : s.minRttNs);
+      row.put("max_rtt_ns", s.maxRttNs);
+      row.put("mean_rtt_ns", s.rttSamples == 0 ? 0 : s.rttSumNs / s.rttSamples);
+      List<long[]> closed = new ArrayList<>(s.intervals);
+      long lastEnd = closed.isEmpty() ? since : closed.get(closed.size() - 1)[1];
+      if (closed.isEmpty() || now > lastEnd) {
+        closed.add(new long[] {lastEnd, now, s.ackedBytes - s.intervalBytes, s.lostBytes - s.intervalLost, s.cwnd,
+            s.srttNs, s.rttvarNs});
+      }
+      List<Object> rows = new ArrayList<>();
+      for (long[] iv : closed) {
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("start_ns", iv[0] - since);
+        r.put("end_ns", iv[1] - since);
+        r.put("bytes", iv[2]);
+        r.put("lost_bytes", iv[3]);
+        r.put("cwnd_bytes", iv[4]);
+        r.put("srtt_ns", iv[5]);
+        r.put("rttvar_ns", iv[6]);
+        rows.add(r);
+      }
+      row.put("intervals", rows);
       intervals.add(row);
     }
+    long[] cpu = senderCpu();
+    double window = Math.max(1, now - since);
+    double receiver = 0;
+    for (Map.Entry<String, Double> e : hostTop()) {
+      if (e.getKey().startsWith("vhost-")) {
+        receiver += e.getValue();
+      }
+    }
+    Map<String, Object> cpuReport = new LinkedHashMap<>();
+    cpuReport.put("sender_user_percent", 100.0 * (cpu[0] - senderCpuBase[0]) / window);
+    cpuReport.put("sender_system_percent", 100.0 * ((cpu[1] - senderCpuBase[1]) - (cpu[0] - senderCpuBase[0])) / window);
+    cpuReport.put("receiver_system_percent", receiver);
     List<Object> top = new ArrayList<>();
     for (Map.Entry<String, Double> e : hostTop()) {
       top.add(ImmutableMap.of("thread", e.getKey(), "cpu_percent", e.getValue()));
@@ -449,8 +569,37 @@ public final class IperfWorkload implements Workload {
     report.put("seconds", secs);
     report.put("streams", intervals);
     report.put("sum_bits_per_second", throughputGbps() * 1e9);
+    report.put("interval_seconds", config.intervalNs() / 1e9);
+    report.put("mss", mss);
+    report.put("rwnd_bytes", config.rwndBytes());
+    report.put("sndbuf_bytes", config.sndbufBytes());
+    report.put("write_bytes", config.writeBytes());
+    report.put("cpu", cpuReport);
     report.put("host_top", top);
     return Optional.of(report);
+  }
+
+  /** User and total CPU time of the writer tasks so far (ns). */
+  private long[] senderCpu() {
+    long[] out = new long[2];
+    if (machine == null || streams.isEmpty() || streams.get(0).task == null) {
+      return out;
+    }
+    machine.syncAccounting();
+    java.util.Set<Integer> ids = new java.util.TreeSet<>();
+    for (Stream s : streams) {
+      ids.add(s.task.id());
+    }
+    var symbols = machine.symbols();
+    machine.account().forEach((cpuId, threadId, stack, ns) -> {
+      if (ids.contains(threadId)) {
+        out[1] += ns;
+        if (symbols.tag(symbols.leaf(stack)) == Machine.DOMAIN_USER) {
+          out[0] += ns;
+        }
+      }
+    });
+    return out;
   }
 
   @Override
