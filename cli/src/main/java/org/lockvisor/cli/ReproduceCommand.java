@@ -140,7 +140,7 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
         Path dir = out.resolve(name);
         String summary = mine.isEmpty() ? reproduction.summary()
             : "what-if: " + mine.describe() + " (not the reproduction). " + reproduction.summary();
-        write(dir.resolve(ReproductionPage.FILE_NAME), ReproductionPage.render(result, summary, dir));
+        write(dir.resolve(ReproductionPage.FILE_NAME), ReproductionPage.render(result, summary, dir, runs.files.pictures()));
       }
     }
     if (format == OutputFormat.JSON) {

@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -163,7 +164,14 @@ public final class RunCommand implements Callable<Integer> {
         }
       }
     }
-    write(out.resolve("report.html"), RunPage.render(e.name(), file.toString(), provenance, outputs, written));
+    Map<String, String> variants = new LinkedHashMap<>();
+    e.variants().forEach((name, overrides) -> {
+      List<String> set = new ArrayList<>();
+      overrides.forEach((path, value) -> set.add(path + "=" + value));
+      variants.put(name, String.join(", ", set));
+    });
+    write(out.resolve("report.html"), RunPage.render(e.name(), file.toString(), provenance, outputs, written,
+        variants));
   }
 
   static void printText(PrintWriter out, ExperimentResult r) {

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.lockvisor.cli.CliFixture.Run;
+import org.lockvisor.experiment.report.ReproductionPage;
 
 /**
  * {@code lockvisor reproduce virtio-blk-notify --quick --out DIR} (the quickest built-in
@@ -88,6 +89,9 @@ class ReproduceOutputFilesTest {
       assertThat(dirs.map(d -> d.getFileName().toString())).containsExactlyInAnyOrderElementsOf(labels());
     }
     String page = Files.readString(temp.resolve("a").resolve(NAME).resolve("report.html"));
+    // The page's pictures: flame graphs with a differential, within the page's size budget.
+    assertThat(page).contains("class=\"fg\"", "class=\"fg fg-diff\"").doesNotContain("left out");
+    assertThat(page.length()).isLessThanOrEqualTo(ReproductionPage.SIZE_BUDGET);
     for (String label : labels()) {
       Path dir = runs("a").resolve(label);
       for (String f : FILES) {

@@ -28,6 +28,12 @@ public interface MachineTrace {
   /** {@code holder} released {@code lock}, which it held from {@code start} to {@code end}. */
   default void onLockHeld(Task holder, String lock, long start, long end) {}
 
+  /**
+   * {@code waiter} acquired {@code lock} after waiting for it (spinning, queued or asleep) from
+   * {@code start} to {@code end}; uncontended acquisitions are not reported.
+   */
+  default void onLockWaited(Task waiter, String lock, long start, long end) {}
+
   /** A reschedule IPI was sent from {@code from} to {@code to}. */
   default void onIpi(Cpu from, Cpu to) {}
 }

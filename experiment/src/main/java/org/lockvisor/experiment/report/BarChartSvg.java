@@ -25,6 +25,7 @@ public final class BarChartSvg {
     int top = 30;
     int height = top + rowHeight * labels.size() + 10;
     double max = values.stream().mapToDouble(Double::doubleValue).max().orElse(0);
+    List<String> printed = NumberColumns.format(values);
     StringBuilder svg = new StringBuilder();
     svg.append(String.format(Locale.ROOT,
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
@@ -38,16 +39,13 @@ public final class BarChartSvg {
       svg.append(String.format(Locale.ROOT, "<text x=\"4\" y=\"%d\">%s</text>%n", y + 16, esc(labels.get(i))));
       svg.append(String.format(Locale.ROOT,
           "<rect x=\"110\" y=\"%d\" width=\"%.1f\" height=\"20\" fill=\"%s\"><title>%s: %s</title></rect>%n",
-          y + 2, w, COLORS[i % COLORS.length], esc(labels.get(i)), format(v)));
-      svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\">%s</text>%n", 114 + w, y + 16, format(v)));
+          y + 2, w, COLORS[i % COLORS.length], esc(labels.get(i)), printed.get(i)));
+      svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\">%s</text>%n", 114 + w, y + 16, printed.get(i)));
     }
     svg.append("</svg>\n");
     return svg.toString();
   }
 
-  static String format(double v) {
-    return v == Math.rint(v) && Math.abs(v) < 1e15 ? Long.toString((long) v) : String.format(Locale.ROOT, "%.4g", v);
-  }
 
   private static String esc(String s) {
     return HtmlEscapers.htmlEscaper().escape(s);

@@ -138,6 +138,11 @@ public final class ChromeTrace implements MachineTrace {
   }
 
   @Override
+  public void onLockWaited(Task waiter, String lock, long waitStart, long end) {
+    next.onLockWaited(waiter, lock, waitStart, end);
+  }
+
+  @Override
   public void onIpi(Cpu from, Cpu to) {
     next.onIpi(from, to);
     add(INSTANT_IPI, to.id(), machine.sim().now(), 0, from, -1);

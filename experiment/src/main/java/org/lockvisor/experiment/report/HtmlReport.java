@@ -7,8 +7,10 @@ import java.util.List;
 
 /**
  * One self-contained HTML page for a run or a reproduction: headings, paragraphs, tables,
- * preformatted blocks (perf report, lock_stat), inline SVG plots and links to the files beside
- * it. No scripts, no external resources: it opens from a file, offline, in any browser.
+ * preformatted blocks (perf report, lock_stat), inline SVG plots, flame graphs and lock timelines,
+ * and links to the files beside it. No external resources: it opens from a file, offline, in any
+ * browser. A page with a flame graph or a timeline carries one inline script ({@link
+ * ReportScript}) for zoom, search and the timeline's window; every other page has none.
  */
 public final class HtmlReport {
 
@@ -29,6 +31,7 @@ public final class HtmlReport {
 
   private final StringBuilder body = new StringBuilder();
   private final String title;
+  private boolean interactive;
 
   public HtmlReport(String title) {
     checkArgument(title != null && !title.isBlank(), "a report needs a title");
@@ -92,11 +95,66 @@ public final class HtmlReport {
     return this;
   }
 
+  /**
+   * An interactive flame graph: the SVG with a search box (regular expression or plain text; the
+   * count of matching frames and their share of samples is shown), a zoom reset, a line that shows
+   * the frame under the pointer, and {@code caption} under it.
+   */
+  public HtmlReport flameGraph(String svg, String caption) {
+    interactive = true;
+    int at = svg.indexOf("id=\"");
+    String id = at < 0 ? "" : svg.substring(at + 4, svg.indexOf('"', at + 4));
+    body.append("<div class=\"fgbox\"").append(id.isEmpty() ? "" : " id=\"" + esc(id) + "-box\"").append("><div class=\"fgbar\"><input class=\"fgsearch\" type=\"search\" "
+        + "placeholder=\"search frames (regex)\" aria-label=\"search frames\"><button class=\"fggo\">Search</button>"
+        + "<button class=\"fgclear\">Clear</button><button class=\"fgreset\">Reset zoom</button> "
+        + "<span class=\"fgcount\"></span></div>\n")
+        .append(svg.substring(svg.indexOf("<svg")).strip())
+        .append("\n<div class=\"fgdetail\"></div><div class=\"fgcaption\">").append(esc(caption))
+        .append("</div></div>\n");
+    return this;
+  }
+
+  /** A block of markup built by this package (a lock timeline with its controls); marks the page interactive. */
+  HtmlReport interactiveBlock(String html) {
+    interactive = true;
+    body.append(html);
+    return this;
+  }
+
+  /** A legend: colour swatches with their meaning. */
+  public HtmlReport legend(List<List<String>> colourAndMeaning) {
+    body.append("<p class=\"legend\">");
+    for (List<String> c : colourAndMeaning) {
+      body.append("<span style=\"background:").append(esc(c.get(0))).append("\">").append(esc(c.get(1)))
+          .append("</span>");
+    }
+    body.append("</p>\n");
+    return this;
+  }
+
+  /** Opens a collapsible section ({@code <details>}); close it with {@link #endSection}. */
+  public HtmlReport section(String summary, boolean open) {
+    body.append("<details").append(open ? " open" : "").append("><summary>").append(esc(summary))
+        .append("</summary>\n");
+    return this;
+  }
+
+  public HtmlReport endSection() {
+    body.append("</details>\n");
+    return this;
+  }
+
+  /** Characters of the page so far (its body), for size budgets. */
+  public int length() {
+    return body.length() + STYLE.length() + (interactive ? ReportScript.SCRIPT.length() + ReportScript.STYLE.length() : 0);
+  }
+
   public String render() {
     return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         + "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-        + "<title>" + esc(title) + "</title>\n<style>\n" + STYLE + "</style>\n</head>\n<body>\n"
-        + body + "</body>\n</html>\n";
+        + "<title>" + esc(title) + "</title>\n<style>\n" + STYLE + (interactive ? ReportScript.STYLE : "")
+        + "</style>\n</head>\n<body>\n"
+        + body + (interactive ? "<script>\n" + ReportScript.SCRIPT + "</script>\n" : "") + "</body>\n</html>\n";
   }
 
   private static String esc(String s) {

@@ -116,6 +116,18 @@ public final class RunDirectories implements ReproductionRuns {
     }
   }
 
+  /** The runs written so far, for the pictures of the reproduction's page. */
+  public synchronized List<ReproductionPage.Run> pictures() {
+    List<ReproductionPage.Run> out = new ArrayList<>();
+    for (RunCapture c : done.values()) {
+      List<String> setup = new ArrayList<>();
+      c.configTree().path("parameters").fields().forEachRemaining(e -> setup.add(e.getKey() + "=" + e.getValue().asText()));
+      out.add(new ReproductionPage.Run(c.label(), c.variant(), c.baselineLabel(), String.join(", ", setup),
+          c.outputs()));
+    }
+    return out;
+  }
+
   /** The labels of the runs written so far, in the order they finished. */
   public synchronized List<String> labels() {
     return List.copyOf(done.keySet());

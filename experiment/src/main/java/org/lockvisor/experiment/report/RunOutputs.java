@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.core.account.CpuTimeAccount;
 import org.lockvisor.core.account.SymbolTable;
@@ -57,10 +58,13 @@ public final class RunOutputs implements RunObserver {
   private final Map<String, byte[]> files = new LinkedHashMap<>();
   private final List<String> perfTop = new ArrayList<>();
   private final List<LockContentionReport.Entry> contention = new ArrayList<>();
+  private final Map<String, FlameGraph.Kind> frameKinds = new TreeMap<>();
   private AccountWindow window;
   private long windowStartNs;
   private WaitRecorder waits;
   private ChromeTrace trace;
+  private LockTimeline timeline;
+  private LockTimelineSvg.Drawing timelineDrawing;
   private ExperimentResult result;
 
   /**
@@ -102,6 +106,7 @@ public final class RunOutputs implements RunObserver {
     window = AccountWindow.open(machine);
     windowStartNs = machine.sim().now();
     waits = WaitRecorder.attach(machine);
+    timeline = LockTimeline.attach(machine, LockTimeline.DEFAULT_EVENTS);
     if (traceEvents > 0) {
       trace = ChromeTrace.attach(machine, traceEvents);
     }
@@ -138,6 +143,7 @@ public final class RunOutputs implements RunObserver {
     text("spin", "folded", FoldedStacks.foldRooted(account, symbols, (cpu, thread) -> root(machine, cpu, thread),
         waits::isSpinSymbol));
     text("offcpu", "folded", waits.offCpuFolded());
+    kinds(symbols);
     text("kvm-stat", "txt", KvmStatReport.render(machine.vms()));
     text("lock_stat", "txt", r.lockStat().text());
     for (KernelLock lock : locks) {
@@ -174,9 +180,36 @@ public final class RunOutputs implements RunObserver {
       }
       files.put(name("trace", "json"), bytes.toByteArray());
     }
+    timelineDrawing = LockTimelineSvg.draw(timeline, "timeline" + suffix, trace == null ? null : name("trace", "json"));
     // The files are built: let the machine go (outputs may be kept while other runs go on).
     window = null;
     waits = null;
+    timeline = null;
+  }
+
+  /** Each symbol's kind for the flame graphs: its domain, or spin when it was spun on. */
+  private void kinds(SymbolTable symbols) {
+    for (int sym = 0; sym < symbols.symbolCount(); sym++) {
+      FlameGraph.Kind kind = waits.isSpinSymbol(sym) ? FlameGraph.Kind.SPIN : switch (symbols.tag(sym)) {
+        case Machine.DOMAIN_USER -> FlameGraph.Kind.USER;
+        case Machine.DOMAIN_HYPERVISOR -> FlameGraph.Kind.HYPERVISOR;
+        case Machine.DOMAIN_GUEST -> FlameGraph.Kind.GUEST;
+        case Machine.DOMAIN_TASK -> FlameGraph.Kind.TASK;
+        default -> FlameGraph.Kind.KERNEL;
+      };
+      frameKinds.putIfAbsent(symbols.name(sym).replace(' ', '_').replace('\n', '_'), kind);
+    }
+    for (String state : WaitRecorder.STATE_FRAMES) {
+      frameKinds.put(state, FlameGraph.Kind.OFFCPU);
+    }
+  }
+
+  /**
+   * The kind of a frame of this run's folded stacks (by name; roots, threads and names the run did
+   * not intern are {@link FlameGraph.Kind#TASK}).
+   */
+  public FlameGraph.Kind frameKind(String frame) {
+    return frameKinds.getOrDefault(frame, FlameGraph.Kind.TASK);
   }
 
   /**
@@ -275,6 +308,16 @@ public final class RunOutputs implements RunObserver {
     byte[] b = files.get(fileName);
     checkArgument(b != null, "no file [%s]; have %s", fileName, files.keySet());
     return new String(b, StandardCharsets.UTF_8);
+  }
+
+  /** The lock timeline's HTML (controls and SVG) for the page, after the run finished; {@code null} before. */
+  public String timelineHtml() {
+    return timelineHtml(LockTimelineSvg.MAX_ITEMS);
+  }
+
+  /** The same, drawing at most {@code maxItems} intervals (the earliest), for a page with many runs. */
+  public String timelineHtml(int maxItems) {
+    return timelineDrawing == null ? null : timelineDrawing.html(maxItems);
   }
 
   /** The top of each perf report, for the page. */

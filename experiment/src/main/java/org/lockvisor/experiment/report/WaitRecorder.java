@@ -31,7 +31,7 @@ public final class WaitRecorder implements MachineTrace {
   private static final byte SLEEPING = 0;
   private static final byte BLOCKED = 1;
   private static final byte RUNQUEUE = 2;
-  private static final String[] STATE_FRAMES = {"[sleeping]", "[blocked]", "[runqueue]"};
+  static final String[] STATE_FRAMES = {"[sleeping]", "[blocked]", "[runqueue]"};
 
   private final Machine machine;
   private final MachineTrace next;
@@ -115,6 +115,21 @@ public final class WaitRecorder implements MachineTrace {
   public void onSpin(Task task, int symbol, long start, long end) {
     next.onSpin(task, symbol, start, end);
     spinSymbols.set(symbol);
+  }
+
+  @Override
+  public void onLockHeld(Task holder, String lock, long start, long end) {
+    next.onLockHeld(holder, lock, start, end);
+  }
+
+  @Override
+  public void onLockWaited(Task waiter, String lock, long start, long end) {
+    next.onLockWaited(waiter, lock, start, end);
+  }
+
+  @Override
+  public void onIpi(Cpu from, Cpu to) {
+    next.onIpi(from, to);
   }
 
   /** Whether {@code symbol} was spun on since recording started. */

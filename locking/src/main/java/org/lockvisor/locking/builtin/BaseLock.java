@@ -145,12 +145,18 @@ abstract class BaseLock implements KernelLock {
     acquiredOn = t.cpu();
     acquiredSteal = acquiredOn == null ? 0 : acquiredOn.stealClock();
     stats.acquired(contended, contended ? now() - waitStart : 0, lastBounce);
+    if (MachineTrace.HOOKS && contended) {
+      machine.trace().onLockWaited(t, name, waitStart, now());
+    }
     holderWasPreempted = false;
   }
 
   /** A shared (reader) acquisition: statistics only, the owner stays the writer field. */
-  final void acquiredShared(boolean contended, long waitStart) {
+  final void acquiredShared(Task t, boolean contended, long waitStart) {
     stats.acquired(contended, contended ? now() - waitStart : 0, lastBounce);
+    if (MachineTrace.HOOKS && contended) {
+      machine.trace().onLockWaited(t, name, waitStart, now());
+    }
   }
 
   /** The holder releases; hold time is recorded. */

@@ -177,7 +177,7 @@ final class XaddRwsem extends OwnerSpinningLock<XaddRwsem.Node> {
       rn.granted = true;
       rn.acquiredAt = now();
       waiterLeft();
-      acquiredShared(true, rn.waitStart);
+      acquiredShared(r, true, rn.waitStart);
       stats.handedOff();
       q.add(r);
       granted++;
@@ -206,7 +206,7 @@ final class XaddRwsem extends OwnerSpinningLock<XaddRwsem.Node> {
             } else {
               readers++;
               n.acquiredAt = now();
-              acquiredShared(false, 0);
+              acquiredShared(t, false, 0);
             }
             n.step = DONE;
           } else {

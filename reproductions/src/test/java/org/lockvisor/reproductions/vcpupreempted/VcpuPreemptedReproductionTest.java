@@ -21,6 +21,7 @@ import org.lockvisor.experiment.ReproductionRuns;
 import org.lockvisor.experiment.UserInputException;
 import org.lockvisor.experiment.WhatIf;
 import org.lockvisor.experiment.report.RunCapture;
+import org.lockvisor.experiment.report.RunDirectories;
 import org.lockvisor.workloads.schedmessaging.SchedMessagingConfig;
 
 /**
@@ -34,12 +35,16 @@ class VcpuPreemptedReproductionTest {
   @Test
   void quick_checkOn_spinSymbolsCollapseAndHypervisorShareRises(@TempDir Path out) throws Exception {
     long t0 = System.nanoTime();
-    ReproductionResult r = new VcpuPreemptedReproduction().run(new ReproductionOptions(true, Optional.of(out)));
+    // Captured, as reproduce --out does, so that the page's pictures can be checked without running again.
+    RunDirectories runs = new RunDirectories(out, "test", "test");
+    VcpuPreemptedReproduction reproduction = new VcpuPreemptedReproduction();
+    ReproductionResult r = reproduction.run(new ReproductionOptions(true, Optional.of(out), runs, WhatIf.NONE));
     double seconds = (System.nanoTime() - t0) / 1e9;
     r.report().forEach(System.out::println);
     System.out.println(r.headline() + " in " + seconds + " s");
     // wall time is reported, not asserted: speed is measured with JMH in benchmarks/, not by timed tests
     perfReportsShowTheJsonShares(out, r);
+    VcpuPreemptedPageCheck.check(r, reproduction.summary(), out, runs);
     var m = r.metrics();
 
     // baseline: the spinners burn a large share of the guest's samples; osq_lock dominates
