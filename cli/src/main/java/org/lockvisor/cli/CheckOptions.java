@@ -70,13 +70,20 @@ final class CheckOptions {
    * that also covers validation and building.
    */
   void limit(org.lockvisor.experiment.runner.ExperimentRunner runner, java.io.PrintWriter err) {
-    limitMemory(runner, maxMemory, 1);
+    limitRuns(runner, err);
     if (maxWall != null) {
       long wall = wallNs(maxWall);
       runner.limitBuilding(System.nanoTime() + wall, "--max-wall " + maxWall.strip());
-      BuildWatchdog.arm(runner, wall, "--max-wall " + maxWall.strip(), err);
     } else {
       runner.limitBuilding(Long.MAX_VALUE, "");
+    }
+  }
+
+  /** {@code --max-memory} and the --max-wall watchdog of each build, for a runner that runs (not validates). */
+  void limitRuns(org.lockvisor.experiment.runner.ExperimentRunner runner, java.io.PrintWriter err) {
+    limitMemory(runner, maxMemory, 1);
+    if (maxWall != null) {
+      BuildWatchdog.arm(runner, wallNs(maxWall), "--max-wall " + maxWall.strip(), err);
     }
   }
 
@@ -151,9 +158,9 @@ final class CheckOptions {
   }
 
   /**
-   * {@code lockvisor run FILE ...} replaying one run of {@code variant} with these checks; {@code
-   * launcher} is how the command starts ({@link ReplayLauncher}: with the plugin jars when there
-   * are any).
+   * {@code lockvisor run FILE ...} replaying one run of {@code variant} with these checks;
+   * {@code launcher} is {@code lockvisor} with its global options ({@code --plugins}; see {@link
+   * ReplayLauncher}).
    */
   String replay(String launcher, Path file, List<String> sets, Long seed, String variant, long perturbSeed) {
     List<String> words = new ArrayList<>();

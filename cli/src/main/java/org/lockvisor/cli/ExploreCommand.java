@@ -81,7 +81,7 @@ public final class ExploreCommand implements Callable<Integer> {
       labels.add(variant);
     }
     checks.toRunChecks(true, 1, ""); // bad options fail before the first run
-    String launcher = ReplayLauncher.of(runner.plugins());
+    String launcher = ReplayLauncher.of(lockvisor, runner.plugins());
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     long start = System.nanoTime();

@@ -9,7 +9,7 @@ import com.google.common.collect.ImmutableSortedMap;
 import com.google.common.collect.ImmutableSortedSet;
 import java.util.List;
 import java.util.Locale;
-import org.lockvisor.arch.catalog.ArchProfiles;
+import java.util.function.Function;
 import org.lockvisor.arch.spi.ArchProfileFactory;
 import org.lockvisor.arch.spi.Cost;
 import org.lockvisor.core.plugin.PluginDescriptor;
@@ -40,18 +40,19 @@ final class Json {
   }
 
   /**
-   * {@code [{kind, name, summary, version, capabilities: [..], options: [{..}]}]}. A reproduction registered in {@code reproductions} also gets {@code whatIf: {parameters:
+   * {@code [{kind, name, summary, version, jar (built-in, or the jar it came from), capabilities: [..], options: [{..}]}]}. A reproduction registered in {@code reproductions} also gets {@code whatIf: {parameters:
    * [{name, allowed, doc}], profiles: [..]}}: what {@code reproduce NAME --set} accepts.
    */
-  static ArrayNode plugins(List<PluginDescriptor> plugins, Reproductions reproductions) {
+  static ArrayNode plugins(List<PluginDescriptor> plugins, Reproductions reproductions,
+      Function<PluginDescriptor, String> origin, ImmutableSortedMap<String, ArchProfileFactory> profiles) {
     ArrayNode array = MAPPER.createArrayNode();
-    ImmutableSortedMap<String, ArchProfileFactory> profiles = ArchProfiles.discover();
     for (PluginDescriptor plugin : plugins) {
       ObjectNode node = array.addObject()
           .put("kind", plugin.kind())
           .put("name", plugin.name())
           .put("summary", plugin.summary())
-          .put("version", plugin.version());
+          .put("version", plugin.version())
+          .put("jar", origin.apply(plugin));
       plugin.capabilities().forEach(node.putArray("capabilities")::add);
       ArrayNode options = node.putArray("options");
       for (PluginOption option : plugin.options()) {

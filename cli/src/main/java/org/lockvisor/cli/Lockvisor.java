@@ -5,12 +5,14 @@ import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import org.lockvisor.core.plugin.DidYouMean;
 import org.lockvisor.core.plugin.PluginDiscoveryException;
+import org.lockvisor.core.plugin.PluginPath;
 import org.lockvisor.core.plugin.PluginRegistry;
 import org.lockvisor.core.plugin.UnknownPluginException;
 import org.lockvisor.experiment.SimulationFailedException;
@@ -54,11 +56,20 @@ public final class Lockvisor implements Runnable {
   @Option(names = "--debug", description = "Log plugin discovery and print stack traces of failures.")
   private boolean debug;
 
-  private final ClassLoader pluginLoader;
+  @Option(names = "--plugins", paramLabel = "PATH[:PATH...]",
+      description = "Plugin jars, or directories of jars, to load besides the built-ins (default: the"
+          + " LOCKVISOR_PLUGINS environment variable). One class loader for all of them; see README.")
+  private String plugins;
+
+  private final ClassLoader classPathLoader;
+  private final Function<String, String> environment;
+  private PluginPath pluginPath;
+  private ClassLoader pluginLoader;
   private Injector injector;
 
-  Lockvisor(ClassLoader pluginLoader) {
-    this.pluginLoader = pluginLoader;
+  Lockvisor(ClassLoader classPathLoader, Function<String, String> environment) {
+    this.classPathLoader = classPathLoader;
+    this.environment = environment;
   }
 
   public static void main(String[] args) {
@@ -66,9 +77,17 @@ public final class Lockvisor implements Runnable {
     System.exit(commandLine(Lockvisor.class.getClassLoader()).execute(args));
   }
 
-  /** The configured command line, discovering plugins in {@code pluginLoader} when first needed. */
-  public static CommandLine commandLine(ClassLoader pluginLoader) {
-    CommandLine commandLine = new CommandLine(new Lockvisor(pluginLoader));
+  /**
+   * The configured command line, discovering plugins in {@code classPathLoader} (plus the jars of
+   * {@code --plugins} or {@code LOCKVISOR_PLUGINS}) when first needed.
+   */
+  public static CommandLine commandLine(ClassLoader classPathLoader) {
+    return commandLine(classPathLoader, System::getenv);
+  }
+
+  /** As {@link #commandLine(ClassLoader)}, reading environment variables from {@code environment}. */
+  static CommandLine commandLine(ClassLoader classPathLoader, Function<String, String> environment) {
+    CommandLine commandLine = new CommandLine(new Lockvisor(classPathLoader, environment));
     commandLine.setParameterExceptionHandler(Lockvisor::handleParameterException);
     commandLine.setExecutionExceptionHandler(Lockvisor::handleExecutionException);
     commandLine.setExecutionStrategy(Lockvisor::executeCatchingErrors);
@@ -116,9 +135,43 @@ public final class Lockvisor implements Runnable {
     throw new ParameterException(spec.commandLine(), "missing command: expected one of " + spec.subcommands().keySet());
   }
 
+  /**
+   * The class loader plugins are discovered in: the class path's, or one loader over the jars of
+   * {@code --plugins} (else {@code LOCKVISOR_PLUGINS}) whose parent it is ({@link PluginPath}).
+   *
+   * @throws PluginDiscoveryException for a path element that is not a jar or a directory of jars
+   */
+  ClassLoader pluginLoader() {
+    if (pluginLoader == null) {
+      pluginLoader = pluginPath().loader(classPathLoader);
+    }
+    return pluginLoader;
+  }
+
+  private PluginPath pluginPath() {
+    if (pluginPath == null) {
+      pluginPath = PluginPath.of(plugins, environment.apply(PluginPath.ENVIRONMENT_VARIABLE));
+    }
+    return pluginPath;
+  }
+
+  /**
+   * {@code lockvisor} as a replay command must start it: with {@code --plugins} naming the jars
+   * this invocation loaded (from the option or the environment), so the replay finds them.
+   */
+  String launcher() {
+    PluginPath path = pluginPath();
+    if (path.jars().isEmpty()) {
+      return "lockvisor";
+    }
+    return "lockvisor --plugins " + CheckOptions.quote(String.join(java.io.File.pathSeparator,
+        path.jars().stream().map(Object::toString).toList()));
+  }
+
   /** The application injector, built once per invocation and only by commands that need plugins. */
   Injector injector() {
     if (injector == null) {
+      ClassLoader pluginLoader = pluginLoader();
       injector = debug ? bootstrapLoggingDiscovery() : Bootstrap.standard(pluginLoader);
     }
     return injector;
@@ -146,7 +199,7 @@ public final class Lockvisor implements Runnable {
     logger.setLevel(Level.FINE);
     logger.addHandler(handler);
     try {
-      return Bootstrap.standard(pluginLoader);
+      return Bootstrap.standard(pluginLoader());
     } finally {
       logger.removeHandler(handler);
       logger.setLevel(previous);

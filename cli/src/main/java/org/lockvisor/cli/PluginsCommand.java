@@ -65,10 +65,10 @@ public final class PluginsCommand implements Runnable {
                 Comparator.naturalOrder()))));
       }
       if (format == OutputFormat.JSON) {
-        out.println(Json.write(Json.plugins(named, reproductions())));
+        out.println(Json.write(Json.plugins(named, reproductions(), catalog::origin, profiles())));
       } else {
         Reproductions reproductions = reproductions();
-        ImmutableSortedMap<String, ArchProfileFactory> profiles = ArchProfiles.discover();
+        ImmutableSortedMap<String, ArchProfileFactory> profiles = profiles();
         named.forEach(p -> {
           if (Reproduction.KIND.equals(p.kind()) && reproductions.names().contains(p.name())) {
             printParameters(out, reproductions.choose(p.name()));
@@ -83,14 +83,19 @@ public final class PluginsCommand implements Runnable {
       return;
     }
     if (format == OutputFormat.JSON) {
-      out.println(Json.write(Json.plugins(plugins, reproductions())));
+      out.println(Json.write(Json.plugins(plugins, reproductions(), catalog::origin, profiles())));
     } else if (plugins.isEmpty()) {
       out.println("no plugins registered" + (kind == null ? "" : " of kind [" + kind + "]")
           + "; kinds: " + catalog.kinds());
     } else {
-      printTable(out, plugins);
+      printTable(out, plugins, catalog);
     }
     out.flush();
+  }
+
+  /** The arch profiles of the class path and of the plugin jars. */
+  private ImmutableSortedMap<String, ArchProfileFactory> profiles() {
+    return ArchProfiles.discover(lockvisor.pluginLoader());
   }
 
   private Reproductions reproductions() {
@@ -192,19 +197,23 @@ public final class PluginsCommand implements Runnable {
     };
   }
 
-  private static void printTable(PrintWriter out, List<PluginDescriptor> plugins) {
+  /** KIND NAME VERSION SUMMARY, and JAR (built-in, or the plugin jar's path) last. */
+  private static void printTable(PrintWriter out, List<PluginDescriptor> plugins, PluginCatalog catalog) {
     int kindWidth = "KIND".length();
     int nameWidth = "NAME".length();
     int versionWidth = "VERSION".length();
+    int summaryWidth = "SUMMARY".length();
     for (PluginDescriptor p : plugins) {
       kindWidth = Math.max(kindWidth, p.kind().length());
       nameWidth = Math.max(nameWidth, p.name().length());
       versionWidth = Math.max(versionWidth, p.version().length());
+      summaryWidth = Math.max(summaryWidth, p.summary().length());
     }
-    String row = "%-" + kindWidth + "s  %-" + nameWidth + "s  %-" + versionWidth + "s  %s%n";
-    out.printf(row, "KIND", "NAME", "VERSION", "SUMMARY");
+    String row = "%-" + kindWidth + "s  %-" + nameWidth + "s  %-" + versionWidth + "s  %-" + summaryWidth
+        + "s  %s%n";
+    out.printf(row, "KIND", "NAME", "VERSION", "SUMMARY", "JAR");
     for (PluginDescriptor p : plugins) {
-      out.printf(row, p.kind(), p.name(), p.version(), p.summary());
+      out.printf(row, p.kind(), p.name(), p.version(), p.summary(), catalog.origin(p));
     }
   }
 }

@@ -12,18 +12,23 @@ import org.lockvisor.core.plugin.Plugin;
 import org.lockvisor.experiment.model.ExperimentPlugins;
 
 /**
- * How a printed replay command starts, so that it reproduces as printed: {@code lockvisor} when
- * every plugin comes with lockvisor, and, when plugins were loaded from jars (or directories) of
- * their own (a third-party plugin, the {@code examples} jar), {@code java -cp <lockvisor jar>:<plugin jars>
- * org.lockvisor.cli.Lockvisor} — the form that loads plugin jars today. When the launcher takes
- * plugin jars itself ({@code ./lockvisor --plugins PATH}), {@link #launcher} is the one place to
- * change.
+ * How a printed replay command starts, so that it reproduces through {@code ./lockvisor}: {@code
+ * lockvisor} when every plugin comes with lockvisor, else {@code lockvisor --plugins <jars>} naming
+ * the jars the plugins came from — those given with {@code --plugins} (or {@code
+ * LOCKVISOR_PLUGINS}) and those that were on the class path of a {@code java -cp ...
+ * org.lockvisor.cli.Lockvisor} launch, so a run started either way replays through the launcher.
  */
 final class ReplayLauncher {
 
   private ReplayLauncher() {}
 
-  /** The start of a replay command for the plugins discovered in {@code plugins}. */
+  /** The start of a replay command for this invocation and the plugins discovered in {@code plugins}. */
+  static String of(Lockvisor lockvisor, ExperimentPlugins plugins) {
+    String withFlag = lockvisor.launcher();
+    return withFlag.equals("lockvisor") ? of(plugins) : withFlag;
+  }
+
+  /** The start of a replay command for the plugins discovered in {@code plugins} (class-path jars). */
   static String of(ExperimentPlugins plugins) {
     Path own = location(Lockvisor.class);
     TreeSet<Path> jars = new TreeSet<>();
@@ -34,7 +39,7 @@ final class ReplayLauncher {
         .map(ReplayLauncher::location)
         .filter(p -> p != null && !p.equals(own))
         .forEach(jars::add);
-    return launcher(own, List.copyOf(jars));
+    return launcher(List.copyOf(jars));
   }
 
   /**
@@ -46,16 +51,14 @@ final class ReplayLauncher {
     return name.startsWith("org.lockvisor.") && !name.startsWith("org.lockvisor.examples.");
   }
 
-  /** {@code lockvisor}, or the {@code java -cp} form naming {@code own} and the plugin jars. */
-  static String launcher(Path own, List<Path> pluginJars) {
-    if (pluginJars.isEmpty() || own == null) {
+  /** {@code lockvisor}, or {@code lockvisor --plugins <jars>}. */
+  static String launcher(List<Path> pluginJars) {
+    if (pluginJars.isEmpty()) {
       return "lockvisor";
     }
-    List<String> classPath = new ArrayList<>();
-    classPath.add(own.toString());
-    pluginJars.forEach(j -> classPath.add(j.toString()));
-    return "java -cp " + CheckOptions.quote(String.join(java.io.File.pathSeparator, classPath)) + " "
-        + Lockvisor.class.getName();
+    List<String> jars = new ArrayList<>();
+    pluginJars.forEach(j -> jars.add(j.toString()));
+    return "lockvisor --plugins " + CheckOptions.quote(String.join(java.io.File.pathSeparator, jars));
   }
 
   private static Path location(Class<?> type) {

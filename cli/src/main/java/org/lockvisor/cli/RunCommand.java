@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.lockvisor.experiment.WhatIf;
 import org.lockvisor.experiment.check.RunChecks;
 import org.lockvisor.experiment.io.AtomicFiles;
 import org.lockvisor.experiment.model.Durations;
@@ -59,7 +60,9 @@ public final class RunCommand implements Callable<Integer> {
   private Long seed;
 
   @Option(names = "--set", paramLabel = "PATH=VALUE",
-      description = "Override a value, e.g. vms[0].locks.spinlock=ticket or duration=50ms (repeatable).")
+      description = "Override a value, e.g. vms[0].locks.spinlock=ticket or duration=50ms, or an arch profile's"
+          + " cost, cost.<profile>.<COST_KEY>=<number> (a what-if, labelled; keys: plugins --options <profile>)"
+          + " (repeatable).")
   private List<String> sets = new ArrayList<>();
 
   @Option(names = "--variant", paramLabel = "NAME",
@@ -88,11 +91,17 @@ public final class RunCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     int traceEvents = traceOptions.eventsFor(out);
-    ExperimentRunner runner = lockvisor.injector().getInstance(ExperimentRunner.class);
-    checks.limit(runner, spec.commandLine().getErr()); // before the file is validated: validation builds every machine
-    ObjectNode tree = ExperimentFiles.load(file, sets, seed);
-    Experiment e = runner.validateTree(file.toString(), tree);
-    CheckOptions.validated(runner);
+    ExperimentRunner unchanged = lockvisor.injector().getInstance(ExperimentRunner.class);
+    checks.limit(unchanged, spec.commandLine().getErr()); // before the file is validated: validation builds every machine
+    List<String> paths = CostSettings.paths(sets);
+    ObjectNode tree = ExperimentFiles.load(file, paths, seed);
+    Experiment e = unchanged.validateTree(file.toString(), tree);
+    CheckOptions.validated(unchanged);
+    WhatIf whatIf = CostSettings.parse(CostSettings.costs(sets), e, unchanged);
+    ExperimentRunner runner = CostSettings.apply(unchanged, whatIf);
+    if (runner != unchanged) {
+      checks.limitRuns(runner, spec.commandLine().getErr()); // a what-if's runner builds the machines
+    }
     OutputDirectory.prepare("--out", out, force, spec.commandLine().getErr());
     List<String> labels = new ArrayList<>();
     if (variant == null || variant.equals("base")) {
@@ -111,7 +120,8 @@ public final class RunCommand implements Callable<Integer> {
       Experiment run = label.equals("base") ? e : ExperimentYaml.variant(e, label);
       RunOutputs o = new RunOutputs(runner.plugins(), run.arch(), label, traceEvents);
       RunChecks runChecks = checks.toRunChecks(RunChecks.defaults().invariants(), checks.perturbSeed(),
-          checks.replay(ReplayLauncher.of(runner.plugins()), file, sets, seed, label, checks.perturbSeed()));
+          checks.replay(ReplayLauncher.of(lockvisor, runner.plugins()), file, sets, seed, label,
+              checks.perturbSeed()));
       results.add(runner.run(run, label, runChecks, out == null ? RunObserver.NONE : o));
       outputs.add(o);
       if (out != null && o.files().containsKey(RunOutputs.fileName("trace", "json", label))) {
@@ -127,12 +137,19 @@ public final class RunCommand implements Callable<Integer> {
     }
     progress.finish();
     BuildInfo build = new BuildInfo();
-    Provenance provenance = Provenance.of(build.version(), build.commit(), tree, e, runner.plugins());
+    Provenance provenance = Provenance.of(build.version(), build.commit(), CostSettings.provenanceTree(tree, whatIf), e,
+        runner.plugins());
     ObjectNode document = ResultJson.document(file.toString(), results, provenance);
+    if (!whatIf.isEmpty()) {
+      document.set("whatIf", ResultJson.MAPPER.valueToTree(whatIf.json()));
+    }
     PrintWriter stdout = spec.commandLine().getOut();
     if (format == OutputFormat.JSON) {
       stdout.println(ResultJson.write(document));
     } else {
+      if (!whatIf.isEmpty()) {
+        stdout.println(CostSettings.label(whatIf));
+      }
       results.forEach(r -> printText(stdout, r));
     }
     stdout.flush();

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.lockvisor.experiment.UserInputException;
+import org.lockvisor.experiment.WhatIf;
 import org.lockvisor.experiment.io.AtomicFiles;
 import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.model.SweepPoints;
@@ -62,7 +63,8 @@ public final class SweepCommand implements Callable<Integer> {
   @Option(names = "--seed", paramLabel = "N", description = "Root seed (overrides the file's seed).")
   private Long seed;
 
-  @Option(names = "--set", paramLabel = "PATH=VALUE", description = "Override a value (repeatable).")
+  @Option(names = "--set", paramLabel = "PATH=VALUE", description = "Override a value, or an arch profile's cost"
+      + " (cost.<profile>.<COST_KEY>=<number>, a what-if) (repeatable).")
   private List<String> sets = new ArrayList<>();
 
   @Option(names = "--max-memory", paramLabel = "SIZE",
@@ -114,10 +116,19 @@ public final class SweepCommand implements Callable<Integer> {
     if (threads < 1 || threads > 1024) {
       throw new UserInputException("--jobs [" + threads + "] is out of range; allowed: [1, 1024]");
     }
-    ExperimentRunner runner = lockvisor.injector().getInstance(ExperimentRunner.class);
-    runner.limitBuilding(Long.MAX_VALUE, "");
-    CheckOptions.limitMemory(runner, maxMemory, threads); // each of the parallel runs builds its own machine
-    Experiment e = runner.validateTree(file.toString(), ExperimentFiles.load(file, sets, seed));
+    ExperimentRunner unchanged = lockvisor.injector().getInstance(ExperimentRunner.class);
+    unchanged.limitBuilding(Long.MAX_VALUE, "");
+    CheckOptions.limitMemory(unchanged, maxMemory, threads); // each of the parallel runs builds its own machine
+    Experiment e = unchanged.validateTree(file.toString(), ExperimentFiles.load(file, CostSettings.paths(sets), seed));
+    WhatIf whatIf = CostSettings.parse(CostSettings.costs(sets), e, unchanged);
+    if (!whatIf.isEmpty() && resume) {
+      throw new UserInputException("--resume with cost what-ifs [" + whatIf.describe() + "]: the points in the output"
+          + " directory do not record their costs, so they cannot be checked; write a fresh --out instead");
+    }
+    ExperimentRunner runner = CostSettings.apply(unchanged, whatIf);
+    if (runner != unchanged) {
+      CheckOptions.limitMemory(runner, maxMemory, threads);
+    }
     if (e.sweep().isEmpty() && e.replications() == 1) {
       throw new UserInputException(file + ": nothing to sweep; add [sweep] parameters or [replications] (or use"
           + " 'lockvisor run')");
@@ -133,6 +144,9 @@ public final class SweepCommand implements Callable<Integer> {
       writePlots(out);
     }
     PrintWriter stdout = spec.commandLine().getOut();
+    if (!whatIf.isEmpty()) {
+      stdout.println(CostSettings.label(whatIf));
+    }
     stdout.println("sweep [" + e.name() + "]: " + outcome.points() + " points, ran " + outcome.ran()
         + ", skipped " + outcome.skipped() + (outcome.complete() ? "; wrote " + out.resolve("sweep.json")
         : "; incomplete in " + out + " (merge the shards with 'lockvisor merge')"));
@@ -169,6 +183,11 @@ public final class SweepCommand implements Callable<Integer> {
       throw new UserInputException("--jobs [" + perTask + "] is out of range; allowed: [1, 1024]");
     }
     ExperimentRunner runner = lockvisor.injector().getInstance(ExperimentRunner.class);
+    if (!CostSettings.costs(sets).isEmpty()) {
+      // Emitted tasks resume, and resumed points do not record their costs (see call()).
+      throw new UserInputException("--emit with cost what-ifs " + CostSettings.costs(sets) + " is not supported:"
+          + " emitted tasks resume, and a resumed point does not record its costs");
+    }
     Experiment e = runner.validateTree(file.toString(), ExperimentFiles.load(file, sets, seed));
     int points = SweepPoints.of(e).size();
     if (e.sweep().isEmpty() && e.replications() == 1) {

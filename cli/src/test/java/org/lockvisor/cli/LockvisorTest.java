@@ -89,9 +89,9 @@ class LockvisorTest {
         default -> null;
       };
       if (extra == null) {
-        assertThat(fields).containsExactly("kind", "name", "summary", "version", "capabilities", "options");
+        assertThat(fields).containsExactly("kind", "name", "summary", "version", "jar", "capabilities", "options");
       } else {
-        assertThat(fields).containsExactly("kind", "name", "summary", "version", "capabilities", "options", extra);
+        assertThat(fields).containsExactly("kind", "name", "summary", "version", "jar", "capabilities", "options", extra);
       }
       assertThat(plugin.get("capabilities").isArray()).isTrue();
       assertThat(plugin.get("options").isArray()).isTrue();
@@ -140,8 +140,8 @@ class LockvisorTest {
     assertThat(run.exitCode()).isZero();
     List<String> lines = run.out().lines().toList();
     assertThat(lines).hasSize(3);
-    assertThat(lines.get(0)).matches("KIND +NAME +VERSION +SUMMARY");
-    assertThat(lines.get(1)).startsWith("reproduction  fake-miss").endsWith("never reproduces");
+    assertThat(lines.get(0)).matches("KIND +NAME +VERSION +SUMMARY +JAR");
+    assertThat(lines.get(1)).startsWith("reproduction  fake-miss").contains("never reproduces");
     int summaryColumn = lines.get(0).indexOf("SUMMARY");
     assertThat(lines.get(1).indexOf("never reproduces")).isEqualTo(summaryColumn);
     assertThat(lines.get(2).indexOf("always reproduces")).isEqualTo(summaryColumn);

@@ -185,6 +185,52 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
 
   private static void cost(String s, String key, String value, List<? extends Reproduction> chosen,
       Map<String, ArchProfile> profiles, Map<String, Map<CostKey, Double>> costs) {
+    Set<String> used = new TreeSet<>();
+    List<String> uses = new ArrayList<>();
+    for (Reproduction r : chosen) {
+      used.addAll(r.archProfiles());
+      uses.add(r.name() + " uses " + ImmutableSortedSet.copyOf(r.archProfiles()));
+    }
+    cost(s, key, value, used, (chosen.size() == 1 ? "this reproduction" : "the chosen reproductions") + " ("
+        + (uses.isEmpty() ? "no reproduction chosen" : String.join("; ", uses)) + ")", profiles, costs);
+  }
+
+  /**
+   * Parses {@code cost.<profile>.<COST_KEY>=<number>} settings of an experiment ({@code run} and
+   * {@code sweep --set}), with the same checks as {@code reproduce --set}: a known profile that the
+   * experiment builds a machine on ({@code used}, named by {@code usedBy} in the message), a cost
+   * key that applies to it, a number in the key's unit.
+   *
+   * @throws UserInputException on the first bad setting
+   */
+  public static WhatIf parseCosts(List<String> settings, Set<String> used, String usedBy,
+      Map<String, ArchProfile> profiles) {
+    if (settings.isEmpty()) {
+      return NONE;
+    }
+    Map<String, Map<CostKey, Double>> costs = new LinkedHashMap<>();
+    for (String s : settings) {
+      int eq = s.indexOf('=');
+      if (eq <= 0 || eq == s.length() - 1 || !s.startsWith(COST_PREFIX)) {
+        throw bad(s, "expected cost.<profile>.<COST_KEY>=<number>, e.g. cost.x86_64-kvm.TTWU_FULL=4000");
+      }
+      cost(s, s.substring(0, eq), s.substring(eq + 1), used, usedBy, profiles, costs);
+    }
+    ImmutableMap.Builder<String, ImmutableMap<CostKey, Double>> c = ImmutableMap.builder();
+    costs.forEach((name, overrides) -> c.put(name, ImmutableMap.copyOf(overrides)));
+    WhatIf whatIf = new WhatIf(ImmutableList.copyOf(settings), c.buildOrThrow(), ImmutableMap.of());
+    for (String name : costs.keySet()) {
+      try {
+        whatIf.apply(profiles.get(name));
+      } catch (IllegalArgumentException e) {
+        throw new UserInputException("--set: the costs given for [" + name + "] are refused: " + e.getMessage());
+      }
+    }
+    return whatIf;
+  }
+
+  private static void cost(String s, String key, String value, Set<String> used, String usedBy,
+      Map<String, ArchProfile> profiles, Map<String, Map<CostKey, Double>> costs) {
     String[] parts = key.split("\\.", -1);
     if (parts.length != 3 || parts[1].isEmpty() || parts[2].isEmpty()) {
       throw bad(s, "expected cost.<profile>.<COST_KEY>=<number>, e.g. cost.x86_64-kvm.TTWU_FULL=4000");
@@ -193,16 +239,9 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
     if (profile == null) {
       throw bad(s, DidYouMean.unknownMessage("arch profile", parts[1], profiles.keySet()));
     }
-    Set<String> used = new TreeSet<>();
-    List<String> uses = new ArrayList<>();
-    for (Reproduction r : chosen) {
-      used.addAll(r.archProfiles());
-      uses.add(r.name() + " uses " + ImmutableSortedSet.copyOf(r.archProfiles()));
-    }
     if (!used.contains(profile.name())) {
-      throw bad(s, "no machine of " + (chosen.size() == 1 ? "this reproduction" : "the chosen reproductions")
-          + " is built on [" + profile.name() + "], so the override would change nothing ("
-          + (uses.isEmpty() ? "no reproduction chosen" : String.join("; ", uses)) + ")");
+      throw bad(s, "no machine of " + usedBy + " is built on [" + profile.name()
+          + "], so the override would change nothing");
     }
     List<String> applicable = new ArrayList<>();
     for (Cost c : profile.costs().costs()) {

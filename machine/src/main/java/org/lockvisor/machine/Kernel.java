@@ -138,6 +138,23 @@ public final class Kernel {
     return stealTimeAccounting;
   }
 
+  private boolean irqTimeAccounting;
+
+  /**
+   * CONFIG_IRQ_TIME_ACCOUNTING (kernel/sched.c 3.0: {@code irqtime_account_irq},
+   * {@code update_rq_clock_task}): hardirq and softirq time is accounted per CPU and excluded from
+   * the task clock, so a task's CPU time ({@code top}, {@code task_times}) no longer includes the
+   * interrupts and softirqs that ran in its context. Off by default (the Kconfig default is n); the
+   * machine records it, the plugins' per-thread CPU figures apply it.
+   */
+  public void setIrqTimeAccounting(boolean on) {
+    this.irqTimeAccounting = on;
+  }
+
+  public boolean irqTimeAccounting() {
+    return irqTimeAccounting;
+  }
+
   /**
    * The guest's {@code vcpu_is_preempted(cpu)}: what the hypervisor tells this guest about the
    * vCPU behind {@code cpu}, under the semantics of the arch profile. Always false on the host.

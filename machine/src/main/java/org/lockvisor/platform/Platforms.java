@@ -176,7 +176,7 @@ public final class Platforms {
   public static VcpuPreemptedHook vcpuPreempted(ArchProfile profile) {
     return switch (profile.hypervisor().vcpuPreempted()) {
       case NONE -> VcpuPreemptedHook.NEVER;
-      case X86_STEAL_TIME_ANY_PUT -> VcpuPreemptedHook.ANY_PUT;
+      case X86_STEAL_TIME_ANY_PUT, ARM64_PV_SCHED -> VcpuPreemptedHook.ANY_PUT;
       case X86_STEAL_TIME_INVOLUNTARY -> VcpuPreemptedHook.INVOLUNTARY;
       case PPC_YIELD_COUNT, S390 -> VcpuPreemptedHook.NOT_DISPATCHED;
     };

@@ -6,6 +6,7 @@ import static org.lockvisor.arch.spi.Cost.Confidence.V;
 import static org.lockvisor.arch.spi.CostKey.*;
 
 import com.google.auto.service.AutoService;
+import java.util.Set;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.arch.spi.ArchProfileFactory;
 import org.lockvisor.arch.spi.CostTable;
@@ -132,6 +133,15 @@ public final class Arm64KvmArchProfile implements ArchProfileFactory {
   @Override
   public String summary() {
     return PROFILE.summary();
+  }
+
+  /**
+   * {@code none} (the 2014 era and mainline arm64: vcpu_is_preempted is always false) or {@code
+   * arm64-pv-sched} (the openEuler PV scheduling series, on a 4.19/5.x-era kernel and host).
+   */
+  @Override
+  public Set<VcpuPreemptedSemantics> vcpuPreemptedSemantics() {
+    return Set.of(VcpuPreemptedSemantics.NONE, VcpuPreemptedSemantics.ARM64_PV_SCHED);
   }
 
   @Override

@@ -6,6 +6,7 @@ import static org.lockvisor.arch.spi.Cost.Confidence.V;
 import static org.lockvisor.arch.spi.CostKey.*;
 
 import com.google.auto.service.AutoService;
+import java.util.Set;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.arch.spi.ArchProfileFactory;
 import org.lockvisor.arch.spi.CostTable;
@@ -140,6 +141,12 @@ public final class X86KvmArchProfile implements ArchProfileFactory {
   @Override
   public String summary() {
     return PROFILE.summary();
+  }
+
+  /** The 2016 steal-time flag (set on every vcpu_put) or the later involuntary-only one. */
+  @Override
+  public Set<VcpuPreemptedSemantics> vcpuPreemptedSemantics() {
+    return Set.of(VcpuPreemptedSemantics.X86_STEAL_TIME_ANY_PUT, VcpuPreemptedSemantics.X86_STEAL_TIME_INVOLUNTARY);
   }
 
   @Override

@@ -24,6 +24,15 @@ public interface ArchProfileFactory extends Plugin {
   ArchProfile create();
 
   /**
+   * The {@code vcpu_is_preempted} semantics an experiment may choose on this profile ({@code
+   * hypervisor: {vcpu-is-preempted: ...}}): the hypervisors of this architecture that expose the
+   * check, and none where it can be missing. By default only the profile's own.
+   */
+  default Set<HypervisorBehaviour.VcpuPreemptedSemantics> vcpuPreemptedSemantics() {
+    return Set.of(create().hypervisor().vcpuPreempted());
+  }
+
+  /**
    * Derived from the hypervisor behaviour, so the metadata cannot drift from the profile:
    * {@code vcpu-is-preempted}, {@code spin-trap}, {@code directed-yield}, {@code steal-time},
    * {@code posted-interrupts}, {@code dispatch-window}, and {@code notify-} plus the notify path.

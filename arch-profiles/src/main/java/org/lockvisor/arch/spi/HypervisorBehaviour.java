@@ -62,7 +62,16 @@ public record HypervisorBehaviour(
      * s390 arch_vcpu_is_preempted: false while the CPU is in enabled wait (idle) or SIGP SENSE
      * RUNNING says it runs; true otherwise.
      */
-    S390
+    S390,
+    /**
+     * arm64 paravirtual scheduling (Zengruan Ye, "KVM: arm64: Support the vCPU preemption check",
+     * posted 2019-2020, carried by openEuler/EulerOS 4.19 and 5.10 kernels; mainline arm64's
+     * vcpu_is_preempted stays false): the guest registers a per-vCPU shared area with an SMCCC
+     * call (PV_SCHED_IPA_INIT); the host writes preempted=1 in kvm_arch_vcpu_put and 0 in
+     * kvm_arch_vcpu_load (arch/arm64/kvm/pvsched.c kvm_update_pvsched_preempted), so, like x86's
+     * 2016 flag, it means "not loaded": preempted, halted off CPU, or out in the userspace VMM.
+     */
+    ARM64_PV_SCHED
   }
 
   /** How a virtqueue notify reaches the device model. */

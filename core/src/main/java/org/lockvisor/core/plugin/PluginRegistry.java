@@ -105,7 +105,7 @@ public final class PluginRegistry {
   }
 
   /** Where a class was loaded from (a jar or a classes directory), for log and error messages. */
-  static String origin(Class<?> type) {
+  public static String origin(Class<?> type) {
     CodeSource source = type.getProtectionDomain() == null ? null : type.getProtectionDomain().getCodeSource();
     URL location = source == null ? null : source.getLocation();
     return location == null ? "unknown location" : location.toString();

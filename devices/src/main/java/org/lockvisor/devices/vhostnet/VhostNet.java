@@ -77,6 +77,8 @@ public final class VhostNet implements NetDevice, EventHandler {
   static final String WAKER_LOCK_SYMBOL = LockMode.IRQSAVE.lockSymbol();
   static final int ACK_WIRE_BYTES = 66;
   private static final int EV_LINK_DONE = 1;
+  static final String SOFTIRQ_SYMBOL = "do_softirq";
+  static final String NIC_IRQ_SYMBOL = "ixgbe_msix_clean_rings";
   private static final int EV_ACK_ARRIVE = 2;
   private static final int EV_DUP_ARRIVE = 3;
 
@@ -93,7 +95,22 @@ public final class VhostNet implements NetDevice, EventHandler {
   private KernelLock workLock;
   private KernelLock txKickWqLock;
   private KernelLock rxKickWqLock;
+  /** {@code tun->wq.wait.lock}: tun_net_xmit's wakeup, and (3.0) the worker's add/remove on every read. */
   private KernelLock sockWqLock;
+  /** {@code tun->socket.sk->sk_receive_queue.lock}: tun_net_xmit's enqueue, peek_head_len, skb_dequeue. */
+  private KernelLock rxqLock;
+  private PeerReceiver peer;
+  /** The kworker of each host CPU (3.0 irqfd injection through {@code schedule_work}). */
+  private Task[] kworkers;
+  private ArrayDeque<Program>[] kworkerQueue;
+  private boolean rxInjectPending;
+  private boolean txInjectPending;
+  private Program rxInject;
+  private Program txInject;
+  /** The worker is on {@code tun->wq.wait} (3.0 tun_do_read, between add and remove). */
+  private boolean workerOnTunWq;
+  /** The worker is inside tun_do_read's TASK_INTERRUPTIBLE section. */
+  private boolean workerInTunRead;
   private Virtqueue txVq;
   private Virtqueue rxVq;
   private Task worker;
@@ -149,7 +166,6 @@ public final class VhostNet implements NetDevice, EventHandler {
   private Program[] nicIrq;
   private boolean linkBusy;
   private long linkTailFinish;
-  private int linkOffset;
 
   // per-call state of serialised paths (guest TX lock, worker, NAPI)
   private Packet txGuestPacket;
@@ -164,6 +180,9 @@ public final class VhostNet implements NetDevice, EventHandler {
   private int rxHead;
   private boolean rxSignal;
   private Packet rxPacket;
+  private Packet rxDequeued;
+  private boolean rxPeeked;
+  private int rxPeekLen;
   private int rxIrqCpu;
 
   // programs
@@ -193,6 +212,10 @@ public final class VhostNet implements NetDevice, EventHandler {
   private long requeues;
   private long wakesIssued;
   private long wakesUnderWorkLock;
+  private long ttwuRemoteInTunRead;
+  private long secondWakes;
+  private long kworkerInjects;
+  private long kworkerCpuBase;
   private long statsSince;
   private long workerCpuBase;
   private long workerSpinBase;
@@ -207,6 +230,8 @@ public final class VhostNet implements NetDevice, EventHandler {
   private static final byte CLASS_SPIN = 2;
   private static final byte CLASS_IRQ = 3;
   private static final byte CLASS_IRQ_SPIN = 4;
+  private static final byte CLASS_SOFTIRQ = 5;
+  private long workerSoftirqBase;
 
   public VhostNet(String name, VhostNetConfig config) {
     this(name, config, null);
@@ -237,6 +262,11 @@ public final class VhostNet implements NetDevice, EventHandler {
 
   public VhostNetCosts costs() {
     return costs;
+  }
+
+  /** Whether the worker is inside tun_do_read, between its state changes (tests). */
+  boolean workerInTunRead() {
+    return workerInTunRead;
   }
 
   /** The vhost worker thread ({@code vhost-<pid>}) on the host. */
@@ -304,7 +334,14 @@ public final class VhostNet implements NetDevice, EventHandler {
     }
     this.txKickWqLock = ctx.locks().create(host, name + ".tx_kick_eventfd.wqh.lock", LockKind.SPINLOCK);
     this.rxKickWqLock = ctx.locks().create(host, name + ".rx_kick_eventfd.wqh.lock", LockKind.SPINLOCK);
-    this.sockWqLock = ctx.locks().create(host, name + ".tap_sock.wq.lock", LockKind.SPINLOCK);
+    this.sockWqLock = ctx.locks().create(host, name + ".tun.wq.wait.lock", LockKind.SPINLOCK);
+    this.rxqLock = ctx.locks().create(host, name + ".tun.sk_receive_queue.lock", LockKind.SPINLOCK);
+    this.peer = new PeerReceiver(machine.sim(), (flow, bytes, now) -> {
+      Packet ack = allocAck(flow);
+      ack.acked = bytes;
+      deliveredBytes += bytes;
+      scheduleAck(ack, now + config.ackDelayNs());
+    }, config.peerQueues(), config.peerIrqIntervalNs(), config.peerNapiBudget(), config.peerGroSegments());
     this.txVq = new Virtqueue(name + ".txq", config.ringSize(), config.eventIdx());
     this.rxVq = new Virtqueue(name + ".rxq", config.ringSize(), config.eventIdx());
     txVq.disableCb(); // 3.0 virtio-net frees TX buffers in start_xmit; TX interrupts only when stopped
@@ -323,6 +360,14 @@ public final class VhostNet implements NetDevice, EventHandler {
     buildHostPrograms(queues);
     buildGuestPrograms();
     this.worker = host.spawnSleeping("vhost-" + vm.name(), workerProgram(), config.workerCpu());
+    if (config.irqfdInject() == VhostNetConfig.IrqfdInject.KWORKER) {
+      this.kworkers = new Task[host.cpuCount()];
+      this.kworkerQueue = new ArrayDeque[host.cpuCount()];
+      for (int c = 0; c < host.cpuCount(); c++) {
+        kworkerQueue[c] = new ArrayDeque<>(4);
+        kworkers[c] = host.spawnSleeping("kworker/" + c + ":1", kworkerProgram(c), c);
+      }
+    }
     this.statsSince = machine.sim().now();
   }
 
@@ -340,6 +385,7 @@ public final class VhostNet implements NetDevice, EventHandler {
     Op countWake = Ops.run(t -> {
       if (t.scratch2 == 1) {
         wakesIssued++;
+        countRemoteInRead();
         if (workLock != null && workLock.owner() == t) {
           wakesUnderWorkLock++;
         }
@@ -360,17 +406,19 @@ public final class VhostNet implements NetDevice, EventHandler {
     });
     return switch (config.workQueue()) {
       case WAKE_INSIDE_LOCK -> Program.named("vhost_work_queue")
-          .op(workLock.lock(LockMode.IRQSAVE))
+          .op(counted(L_WORK)).op(workLock.lock(LockMode.IRQSAVE))
           .op(enqueue)
-          .op(Ops.work(t -> t.scratch2 == 1 ? costs.listAddNs() : 0, "list_add_tail"))
+          .op(Ops.work(t -> t.scratch2 == 1 ? costs.listAddNs() + w.line.store(t) + workListHead.store(t) : 0,
+              "list_add_tail"))
           .op(countWake)
           .op(wakeWorker)
           .op(workLock.unlock(LockMode.IRQSAVE))
           .build();
       case WAKE_OUTSIDE_LOCK -> Program.named("vhost_work_queue")
-          .op(workLock.lock(LockMode.IRQSAVE))
+          .op(counted(L_WORK)).op(workLock.lock(LockMode.IRQSAVE))
           .op(enqueue)
-          .op(Ops.work(t -> t.scratch2 == 1 ? costs.listAddNs() : 0, "list_add_tail"))
+          .op(Ops.work(t -> t.scratch2 == 1 ? costs.listAddNs() + w.line.store(t) + workListHead.store(t) : 0,
+              "list_add_tail"))
           .op(workLock.unlock(LockMode.IRQSAVE))
           .op(countWake)
           .op(wakeWorker)
@@ -387,7 +435,10 @@ public final class VhostNet implements NetDevice, EventHandler {
 
   /** The llist variant's list (lock-free: adds are instants, the worker takes all with one xchg). */
   private final ArrayDeque<VhostWork> workerBatchPending = new ArrayDeque<>(4);
-  /** The cache line of {@code dev->work_list} (llist head): llist_add's cmpxchg, llist_del_all's xchg. */
+  /**
+   * The cache line of {@code dev->work_list}: llist_add's cmpxchg and llist_del_all's xchg (llist),
+   * list_add_tail's and list_del_init's stores (3.0), priced by where the line last was.
+   */
   private SharedLine workListHead;
 
   private Program pollWakeup(VhostWork w) {
@@ -416,8 +467,19 @@ public final class VhostNet implements NetDevice, EventHandler {
     }
     this.txKickHandler = kickHandler(txKickWqLock, txKickWork);
     this.rxKickHandler = kickHandler(rxKickWqLock, rxKickWork);
-    Program sockDataReady = Program.named("sock_def_readable")
-        .op(sockWqLock.lock(LockMode.IRQSAVE))
+    // tun_net_xmit: wake_up_interruptible_poll(&tun->wq.wait) walks the wait queue under its lock;
+    // a 3.0 reader inside tun_do_read is on it (added at the head, so first): default_wake_function
+    // wakes the worker directly, then vhost_poll_wakeup queues the RX work (and wakes it again)
+    Program secondWake = Program.named("default_wake_function")
+        .run(t -> {
+          secondWakes++;
+          countRemoteInRead();
+        })
+        .op(Ops.wake(t -> worker))
+        .build();
+    Program sockDataReady = Program.named("wake_up_interruptible_poll")
+        .op(counted(L_WQ)).op(sockWqLock.lock(LockMode.IRQSAVE))
+        .op(Ops.call(t -> workerOnTunWq ? secondWake : null))
         .call(pollWakeup(rxNetWork))
         .op(sockWqLock.unlock(LockMode.IRQSAVE))
         .build();
@@ -425,11 +487,15 @@ public final class VhostNet implements NetDevice, EventHandler {
       final int queue = q;
       nicPending[q] = new ArrayDeque<>(256);
       Program one = Program.named("netif_receive_skb")
-          .work(costs.nicRxPerPacketNs(), "tun_net_xmit")
-          .run(t -> tapQueue.add(nicPending[queue].poll()))
-          .call(sockDataReady)
+          .work(costs.nicRxPerPacketNs(), "br_handle_frame")
+          .call(Program.named("tun_net_xmit")
+              .op(counted(L_RXQ)).op(rxqLock.lock(LockMode.IRQSAVE)) // skb_queue_tail
+              .run(t -> tapQueue.add(nicPending[queue].poll()))
+              .op(rxqLock.unlock(LockMode.IRQSAVE))
+              .call(sockDataReady)
+              .build())
           .build();
-      nicIrq[q] = Program.interruptHandler("ixgbe_msix_clean_rings")
+      nicIrq[q] = Program.interruptHandler(NIC_IRQ_SYMBOL)
           .work(costs.nicRxIrqNs(), "handle_irq_event")
           .op(new LoopCall(t -> {
             if (nicPending[queue].isEmpty()) {
@@ -488,13 +554,17 @@ public final class VhostNet implements NetDevice, EventHandler {
     } else {
       body = Program.named("vhost_worker")
           .op(Ops.setState(TaskState.INTERRUPTIBLE))
-          .op(workLock.lock(LockMode.IRQ))
+          .op(counted(L_WORK)).op(workLock.lock(LockMode.IRQ))
           .run(t -> {
             current = workList.poll();
             if (current != null) {
               current.queued = false; // list_del_init
             }
           })
+          // list_empty reads dev->work_list; list_del_init writes it and work->node: the lines the
+          // waker's list_add_tail wrote (priced like the llist variant's atomics, by where they were)
+          .op(Ops.work(t -> current != null ? current.line.store(t) + workListHead.store(t) : workListHead.load(t),
+              "list_del_init"))
           .op(workLock.unlock(LockMode.IRQ))
           .run(t -> {
             if (current != null) {
@@ -510,8 +580,14 @@ public final class VhostNet implements NetDevice, EventHandler {
 
   private Program handleTxProgram() {
     Program requeue = Program.named("vhost_poll_queue").call(txKickWork.queue).build();
+    // tun_get_user builds the skb (copy), then netif_rx_ni runs the receive softirq in the worker's
+    // context: bridge, dev_queue_xmit, the NIC driver's xmit
+    Program netifRxNi = Program.named("netif_rx_ni")
+        .call(Program.named(SOFTIRQ_SYMBOL).work(costs.txSoftirqNs(), "net_rx_action").build())
+        .build();
     Program one = Program.named("tun_sendmsg")
-        .op(Ops.work(t -> costs.txPerPacketNs() + costs.copyNs(txPacket.bytes), "tun_get_user"))
+        .op(Ops.work(t -> costs.txPerPacketNs() - costs.txSoftirqNs() + costs.copyNs(txPacket.bytes), "tun_get_user"))
+        .call(netifRxNi)
         .run(t -> {
           Packet p = txPacket;
           txPacket = null;
@@ -559,11 +635,40 @@ public final class VhostNet implements NetDevice, EventHandler {
 
   private Program handleRxProgram() {
     Program requeue = Program.named("vhost_poll_queue").call(rxNetWork.queue).build();
+    VhostNetConfig.TunRead era = config.tunRead();
+    Program.Builder read = Program.named("tun_do_read");
+    if (era.waitQueue()) {
+      read.op(counted(L_WQ)).op(sockWqLock.lock(LockMode.IRQSAVE)).run(t -> workerOnTunWq = true)
+          .op(sockWqLock.unlock(LockMode.IRQSAVE)); // add_wait_queue
+    }
+    read.run(t -> {
+      workerInTunRead = true;
+      if (era.interruptible()) {
+        t.setState(TaskState.INTERRUPTIBLE); // current->state = TASK_INTERRUPTIBLE
+      }
+    });
+    read.op(counted(L_RXQ)).op(rxqLock.lock(LockMode.IRQSAVE)) // skb_dequeue
+        .run(t -> rxDequeued = tapQueue.poll())
+        .op(rxqLock.unlock(LockMode.IRQSAVE))
+        .work(costs.rxPerPacketHostNs() / 2 + costs.copyNs(ACK_WIRE_BYTES + 12), "tun_put_user");
+    read.run(t -> {
+      workerInTunRead = false;
+      if (era.interruptible()) {
+        t.setState(TaskState.RUNNING); // current->state = TASK_RUNNING
+      }
+    });
+    if (era.waitQueue()) {
+      read.op(counted(L_WQ)).op(sockWqLock.lock(LockMode.IRQSAVE)).run(t -> workerOnTunWq = false)
+          .op(sockWqLock.unlock(LockMode.IRQSAVE)); // remove_wait_queue
+    }
+    Program tunDoRead = read.build();
     Program one = Program.named("tun_recvmsg")
-        .work(costs.rxPerPacketHostNs() + costs.copyNs(ACK_WIRE_BYTES + 12), "memcpy_toiovec")
+        .work(costs.rxPerPacketHostNs() - costs.rxPerPacketHostNs() / 2, "get_rx_bufs")
+        .call(tunDoRead)
         .run(t -> {
           RxBuf b = (RxBuf) rxVq.token(rxHead);
-          b.content = tapQueue.poll();
+          b.content = rxDequeued;
+          rxDequeued = null;
           rxVq.pushUsed(rxHead);
           rxTotal += ACK_WIRE_BYTES;
           rxPackets++;
@@ -571,17 +676,33 @@ public final class VhostNet implements NetDevice, EventHandler {
         })
         .op(Ops.call(t -> rxSignal ? signalRx : null))
         .build();
+    // peek_head_len: sk_receive_queue.lock around skb_peek, once per packet and once to find the
+    // queue empty (the loop condition of 3.0 handle_rx)
+    Program peek = Program.named("peek_head_len")
+        .op(counted(L_RXQ)).op(rxqLock.lock(LockMode.IRQSAVE))
+        .run(t -> rxPeekLen = tapQueue.isEmpty() ? 0 : ACK_WIRE_BYTES)
+        .op(rxqLock.unlock(LockMode.IRQSAVE))
+        .build();
     return Program.named("handle_rx")
         .work(costs.handleNs(), "mutex_lock")
         .run(t -> {
           handleRxRuns++;
           rxTotal = 0;
           rxDone = false;
+          rxPeeked = false;
           rxVq.disableNotify();
         })
         .op(new LoopCall(t -> {
           for (;;) {
-            if (rxDone || tapQueue.isEmpty()) {
+            if (rxDone) {
+              return null;
+            }
+            if (!rxPeeked) {
+              rxPeeked = true;
+              return peek;
+            }
+            rxPeeked = false;
+            if (rxPeekLen == 0) {
               return null;
             }
             if (rxTotal >= config.weight()) {
@@ -634,13 +755,11 @@ public final class VhostNet implements NetDevice, EventHandler {
         .build();
     this.txInterrupt = Program.interruptHandler("vring_interrupt").work(costs.rxIrqEntryNs(), "handle_edge_irq")
         .call(txDoneIrq).build();
-    this.signalTx = Program.named("vhost_signal")
-        .work(costs.signalNs(), "eventfd_signal")
-        .run(t -> {
-          txSignals++;
-          guest.cpu(rxIrqCpu).raiseInterrupt(txInterrupt);
-        })
+    this.txInject = Program.named("irqfd_inject")
+        .work(costs.signalNs() - costs.eventfdSignalNs(), "kvm_set_irq")
+        .run(t -> guest.cpu(rxIrqCpu).raiseInterrupt(txInterrupt))
         .build();
+    this.signalTx = signal(false);
 
     Program receiveOne = Program.named("receive_buf")
         .work(costs.rxPerPacketNs(), "netif_receive_skb")
@@ -686,13 +805,118 @@ public final class VhostNet implements NetDevice, EventHandler {
         .run(t -> rxVq.disableCb()) // skb_recv_done -> napi_schedule
         .call(poll)
         .build();
-    this.signalRx = Program.named("vhost_signal")
-        .work(costs.signalNs(), "eventfd_signal")
-        .run(t -> {
-          rxSignals++;
-          guest.cpu(rxIrqCpu).raiseInterrupt(rxInterrupt);
-        })
+    this.rxInject = Program.named("irqfd_inject")
+        .work(costs.signalNs() - costs.eventfdSignalNs(), "kvm_set_irq")
+        .run(t -> guest.cpu(rxIrqCpu).raiseInterrupt(rxInterrupt))
         .build();
+    this.signalRx = signal(true);
+  }
+
+  /**
+   * vhost_signal → eventfd_signal → irqfd_wakeup: in 3.0 {@code schedule_work(&irqfd->inject)} on
+   * the signalling CPU (a no-op while the work is pending) and the kworker injects; with direct
+   * injection the signaller does it all.
+   */
+  private Program signal(boolean rx) {
+    if (config.irqfdInject() == VhostNetConfig.IrqfdInject.DIRECT) {
+      return Program.named("vhost_signal")
+          .work(costs.eventfdSignalNs(), "eventfd_signal")
+          .run(t -> {
+            if (rx) {
+              rxSignals++;
+            } else {
+              txSignals++;
+            }
+          })
+          .call(rx ? rxInject : txInject)
+          .build();
+    }
+    return Program.named("vhost_signal")
+        .work(costs.eventfdSignalNs(), "eventfd_signal")
+        .run(t -> {
+          t.scratch2 = 0;
+          if (rx) {
+            rxSignals++;
+          } else {
+            txSignals++;
+          }
+          boolean pending = rx ? rxInjectPending : txInjectPending;
+          if (!pending) { // test_and_set_bit(WORK_STRUCT_PENDING)
+            if (rx) {
+              rxInjectPending = true;
+            } else {
+              txInjectPending = true;
+            }
+            int c = t.cpu().index();
+            kworkerQueue[c].add(rx ? rxInject : txInject);
+            t.scratch2 = c + 1;
+          }
+        })
+        .op(Ops.call(t -> t.scratch2 > 0 ? wakeKworker : null))
+        .build();
+  }
+
+  private final Program wakeKworker = Program.named("insert_work")
+      .op(Ops.wake(t -> {
+        int c = (int) t.scratch2 - 1;
+        t.scratch2 = 0;
+        return c >= 0 ? kworkers[c] : null;
+      }))
+      .build();
+
+  /** worker_thread of a CPU-bound 3.0 workqueue: run queued items, sleep when none. */
+  private Program kworkerProgram(int cpu) {
+    Program sleep = Program.named("schedule")
+        .run(t -> t.setBlockedOn("irqfd inject work", x -> !kworkerQueue[cpu].isEmpty()))
+        .op(Ops.schedule())
+        .run(Task::clearBlockedOn)
+        .build();
+    Program body = Program.named("worker_thread")
+        .op(Ops.setState(TaskState.INTERRUPTIBLE))
+        .op(Ops.call(t -> {
+          Program item = kworkerQueue[cpu].poll();
+          if (item == null) {
+            return sleep;
+          }
+          t.setState(TaskState.RUNNING);
+          if (item == rxInject) {
+            rxInjectPending = false; // work_clear_pending before the function runs
+          } else {
+            txInjectPending = false;
+          }
+          kworkerInjects++;
+          return item;
+        }))
+        .op(Ops.condResched())
+        .build();
+    return Program.named("kthread").loopWhile(t -> true, body).build();
+  }
+
+  static final int L_WORK = 0;
+  static final int L_WQ = 1;
+  static final int L_RXQ = 2;
+  static final String[] LOCK_LABELS = {"work_lock", "tun.wq.wait.lock", "sk_receive_queue.lock"};
+  private final long[] workerAcquisitions = new long[3];
+  private final long[] workerCollisions = new long[3];
+
+  /** Counts the worker's acquisition of lock {@code idx} and whether someone held it as it tried. */
+  private Op counted(int idx) {
+    return Ops.run(t -> {
+      if (t == worker) {
+        KernelLock l = idx == L_WORK ? workLock : idx == L_WQ ? sockWqLock : rxqLock;
+        workerAcquisitions[idx]++;
+        if (l.owner() != null) {
+          workerCollisions[idx]++;
+        }
+      }
+    });
+  }
+
+  /** A waker about to wake the worker while it is INTERRUPTIBLE and running inside tun_do_read. */
+  private void countRemoteInRead() {
+    if (workerInTunRead && worker.onCpu() && worker.state() == TaskState.INTERRUPTIBLE) {
+      ttwuRemoteInTunRead++;
+    }
   }
 
   @Override
@@ -820,12 +1044,10 @@ public final class VhostNet implements NetDevice, EventHandler {
   private void startTransmit() {
     Packet p = linkQueue.peek();
     linkBusy = true;
-    linkOffset = 0;
-    machine.sim().schedule(wireNs(Math.min(groChunk(), p.bytes)), this, EV_LINK_DONE, 0);
-  }
-
-  private int groChunk() {
-    return config.peerGroSegments() * config.mss();
+    long now = machine.sim().now();
+    long total = wireNs(p.bytes);
+    peer.transmit(p.flow, p.bytes, config.mss(), now, wireNs(config.mss()), now + total);
+    machine.sim().schedule(total, this, EV_LINK_DONE, 0);
   }
 
   private void scheduleAck(Packet p, long at) {
@@ -841,21 +1063,8 @@ public final class VhostNet implements NetDevice, EventHandler {
   public void onEvent(int kind, long arg) {
     switch (kind) {
       case EV_LINK_DONE -> {
-        // One GRO chunk of the head packet reached the peer: its GRO merges at most
-        // peer-gro-segments back-to-back frames into one skb and ACKs each merged skb
-        // (tcp_ack_snd_check: more than one full frame unacknowledged).
-        Packet p = linkQueue.peek();
-        int bytes = Math.min(groChunk(), p.bytes - linkOffset);
-        linkOffset += bytes;
-        deliveredBytes += bytes;
-        Packet ack = allocAck(p.flow);
-        ack.acked = bytes;
-        scheduleAck(ack, machine.sim().now() + config.ackDelayNs());
-        if (linkOffset < p.bytes) {
-          machine.sim().schedule(wireNs(Math.min(groChunk(), p.bytes - linkOffset)), this, EV_LINK_DONE, 0);
-          return;
-        }
-        linkQueue.poll();
+        // the head packet's last frame is on the wire; the peer receives its frames (PeerReceiver)
+        Packet p = linkQueue.poll();
         release(p);
         if (linkQueue.isEmpty()) {
           linkBusy = false;
@@ -900,10 +1109,32 @@ public final class VhostNet implements NetDevice, EventHandler {
     return elapsed <= 0 ? 0 : deliveredBytes * 8e9 / elapsed;
   }
 
-  /** CPU time of the worker thread since the last reset (the host {@code top} view), ns. */
+  /**
+   * CPU time of the worker thread since the last reset as the host's {@code top} shows it, ns:
+   * everything it ran, minus the hardirq and softirq time in its context when the host has
+   * {@code irq-time-accounting} (CONFIG_IRQ_TIME_ACCOUNTING).
+   */
   public long workerCpuNs() {
+    return topNs(worker) - workerCpuBase;
+  }
+
+  /** CPU time of the kworkers (3.0 irqfd injection) since the last reset, top view, ns; 0 with direct injection. */
+  public long kworkerCpuNs() {
+    if (kworkers == null) {
+      return 0;
+    }
+    long sum = 0;
+    for (Task k : kworkers) {
+      sum += topNs(k);
+    }
+    return sum - kworkerCpuBase;
+  }
+
+  /** The top view of one host thread: its CPU time, less irq/softirq time under irq-time-accounting. */
+  private long topNs(Task t) {
     machine.syncAccounting();
-    return machine.account().threadTotal(worker.id()) - workerCpuBase;
+    long total = machine.account().threadTotal(t.id());
+    return host.irqTimeAccounting() ? total - classify(t.id())[1] - classify(t.id())[2] : total;
   }
 
   /**
@@ -911,16 +1142,22 @@ public final class VhostNet implements NetDevice, EventHandler {
    * {@code vhost_work_queue} it runs, in interrupts too), ns since the last reset.
    */
   public long workerWorkLockNs() {
-    return classified()[0] - workerSpinBase;
+    return classify(worker.id())[0] - workerSpinBase;
   }
 
   /** Worker CPU time in host interrupts that hit it (3.0 accounting charges them to it), ns. */
   public long workerIrqNs() {
-    return classified()[1] - workerIrqBase;
+    return classify(worker.id())[1] - workerIrqBase;
   }
 
-  private long[] classified() {
-    long[] sum = new long[2];
+  /** Worker CPU time in the receive softirq {@code netif_rx_ni} runs in its context (handle_tx), ns. */
+  public long workerSoftirqNs() {
+    return classify(worker.id())[2] - workerSoftirqBase;
+  }
+
+  /** [work_lock acquisition, NIC interrupt, softirq] time of thread {@code id}, ns, all time. */
+  private long[] classify(int id) {
+    long[] sum = new long[3];
     if (machine == null) {
       return sum;
     }
@@ -930,8 +1167,8 @@ public final class VhostNet implements NetDevice, EventHandler {
     int queueSym = symbols.symbol("vhost_work_queue", Machine.DOMAIN_KERNEL);
     int lockIrq = symbols.symbol(WORKER_LOCK_SYMBOL, Machine.DOMAIN_KERNEL);
     int lockIrqsave = symbols.symbol(WAKER_LOCK_SYMBOL, Machine.DOMAIN_KERNEL);
-    int irqSym = symbols.symbol("ixgbe_msix_clean_rings", Machine.DOMAIN_KERNEL);
-    int id = worker.id();
+    int irqSym = symbols.symbol(NIC_IRQ_SYMBOL, Machine.DOMAIN_KERNEL);
+    int softirqSym = symbols.symbol(SOFTIRQ_SYMBOL, Machine.DOMAIN_KERNEL);
     machine.account().forEach((cpu, thread, stack, ns) -> {
       if (thread != id || stack < 0) {
         return;
@@ -944,6 +1181,7 @@ public final class VhostNet implements NetDevice, EventHandler {
         int[] frames = symbols.frames(stack);
         boolean spin = false;
         boolean irq = false;
+        boolean softirq = false;
         int n = frames.length;
         if (n >= 2) {
           int leaf = frames[n - 1];
@@ -952,8 +1190,9 @@ public final class VhostNet implements NetDevice, EventHandler {
         }
         for (int f : frames) {
           irq |= f == irqSym;
+          softirq |= f == softirqSym;
         }
-        c = irq ? (spin ? CLASS_IRQ_SPIN : CLASS_IRQ) : (spin ? CLASS_SPIN : CLASS_OTHER);
+        c = irq ? (spin ? CLASS_IRQ_SPIN : CLASS_IRQ) : softirq ? CLASS_SOFTIRQ : (spin ? CLASS_SPIN : CLASS_OTHER);
         stackClass[stack] = c;
       }
       if (c == CLASS_SPIN || c == CLASS_IRQ_SPIN) {
@@ -961,6 +1200,9 @@ public final class VhostNet implements NetDevice, EventHandler {
       }
       if (c == CLASS_IRQ || c == CLASS_IRQ_SPIN) {
         sum[1] += ns;
+      }
+      if (c == CLASS_SOFTIRQ) {
+        sum[2] += ns;
       }
     });
     return sum;
@@ -1017,8 +1259,28 @@ public final class VhostNet implements NetDevice, EventHandler {
       m.put("work_lock.hold_total_ns", workLock.stats().holdTotalNs());
     }
     if (sockWqLock != null) {
-      m.put("tap_sock_wq_lock.contentions", sockWqLock.stats().contentions());
+      m.put("tun_wq_lock.acquisitions", sockWqLock.stats().acquisitions());
+      m.put("tun_wq_lock.contentions", sockWqLock.stats().contentions());
+      m.put("rxq_lock.acquisitions", rxqLock.stats().acquisitions());
+      m.put("rxq_lock.contentions", rxqLock.stats().contentions());
       m.put("tx_lock.contentions", txLock.stats().contentions());
+      for (int i = 0; i < LOCK_LABELS.length; i++) {
+        m.put("worker." + LOCK_LABELS[i] + ".acquisitions", workerAcquisitions[i]);
+        m.put("worker." + LOCK_LABELS[i] + ".collisions", workerCollisions[i]);
+      }
+      m.put("worker.ttwu_remote_in_tun_read", ttwuRemoteInTunRead);
+      m.put("tun_second_wakes", secondWakes);
+      m.put("peer.interrupts", peer.interrupts());
+      m.put("peer.frames", peer.frames());
+      m.put("peer.gro_skbs", peer.skbs());
+      m.put("peer.acks", peer.acks());
+      m.put("peer.delayed_acks", peer.delayedAcks());
+      m.put("acks_per_s", elapsed <= 0 ? 0.0 : peer.acks() * 1e9 / elapsed);
+      m.put("bytes_per_ack", peer.acks() == 0 ? 0.0 : (double) peer.bytes() / peer.acks());
+      m.put("kworker_injects", kworkerInjects);
+      m.put("kworker_cpu_percent", elapsed <= 0 ? 0.0 : 100.0 * kworkerCpuNs() / elapsed);
+      m.put("worker_softirq_ns", workerSoftirqNs());
+      m.put("irq_time_accounting", host.irqTimeAccounting() ? 1 : 0);
     }
     return m.build();
   }
@@ -1027,6 +1289,9 @@ public final class VhostNet implements NetDevice, EventHandler {
   public void resetStats() {
     xmits = txRingFull = txPackets = deliveredBytes = qdiscDrops = acks = rxPackets = rxStarved = 0;
     txSignals = rxSignals = handleTxRuns = handleRxRuns = requeues = wakesIssued = wakesUnderWorkLock = 0;
+    ttwuRemoteInTunRead = secondWakes = kworkerInjects = 0;
+    java.util.Arrays.fill(workerAcquisitions, 0);
+    java.util.Arrays.fill(workerCollisions, 0);
     if (machine == null) {
       return;
     }
@@ -1042,9 +1307,14 @@ public final class VhostNet implements NetDevice, EventHandler {
     statsSince = machine.sim().now();
     workerCpuBase = 0;
     workerCpuBase = workerCpuNs();
-    long[] c = classified();
+    kworkerCpuBase = 0;
+    kworkerCpuBase = kworkerCpuNs();
+    long[] c = classify(worker.id());
     workerSpinBase = c[0];
     workerIrqBase = c[1];
+    workerSoftirqBase = c[2];
+    rxqLock.stats().reset();
+    peer.resetStats();
     workerWakeupsBase = worker.wakeups();
     workerFoundRunningBase = worker.ttwuFoundRunning();
     workerFoundOnRqBase = worker.ttwuFoundOnRq();

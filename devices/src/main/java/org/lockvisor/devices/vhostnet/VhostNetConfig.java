@@ -23,6 +23,12 @@ import static com.google.common.base.Preconditions.checkArgument;
  * @param nicQueues host NIC receive queues (RSS), each with its interrupt on one host CPU; 0: one per
  *     host CPU
  * @param workerCpu host CPU the vhost worker is pinned to; -1: it floats
+ * @param peerQueues the peer NIC's RSS receive queues
+ * @param peerIrqIntervalNs the peer NIC's interrupt moderation: least time between two interrupts of
+ *     one queue (ixgbe bulk ITR: 8000/s = 125 µs)
+ * @param peerNapiBudget frames per NAPI poll of the peer's driver (ixgbe NAPI weight 64)
+ * @param tunRead how the host's {@code tun_do_read} treats vhost's non-blocking reads
+ * @param irqfdInject how the host's irqfd injects the guest interrupt when vhost signals
  */
 public record VhostNetConfig(
     WorkQueue workQueue,
@@ -37,7 +43,12 @@ public record VhostNetConfig(
     long weight,
     int rxIrqCpu,
     int nicQueues,
-    int workerCpu) {
+    int workerCpu,
+    int peerQueues,
+    long peerIrqIntervalNs,
+    int peerNapiBudget,
+    TunRead tunRead,
+    IrqfdInject irqfdInject) {
 
   /** The variants of {@code vhost_work_queue} in drivers/vhost/vhost.c. */
   public enum WorkQueue {
@@ -69,6 +80,80 @@ public record VhostNetConfig(
     }
   }
 
+  /** {@code tun_do_read} in drivers/net/tun.c, by era. */
+  public enum TunRead {
+    /**
+     * 3.0–3.2: every read, blocking or not, does {@code add_wait_queue(&tun->wq.wait)}, sets
+     * TASK_INTERRUPTIBLE around {@code skb_dequeue} and {@code tun_put_user}, then
+     * {@code remove_wait_queue}.
+     */
+    V3_0("3.0", true, true),
+    /** 3.3–4.7: {@code if (unlikely(!noblock)) add_wait_queue(...)}; the state is still set INTERRUPTIBLE. */
+    NOBLOCK_GUARD("noblock-guard", false, true),
+    /** 4.8+ ({@code tun_ring_recv}): a non-blocking read returns before any wait queue or state change. */
+    RING("ring", false, false);
+
+    private final String option;
+    private final boolean waitQueue;
+    private final boolean interruptible;
+
+    TunRead(String option, boolean waitQueue, boolean interruptible) {
+      this.option = option;
+      this.waitQueue = waitQueue;
+      this.interruptible = interruptible;
+    }
+
+    public String option() {
+      return option;
+    }
+
+    /** Whether a non-blocking read adds and removes the reader on {@code tun->wq.wait}. */
+    public boolean waitQueue() {
+      return waitQueue;
+    }
+
+    /** Whether a non-blocking read sets the reader TASK_INTERRUPTIBLE around the dequeue and copy. */
+    public boolean interruptible() {
+      return interruptible;
+    }
+
+    public static TunRead of(String option) {
+      for (TunRead r : values()) {
+        if (r.option.equals(option)) {
+          return r;
+        }
+      }
+      throw new IllegalArgumentException("unknown tun-read [" + option + "]; known: [3.0, noblock-guard, ring]");
+    }
+  }
+
+  /** How {@code irqfd_wakeup} (virt/kvm/eventfd.c) injects the guest interrupt. */
+  public enum IrqfdInject {
+    /** 3.0: {@code schedule_work(&irqfd->inject)}; the kworker of the signalling CPU injects. */
+    KWORKER("kworker"),
+    /** Later kernels: MSI injected directly from {@code irqfd_wakeup} in the signaller's context. */
+    DIRECT("direct");
+
+    private final String option;
+
+    IrqfdInject(String option) {
+      this.option = option;
+    }
+
+    public String option() {
+      return option;
+    }
+
+    public static IrqfdInject of(String option) {
+      for (IrqfdInject i : values()) {
+        if (i.option.equals(option)) {
+          return i;
+        }
+      }
+      throw new IllegalArgumentException("unknown irqfd-inject [" + option + "]; known: [kworker, direct]");
+    }
+  }
+
   public VhostNetConfig {
     checkArgument(workQueue != null, "workQueue must be set");
     checkArgument(ringSize >= 2 && ringSize <= 32768 && Integer.bitCount(ringSize) == 1,
@@ -82,30 +167,66 @@ public record VhostNetConfig(
     checkArgument(rxIrqCpu >= 0, "rx-irq-cpu must be a cpu index: %s", rxIrqCpu);
     checkArgument(nicQueues >= 0, "nic-queues must not be negative: %s", nicQueues);
     checkArgument(workerCpu >= -1, "worker-cpu must be a cpu index or -1: %s", workerCpu);
+    checkArgument(peerQueues > 0, "peer-queues must be positive: %s", peerQueues);
+    checkArgument(peerIrqIntervalNs >= 0, "peer-irq-interval-ns must not be negative: %s", peerIrqIntervalNs);
+    checkArgument(peerNapiBudget > 0, "peer-napi-budget must be positive: %s", peerNapiBudget);
+    checkArgument(tunRead != null, "tunRead must be set");
+    checkArgument(irqfdInject != null, "irqfdInject must be set");
   }
 
   /** Defaults: the patched work queue, 256-entry rings, EVENT_IDX, 10 GbE, MTU 1500 with timestamps. */
   public static VhostNetConfig defaults() {
-    return new VhostNetConfig(WorkQueue.WAKE_OUTSIDE_LOCK, 256, true, 10_000, 1500, true, 1000, 20_000, 17, 0x80000,
-        0, 0, -1);
+    return new VhostNetConfig(WorkQueue.WAKE_OUTSIDE_LOCK, 256, true, 10_000, 1500, true, 1000, ACK_DELAY_NS, 17,
+        0x80000, 0, 0, -1, 16, 125_000, 64, TunRead.V3_0, IrqfdInject.KWORKER);
   }
 
   public VhostNetConfig withWorkQueue(WorkQueue w) {
     return new VhostNetConfig(w, ringSize, eventIdx, lineRateMbps, mtu, tcpTimestamps, txQueueLen, ackDelayNs,
         peerGroSegments, weight,
-        rxIrqCpu, nicQueues, workerCpu);
+        rxIrqCpu, nicQueues, workerCpu, peerQueues, peerIrqIntervalNs, peerNapiBudget, tunRead, irqfdInject);
   }
 
   public VhostNetConfig withLineRateMbps(long mbps) {
     return new VhostNetConfig(workQueue, ringSize, eventIdx, mbps, mtu, tcpTimestamps, txQueueLen, ackDelayNs,
         peerGroSegments, weight,
-        rxIrqCpu, nicQueues, workerCpu);
+        rxIrqCpu, nicQueues, workerCpu, peerQueues, peerIrqIntervalNs, peerNapiBudget, tunRead, irqfdInject);
   }
 
   public VhostNetConfig withTxQueueLen(int n) {
     return new VhostNetConfig(workQueue, ringSize, eventIdx, lineRateMbps, mtu, tcpTimestamps, n, ackDelayNs,
         peerGroSegments, weight,
-        rxIrqCpu, nicQueues, workerCpu);
+        rxIrqCpu, nicQueues, workerCpu, peerQueues, peerIrqIntervalNs, peerNapiBudget, tunRead, irqfdInject);
+  }
+
+  /**
+   * Default {@code ack-delay-ns}: the peer's stack from its NAPI poll to the ACK on its wire, the
+   * switch both ways and the wire [E 5–30 µs]; the peer's interrupt moderation, NAPI and GRO are
+   * modelled ({@link PeerReceiver}), not in this figure.
+   */
+  public static final long ACK_DELAY_NS = 10_000;
+
+  public VhostNetConfig withMtu(int m) {
+    return new VhostNetConfig(workQueue, ringSize, eventIdx, lineRateMbps, m, tcpTimestamps, txQueueLen, ackDelayNs,
+        peerGroSegments, weight,
+        rxIrqCpu, nicQueues, workerCpu, peerQueues, peerIrqIntervalNs, peerNapiBudget, tunRead, irqfdInject);
+  }
+
+  public VhostNetConfig withPeer(int queues, long irqIntervalNs) {
+    return new VhostNetConfig(workQueue, ringSize, eventIdx, lineRateMbps, mtu, tcpTimestamps, txQueueLen, ackDelayNs,
+        peerGroSegments, weight,
+        rxIrqCpu, nicQueues, workerCpu, queues, irqIntervalNs, peerNapiBudget, tunRead, irqfdInject);
+  }
+
+  public VhostNetConfig withTunRead(TunRead r) {
+    return new VhostNetConfig(workQueue, ringSize, eventIdx, lineRateMbps, mtu, tcpTimestamps, txQueueLen, ackDelayNs,
+        peerGroSegments, weight,
+        rxIrqCpu, nicQueues, workerCpu, peerQueues, peerIrqIntervalNs, peerNapiBudget, r, irqfdInject);
+  }
+
+  public VhostNetConfig withIrqfdInject(IrqfdInject i) {
+    return new VhostNetConfig(workQueue, ringSize, eventIdx, lineRateMbps, mtu, tcpTimestamps, txQueueLen, ackDelayNs,
+        peerGroSegments, weight,
+        rxIrqCpu, nicQueues, workerCpu, peerQueues, peerIrqIntervalNs, peerNapiBudget, tunRead, i);
   }
 
   /** TCP payload bytes per frame: MTU minus IPv4 (20) and TCP (20, +12 with timestamps) headers. */

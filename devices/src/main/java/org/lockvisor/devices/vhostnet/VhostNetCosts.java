@@ -36,7 +36,14 @@ import org.lockvisor.devices.spi.CostSource;
  *     packet, excluding the copy [E 500-1000]
  * @param copyPsPerByte host and guest bulk copy, ps per byte [profile MEMCPY_PER_BYTE]
  * @param signalNs host: {@code vhost_signal} → {@code eventfd_signal} → irqfd → MSI injection and the
- *     kick of the target vCPU [E 500-2000]
+ *     kick of the target vCPU, in all [E 500-2000]
+ * @param eventfdSignalNs host: the signaller's part of it, {@code eventfd_signal} up to
+ *     {@code irqfd_wakeup} (and {@code schedule_work} in 3.0); the rest ({@code irqfd_inject}:
+ *     {@code kvm_set_irq}, APIC delivery, the kick) runs in the kworker or, with direct injection,
+ *     in the signaller [E 200-500]
+ * @param txSoftirqNs host: the part of {@code txPerPacketNs} that {@code netif_rx_ni} runs as the
+ *     receive softirq in the worker's context (bridge, {@code dev_queue_xmit}, NIC driver xmit)
+ *     [E 1000-2500]
  * @param nicRxIrqNs host: NIC interrupt entry and NAPI schedule [profile IRQ_ENTRY]
  * @param nicRxPerPacketNs host: NIC RX clean, {@code netif_receive_skb}, bridge forward,
  *     {@code tun_net_xmit} (queue on the tap socket) of one packet, excluding the socket wakeup [E 1000-2500]
@@ -57,17 +64,24 @@ public record VhostNetCosts(
     long copyPsPerByte,
     long signalNs,
     long nicRxIrqNs,
-    long nicRxPerPacketNs) {
+    long nicRxPerPacketNs,
+    long eventfdSignalNs,
+    long txSoftirqNs) {
 
   /** The estimates above (profile-backed fields at the x86_64-kvm values). */
   public static final VhostNetCosts ESTIMATES =
-      new VhostNetCosts(300, 1000, 150, 100, 500, 1000, 200, 1800, 20, 300, 2500, 700, 100, 1000, 500, 1500);
+      new VhostNetCosts(300, 1000, 150, 100, 500, 1000, 200, 1800, 20, 300, 2500, 700, 100, 1000, 500, 1500, 300,
+          1700);
 
   public VhostNetCosts {
     checkArgument(xmitSkbNs >= 0 && addNs >= 0 && freeOldXmitNs >= 0 && kickPrepareNs >= 0 && rxIrqEntryNs >= 0
         && rxPerPacketNs >= 0 && refillNs >= 0 && ioeventfdExitNs >= 0 && listAddNs >= 0
         && handleNs >= 0 && txPerPacketNs >= 0 && rxPerPacketHostNs >= 0 && copyPsPerByte >= 0 && signalNs >= 0
-        && nicRxIrqNs >= 0 && nicRxPerPacketNs >= 0, "vhost-net costs must not be negative: %s", this);
+        && nicRxIrqNs >= 0 && nicRxPerPacketNs >= 0 && eventfdSignalNs >= 0 && txSoftirqNs >= 0,
+        "vhost-net costs must not be negative: %s", this);
+    checkArgument(eventfdSignalNs <= signalNs, "eventfd-signal-ns %s exceeds signal-ns %s", eventfdSignalNs, signalNs);
+    checkArgument(txSoftirqNs <= txPerPacketNs, "tx-softirq-ns %s exceeds tx-per-packet-ns %s", txSoftirqNs,
+        txPerPacketNs);
   }
 
   /**
@@ -96,7 +110,9 @@ public record VhostNetCosts(
         Math.round(s.table().value(MEMCPY_PER_BYTE) * 1000),
         e.signalNs,
         s.ns(IRQ_ENTRY),
-        e.nicRxPerPacketNs);
+        e.nicRxPerPacketNs,
+        e.eventfdSignalNs,
+        e.txSoftirqNs);
   }
 
   /** Copy time of {@code bytes}, ns. */

@@ -24,15 +24,26 @@ public final class VhostNetFactory implements DeviceFactory {
       PluginOption.ofInt("mtu", 1500, 576, 65535, "link MTU"),
       PluginOption.ofBoolean("tcp-timestamps", true, "TCP timestamp option on every frame (Linux default)"),
       PluginOption.ofInt("txqueuelen", 1000, 1, 1_000_000, "host NIC qdisc limit in packets; a full queue drops"),
-      PluginOption.ofDuration("ack-delay-ns", 20_000, 0, 1_000_000_000L,
-          "from a packet's last frame leaving the host NIC to its ACK arriving back (wire, switch, peer)"),
+      PluginOption.ofDuration("ack-delay-ns", VhostNetConfig.ACK_DELAY_NS, 0, 1_000_000_000L,
+          "from the peer's NAPI poll to its ACK arriving at the host NIC (peer stack, switch, wire)"),
       PluginOption.ofInt("peer-gro-segments", 17, 1, 1 << 16,
           "frames the peer's GRO merges and ACKs at once (MAX_SKB_FRAGS = 17)"),
       PluginOption.ofInt("weight", 0x80000, 1, 1L << 30, "bytes per handle_tx/handle_rx run (VHOST_NET_WEIGHT)"),
       PluginOption.ofInt("rx-irq-cpu", 0, 0, 4096, "guest CPU receiving the virtio-net interrupts"),
       PluginOption.ofInt("nic-queues", 0, 0, 4096,
           "host NIC RSS receive queues, one interrupt each; 0: one per host CPU"),
-      PluginOption.ofInt("worker-cpu", -1, -1, 1 << 20, "host CPU the vhost worker is pinned to; -1: it floats"));
+      PluginOption.ofInt("worker-cpu", -1, -1, 1 << 20, "host CPU the vhost worker is pinned to; -1: it floats"),
+      PluginOption.ofInt("peer-queues", 16, 1, 4096, "the peer NIC's RSS receive queues (ixgbe: up to 16)"),
+      PluginOption.ofDuration("peer-irq-interval-ns", 125_000, 0, 1_000_000_000L,
+          "the peer NIC's interrupt moderation: least time between two interrupts of a queue (ixgbe bulk: 125 us)"),
+      PluginOption.ofInt("peer-napi-budget", 64, 1, 1 << 16, "frames per NAPI poll of the peer's driver (ixgbe: 64)"),
+      PluginOption.ofEnum("tun-read", "3.0",
+          "host tun_do_read on vhost's non-blocking reads: 3.0 (wait queue + INTERRUPTIBLE every read), "
+              + "noblock-guard (3.3-4.7: INTERRUPTIBLE only), ring (4.8+: neither)",
+          "3.0", "noblock-guard", "ring"),
+      PluginOption.ofEnum("irqfd-inject", "kworker",
+          "host irqfd_wakeup: kworker (3.0: schedule_work, the signalling CPU's kworker injects) or direct",
+          "kworker", "direct"));
 
   @Override
   public String name() {
@@ -76,6 +87,11 @@ public final class VhostNetFactory implements DeviceFactory {
         o.integer("weight"),
         (int) o.integer("rx-irq-cpu"),
         (int) o.integer("nic-queues"),
-        (int) o.integer("worker-cpu"));
+        (int) o.integer("worker-cpu"),
+        (int) o.integer("peer-queues"),
+        o.integer("peer-irq-interval-ns"),
+        (int) o.integer("peer-napi-budget"),
+        VhostNetConfig.TunRead.of(o.string("tun-read")),
+        VhostNetConfig.IrqfdInject.of(o.string("irqfd-inject")));
   }
 }

@@ -36,7 +36,7 @@ public final class VirtioBlkFactory implements DeviceFactory {
           "constant", "exponential"),
       PluginOption.ofBoolean("posted-interrupts", false,
           "interrupts reach a running vCPU without an exit (APICv/GICv4); false: an external-interrupt exit "
-              + "first (2014 hosts); the composition root sets it from the arch profile"),
+              + "first (2014 hosts); left out of an experiment, the runner sets it from the arch profile"),
       PluginOption.ofEnum("vmm", "qemu-2.0-main-loop",
           "QEMU device model: qemu-2.0-main-loop (virtio-blk in the main loop under the BQL, completions through "
               + "bottom halves) or qemu-2.0-dataplane (x-data-plane: own thread, no BQL, burst pop, one io_submit, "

@@ -1,11 +1,14 @@
 package org.lockvisor.experiment.inject;
 
 import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSortedSet;
 import com.google.inject.Injector;
 import com.google.inject.Key;
 import com.google.inject.util.Types;
 import jakarta.inject.Inject;
+import java.net.URI;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -15,6 +18,7 @@ import org.lockvisor.core.plugin.DidYouMean;
 import org.lockvisor.core.plugin.Plugin;
 import org.lockvisor.core.plugin.PluginDescriptor;
 import org.lockvisor.core.plugin.PluginKind;
+import org.lockvisor.core.plugin.PluginRegistry;
 import org.lockvisor.experiment.UserInputException;
 
 /**
@@ -26,22 +30,53 @@ public final class PluginCatalog {
 
   private final ImmutableSortedSet<String> kinds;
   private final ImmutableList<PluginDescriptor> plugins;
+  private final ImmutableMap<String, String> origins;
 
   @Inject
   PluginCatalog(Injector injector, PluginKinds kinds) {
     List<PluginDescriptor> descriptors = new ArrayList<>();
+    ImmutableMap.Builder<String, String> origins = ImmutableMap.builder();
+    String builtIn = display(PluginRegistry.origin(Plugin.class));
     for (PluginKind<?> kind : kinds.kinds()) {
       @SuppressWarnings("unchecked") // The key's type is Map<String, spi>; every value is a Plugin.
       Map<String, ? extends Plugin> bound = (Map<String, ? extends Plugin>)
           injector.getInstance(Key.get(Types.mapOf(String.class, kind.spi())));
       // Sorted: the multibound map's iteration order is binding order, not a contract.
-      new TreeMap<>(bound).values().forEach(plugin -> descriptors.add(PluginDescriptor.of(kind.name(), plugin)));
+      new TreeMap<>(bound).values().forEach(plugin -> {
+        descriptors.add(PluginDescriptor.of(kind.name(), plugin));
+        String origin = display(PluginRegistry.origin(plugin.getClass()));
+        origins.put(kind.name() + "/" + plugin.name(), origin.equals(builtIn) ? BUILT_IN : origin);
+      });
     }
     descriptors.sort(Comparator.comparing(PluginDescriptor::kind).thenComparing(PluginDescriptor::name));
     this.kinds = kinds.kinds().stream().map(PluginKind::name).collect(ImmutableSortedSet.toImmutableSortedSet(
         Comparator.naturalOrder()));
     this.plugins = ImmutableList.copyOf(descriptors);
+    this.origins = origins.buildKeepingLast();
   }
+
+  /**
+   * What {@link #origin} answers for a plugin in the same jar as lockvisor's core (every built-in
+   * in the shaded command-line jar; in a reactor build each module's classes directory shows).
+   */
+  public static final String BUILT_IN = "built-in";
+
+  /**
+   * Where {@code plugin} was loaded from: {@link #BUILT_IN} for lockvisor's own jars, else the
+   * jar (or classes directory) as a path, so "which jar gave me this lock?" has an answer.
+   */
+  private static String display(String location) {
+    try {
+      return location.startsWith("file:") ? Path.of(URI.create(location)).toString() : location;
+    } catch (IllegalArgumentException e) {
+      return location;
+    }
+  }
+
+  public String origin(PluginDescriptor plugin) {
+    return origins.getOrDefault(plugin.kind() + "/" + plugin.name(), "unknown location");
+  }
+
 
   /** All plugins, sorted by kind, then name. */
   public ImmutableList<PluginDescriptor> all() {

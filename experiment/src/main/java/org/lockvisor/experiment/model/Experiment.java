@@ -35,6 +35,8 @@ import java.util.Map;
  *     running then fails the run (ignored with a fixed duration)
  * @param doneCheckIntervalNs how often, in simulated time, an until-done run asks its workloads whether
  *     they have finished; the measurement ends at the first check after the last one did
+ * @param hypervisor the {@code hypervisor:} section: settings that change the arch profile's
+ *     hypervisor for this experiment ({@link HypervisorSettings}); empty: the profile's own
  */
 public record Experiment(
     String name,
@@ -51,7 +53,8 @@ public record Experiment(
     Map<String, List<String>> sweep,
     boolean untilDone,
     long maxDurationNs,
-    long doneCheckIntervalNs) {
+    long doneCheckIntervalNs,
+    Map<String, String> hypervisor) {
 
   public static final String DEFAULT_ARCH = "x86_64-kvm";
   public static final long DEFAULT_SEED = 1;
@@ -80,6 +83,16 @@ public record Experiment(
     }
     sweep = sw.buildOrThrow();
     durationNs = untilDone ? 0 : durationNs;
+    hypervisor = hypervisor == null ? ImmutableSortedMap.of() : ImmutableSortedMap.copyOf(hypervisor);
+  }
+
+  /** An experiment with the arch profile's hypervisor as it is (no {@code hypervisor:} section). */
+  public Experiment(String name, String description, String arch, long seed, long warmupNs, long durationNs,
+      HostSpec host, List<VmSpec> vms, BackgroundSpec background, Map<String, Map<String, String>> variants,
+      int replications, Map<String, List<String>> sweep, boolean untilDone, long maxDurationNs,
+      long doneCheckIntervalNs) {
+    this(name, description, arch, seed, warmupNs, durationNs, host, vms, background, variants, replications, sweep,
+        untilDone, maxDurationNs, doneCheckIntervalNs, Map.of());
   }
 
   /** An experiment measured for a fixed {@code durationNs} (the form before until-done runs). */
@@ -93,7 +106,7 @@ public record Experiment(
   /** The same experiment without sweep and replications (one point of a sweep). */
   public Experiment withoutSweep() {
     return new Experiment(name, description, arch, seed, warmupNs, durationNs, host, vms, background, variants, 1,
-        Map.of(), untilDone, maxDurationNs, doneCheckIntervalNs);
+        Map.of(), untilDone, maxDurationNs, doneCheckIntervalNs, hypervisor);
   }
 
   public static Builder builder(String name) {
@@ -117,6 +130,7 @@ public record Experiment(
     b.untilDone = untilDone;
     b.maxDurationNs = maxDurationNs;
     b.doneCheckIntervalNs = doneCheckIntervalNs;
+    b.hypervisor.putAll(hypervisor);
     return b;
   }
 
@@ -137,6 +151,7 @@ public record Experiment(
     private boolean untilDone;
     private long maxDurationNs = DEFAULT_MAX_DURATION_NS;
     private long doneCheckIntervalNs = DEFAULT_DONE_CHECK_INTERVAL_NS;
+    private final Map<String, String> hypervisor = new LinkedHashMap<>();
 
     private Builder(String name) {
       this.name = name;
@@ -263,10 +278,19 @@ public record Experiment(
       return this;
     }
 
+    /**
+     * One setting of the {@code hypervisor:} section ({@link HypervisorSettings}), e.g. {@code
+     * hypervisor("ple", "false")}; checked against the arch profile by the validator.
+     */
+    public Builder hypervisor(String key, String value) {
+      this.hypervisor.put(key, value);
+      return this;
+    }
+
     /** The experiment, if its structure is sound. */
     public Experiment build() {
       Experiment e = new Experiment(name, description, arch, seed, warmupNs, durationNs, host, vms, background,
-          variants, replications, sweep, untilDone, maxDurationNs, doneCheckIntervalNs);
+          variants, replications, sweep, untilDone, maxDurationNs, doneCheckIntervalNs, hypervisor);
       List<Problem> problems = ExperimentValidator.structure(e);
       if (!problems.isEmpty()) {
         throw new InvalidExperimentException("builder", problems);

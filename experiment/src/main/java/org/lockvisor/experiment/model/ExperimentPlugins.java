@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.arch.spi.ArchProfileFactory;
 import org.lockvisor.core.plugin.DidYouMean;
 import org.lockvisor.core.plugin.Plugin;
@@ -48,6 +49,41 @@ public final class ExperimentPlugins {
     Map<String, T> byName = new TreeMap<>();
     java.util.ServiceLoader.load(spi, loader).forEach(p -> byName.putIfAbsent(p.name(), p));
     return byName;
+  }
+
+  /**
+   * The same plugins with every arch profile passed through {@code change} (cost what-ifs of
+   * {@code run --set cost.<profile>.<KEY>=...}); names, versions and metadata are the profiles' own.
+   */
+  public ExperimentPlugins withArchProfiles(java.util.function.UnaryOperator<ArchProfile> change) {
+    Map<String, ArchProfileFactory> changed = new TreeMap<>();
+    arches.forEach((name, f) -> changed.put(name, new ArchProfileFactory() {
+      @Override
+      public String name() {
+        return f.name();
+      }
+
+      @Override
+      public String summary() {
+        return f.summary();
+      }
+
+      @Override
+      public String version() {
+        return f.version();
+      }
+
+      @Override
+      public ArchProfile create() {
+        return change.apply(f.create());
+      }
+
+      @Override
+      public java.util.Set<org.lockvisor.arch.spi.HypervisorBehaviour.VcpuPreemptedSemantics> vcpuPreemptedSemantics() {
+        return f.vcpuPreemptedSemantics();
+      }
+    }));
+    return new ExperimentPlugins(changed, schedulers, locks, devices, workloads);
   }
 
   public ImmutableSortedMap<String, ArchProfileFactory> arches() {

@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.regex.Pattern;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.arch.spi.ArchProfileFactory;
+import org.lockvisor.arch.spi.HypervisorBehaviour.VcpuPreemptedSemantics;
 import org.lockvisor.core.plugin.DidYouMean;
 import org.lockvisor.core.plugin.Plugin;
 import org.lockvisor.devices.spi.DeviceFactory;
@@ -120,7 +121,27 @@ public final class ExperimentValidator {
     if (arch == null) {
       problems.add(new Problem("arch", DidYouMean.unknownMessage("arch profile", e.arch(), plugins.arches().keySet())));
     } else {
-      ArchProfile profile = arch.create();
+      if (e.host().locks().vcpuIsPreempted()) {
+        problems.add(new Problem("host.locks.vcpu-is-preempted", "[true] cannot take effect: the host kernel runs"
+            + " on bare metal, where vcpu_is_preempted is always false; allowed: [false]"));
+      }
+      List<Problem> hypervisor = HypervisorSettings.check(e.hypervisor(), arch);
+      problems.addAll(hypervisor);
+      ArchProfile profile = hypervisor.isEmpty() ? HypervisorSettings.apply(arch.create(), e.hypervisor())
+          : arch.create();
+      if (profile.hypervisor().vcpuPreempted() == VcpuPreemptedSemantics.NONE) {
+        // A kernel whose spin loops consult vcpu_is_preempted gets "false" from every call: the switch
+        // would change nothing, so it is refused rather than accepted as a no-op.
+        List<String> semantics = arch.vcpuPreemptedSemantics().stream()
+            .filter(s -> s != VcpuPreemptedSemantics.NONE).sorted().map(HypervisorSettings::kebab).toList();
+        String alternative = semantics.isEmpty() ? "" : ", or choose hypervisor.vcpu-is-preempted: " + semantics;
+        for (int i = 0; i < e.vms().size(); i++) {
+          if (e.vms().get(i).locks().vcpuIsPreempted()) {
+            problems.add(new Problem("vms[" + i + "].locks.vcpu-is-preempted", "[true] cannot take effect: on ["
+                + e.arch() + "] vcpu_is_preempted answers [none] (always false); allowed: [false]" + alternative));
+          }
+        }
+      }
       if (e.host().cpus() == 0) {
         int cpus = profile.topology().cpus();
         pinningAgainst(e, cpus, "the default topology of [" + e.arch() + "] has", problems);

@@ -56,7 +56,7 @@ public final class ExperimentYaml {
       .build();
 
   static final Set<String> TOP_KEYS = Set.of("name", "description", "arch", "seed", "warmup", "duration", "host",
-      "vms", "background", "variants", "replications", "sweep", "max-duration", "done-check-interval");
+      "vms", "background", "variants", "replications", "sweep", "max-duration", "done-check-interval", "hypervisor");
   static final Set<String> HOST_KEYS = Set.of("cpus", "scheduler", "scheduler-options", "preemptible",
       "exclusive-pinning", "locks", "kernel");
   static final Set<String> VM_KEYS = Set.of("name", "vcpus", "pinning", "scheduler", "scheduler-options",
@@ -403,7 +403,33 @@ public final class ExperimentYaml {
           sweep(o.get("sweep"), "sweep"),
           untilDone,
           duration(o, "", "max-duration", Experiment.DEFAULT_MAX_DURATION_NS),
-          duration(o, "", "done-check-interval", Experiment.DEFAULT_DONE_CHECK_INTERVAL_NS));
+          duration(o, "", "done-check-interval", Experiment.DEFAULT_DONE_CHECK_INTERVAL_NS),
+          hypervisor(o.get("hypervisor"), "hypervisor"));
+    }
+
+    /** The hypervisor section: known keys, scalar values (checked against the profile by the validator). */
+    Map<String, String> hypervisor(JsonNode node, String path) {
+      Map<String, String> settings = new LinkedHashMap<>();
+      if (node == null || node.isNull()) {
+        return settings;
+      }
+      ObjectNode o = object(node, path);
+      if (o == null) {
+        return settings;
+      }
+      keys(o, path, HypervisorSettings.KNOBS.keySet());
+      o.fields().forEachRemaining(e -> {
+        if (!HypervisorSettings.KNOBS.containsKey(e.getKey())) {
+          return;
+        }
+        JsonNode v = e.getValue();
+        if (v.isContainerNode() || v.isNull()) {
+          problems.add(new Problem(join(path, e.getKey()), "expected a value, got " + describe(v)));
+        } else {
+          settings.put(e.getKey(), v.asText());
+        }
+      });
+      return settings;
     }
 
     Map<String, List<String>> sweep(JsonNode node, String path) {
@@ -824,6 +850,10 @@ public final class ExperimentYaml {
     }
     if (e.replications() != 1) {
       o.put("replications", e.replications());
+    }
+    if (!e.hypervisor().isEmpty()) {
+      ObjectNode hypervisor = o.putObject("hypervisor");
+      e.hypervisor().forEach(hypervisor::put);
     }
     if (!e.sweep().isEmpty()) {
       ObjectNode sweep = o.putObject("sweep");

@@ -5,6 +5,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import org.lockvisor.arch.spi.ArchProfile;
+import org.lockvisor.experiment.model.HypervisorSettings;
 import org.lockvisor.core.sim.EventBudgetExceededException;
 import org.lockvisor.core.sim.EventHandler;
 import org.lockvisor.core.sim.Simulation;
@@ -520,7 +521,8 @@ public final class ExperimentRunner {
       }
     }
     List<Problem> problems = new ArrayList<>();
-    ArchProfile profile = plugins.arches().get(e.arch()).create();
+    // The experiment's hypervisor: section (checked by the validator) changes the profile it runs on.
+    ArchProfile profile = HypervisorSettings.apply(plugins.arches().get(e.arch()).create(), e.hypervisor());
     Simulation simulation = new Simulation(e.seed());
     Machine machine = new Machine(simulation);
     if (checks.perturbSeed() != 0) {
@@ -578,7 +580,7 @@ public final class ExperimentRunner {
         try {
           DeviceFactory f = plugins.devices().get(c.type());
           Device device = guarded(f, "creating " + path, () -> f.create(c.name(),
-              ExperimentPlugins.normalizeOptions(f, c.options())));
+              ExperimentPlugins.normalizeOptions(f, profileDefaults(f, c.options(), profile))));
           guarded(f, "attaching " + path, () -> {
             device.attach(new DeviceContext(machine, vm, a, costs));
             return device;
@@ -656,5 +658,35 @@ public final class ExperimentRunner {
 
   private static String oneLine(String message) {
     return message == null ? "rejected its configuration" : message.strip().replaceAll("\\s*\\R\\s*", "; ");
+  }
+
+  /**
+   * A device's options with the two the arch profile decides filled in where the experiment left
+   * them out, for any device that declares them: {@code notify-path} from the profile's notify
+   * path ({@code ioeventfd} for an in-kernel ioeventfd exit, {@code userspace} for an exit to the
+   * VMM under its global lock) and {@code posted-interrupts} from whether the hypervisor posts
+   * interrupts. A value the experiment gives wins; a notify path the device does not list
+   * (PowerVM's hcall) leaves the device's own default.
+   */
+  static Map<String, String> profileDefaults(DeviceFactory f, Map<String, String> options, ArchProfile profile) {
+    Map<String, String> out = new java.util.LinkedHashMap<>(options);
+    for (org.lockvisor.core.plugin.PluginOption o : f.options()) {
+      if (out.containsKey(o.name())) {
+        continue;
+      }
+      if (o.name().equals("notify-path")) {
+        String derived = switch (profile.hypervisor().notifyPath()) {
+          case IOEVENTFD_IN_KERNEL -> "ioeventfd";
+          case USERSPACE_VMM_UNDER_GLOBAL_LOCK -> "userspace";
+          case HCALL_TO_IO_SERVER -> null;
+        };
+        if (derived != null && o.allowed().contains(derived)) {
+          out.put(o.name(), derived);
+        }
+      } else if (o.name().equals("posted-interrupts") && o.type() == org.lockvisor.core.plugin.PluginOption.Type.BOOLEAN) {
+        out.put(o.name(), Boolean.toString(profile.hypervisor().postedInterrupts()));
+      }
+    }
+    return out;
   }
 }

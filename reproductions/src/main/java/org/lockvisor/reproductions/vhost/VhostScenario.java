@@ -55,6 +55,11 @@ final class VhostScenario {
     this(seed, vcpus, streams, variant, null);
   }
 
+  VhostScenario(ArchProfile profile, long seed, VhostSetup setup, int streams, VhostNetConfig.WorkQueue variant,
+      RunCapture capture) {
+    this(profile, seed, setup.vcpus(), streams, setup.device(variant), setup.irqTimeAccounting(), capture);
+  }
+
   /**
    * @param capture captures the run's files (device, workload, locks, measurement window), or
    *     {@code null}
@@ -69,6 +74,11 @@ final class VhostScenario {
    */
   VhostScenario(ArchProfile profile, long seed, int vcpus, int streams, VhostNetConfig.WorkQueue variant,
       RunCapture capture) {
+    this(profile, seed, vcpus, streams, VhostNetConfig.defaults().withWorkQueue(variant), false, capture);
+  }
+
+  VhostScenario(ArchProfile profile, long seed, int vcpus, int streams, VhostNetConfig deviceConfig,
+      boolean irqTimeAccounting, RunCapture capture) {
     this.capture = capture;
     this.machine = new Machine(new Simulation(seed));
     int pcpus = profile.topology().cpus();
@@ -92,7 +102,8 @@ final class VhostScenario {
     };
     LockProvider locks = capture == null ? spinlocks : capture.scheduler("cfs").locks(spinlocks);
     CostSource costs = costs(profile);
-    this.device = new VhostNet("eth0", VhostNetConfig.defaults().withWorkQueue(variant));
+    machine.host().setIrqTimeAccounting(irqTimeAccounting);
+    this.device = new VhostNet("eth0", deviceConfig);
     device.attach(new DeviceContext(machine, vm, Checks.guardedIfEnabled(machine, locks), costs));
     this.iperf = new IperfWorkload("iperf", IperfConfig.defaults(streams));
     iperf.start(new WorkloadContext(machine, vm, List.of(device), costs));

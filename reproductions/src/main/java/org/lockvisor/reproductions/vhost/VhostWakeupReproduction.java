@@ -68,7 +68,10 @@ public final class VhostWakeupReproduction implements Reproduction {
 
   @Override
   public List<ReproductionParameter<?>> parameters() {
-    return List.of(SEED_PARAMETER);
+    List<ReproductionParameter<?>> all = new ArrayList<>();
+    all.add(SEED_PARAMETER);
+    all.addAll(VhostSetup.parameters());
+    return all;
   }
 
   @Override
@@ -90,43 +93,59 @@ public final class VhostWakeupReproduction implements Reproduction {
       long ttwuFullPerSec,
       long onCpuWaitsPerSec,
       double meanSegmentBytes,
-      long qdiscDropsPerSec) {}
+      long qdiscDropsPerSec,
+      long acksPerSec,
+      double bytesPerAck,
+      long[] workerAcquisitionsPerSec,
+      long[] workerCollisionsPerSec,
+      long ttwuRemoteInReadPerSec,
+      long secondWakesPerSec,
+      double kworkerCpuPercent,
+      double workerSoftirqPercent,
+      double workLockHoldPercent) {}
+
+  /** The variants measured: baseline, patched, and the 4.6 llist for comparison. */
+  static final WorkQueue[] VARIANTS = {WorkQueue.WAKE_INSIDE_LOCK, WorkQueue.WAKE_OUTSIDE_LOCK, WorkQueue.LLIST};
+  static final String[] VARIANT_NAMES = {"baseline", "patched", "llist"};
 
   @Override
   public ReproductionResult run(ReproductionOptions options) {
     long warmup = options.quick() ? 150_000_000L : 250_000_000L;
     long measure = options.quick() ? 60_000_000L : 400_000_000L;
-    Point[][] points = new Point[THREADS.length][2];
+    Point[][] points = new Point[THREADS.length][VARIANTS.length];
     ReproductionRuns runs = options.runs();
-    runs.planned(2 * THREADS.length);
+    runs.planned(VARIANTS.length * THREADS.length);
     RunMeter meter = new RunMeter();
     ArchProfile profile = options.profile(VhostScenario.PROFILE);
     long seed = options.parameter(SEED_PARAMETER).orElse(SEED);
+    VhostSetup setup = VhostSetup.from(options);
     for (int i = 0; i < THREADS.length; i++) {
-      points[i][0] = simulate(profile, seed, THREADS[i], WorkQueue.WAKE_INSIDE_LOCK, warmup, measure, runs, meter);
-      points[i][1] = simulate(profile, seed, THREADS[i], WorkQueue.WAKE_OUTSIDE_LOCK, warmup, measure, runs, meter);
+      for (int v = 0; v < VARIANTS.length; v++) {
+        points[i][v] = simulate(profile, seed, setup, THREADS[i], VARIANTS[v], warmup, measure, runs, meter);
+      }
     }
-    return meter.attach(judge(points, options, warmup, measure));
+    return meter.attach(judge(points, options, setup, warmup, measure));
   }
 
   static Point simulate(int threads, WorkQueue variant, long warmupNs, long measureNs) {
-    return simulate(ArchProfiles.byName(VhostScenario.PROFILE), SEED, threads, variant, warmupNs, measureNs,
-        ReproductionRuns.NONE, new RunMeter());
+    return simulate(ArchProfiles.byName(VhostScenario.PROFILE), SEED, VhostSetup.DEFAULTS, threads, variant, warmupNs,
+        measureNs, ReproductionRuns.NONE, new RunMeter());
   }
 
   /**
    * One run, reported to {@code runs} as {@code x86_64-kvm-streams<N>-baseline} (wake inside the
    * lock) or {@code -patched} (wake outside), captured when {@code runs} asks.
    */
-  static Point simulate(ArchProfile profile, long seed, int threads, WorkQueue variant, long warmupNs, long measureNs,
-      ReproductionRuns runs, RunMeter meter) {
+  static Point simulate(ArchProfile profile, long seed, VhostSetup setup, int threads, WorkQueue variant,
+      long warmupNs, long measureNs, ReproductionRuns runs, RunMeter meter) {
     String row = VhostScenario.PROFILE + "-streams" + threads;
     String name = variant == WorkQueue.WAKE_INSIDE_LOCK ? "baseline"
         : variant == WorkQueue.WAKE_OUTSIDE_LOCK ? "patched" : variant.option();
     RunCapture capture = null;
     if (runs.capturing()) {
       Map<String, Object> config = new LinkedHashMap<>();
-      config.put("vcpus", GUEST_VCPUS);
+      config.put("vcpus", setup.vcpus());
+      config.put("setup", setup.describe());
       config.put("streams", threads);
       config.put("work_queue", variant.option());
       config.put("spinlock", VhostScenario.SPINLOCK);
@@ -140,7 +159,7 @@ public final class VhostWakeupReproduction implements Reproduction {
     try {
       RunCapture captured = capture;
       s = meter.measure(String.format("streams=%03d %s", threads, variant.option()),
-          () -> new VhostScenario(profile, seed, GUEST_VCPUS, threads, variant, captured).run(warmupNs, measureNs),
+          () -> new VhostScenario(profile, seed, setup, threads, variant, captured).run(warmupNs, measureNs),
           x -> x.machine.sim().eventsProcessed(), x -> x.machine.sim().now());
     } catch (RuntimeException e) {
       throw new SimulationFailedException(
@@ -163,21 +182,41 @@ public final class VhostWakeupReproduction implements Reproduction {
         perSec(d, "worker.ttwu_full", secs),
         perSec(d, "host.ttwu_on_cpu_waits", secs),
         s.iperf.figures().get("mean_segment_bytes").doubleValue(),
-        perSec(d, "qdisc_drops", secs));
+        perSec(d, "qdisc_drops", secs),
+        Math.round(d.get("acks_per_s").doubleValue()),
+        d.get("bytes_per_ack").doubleValue(),
+        lockRates(d, "acquisitions", secs),
+        lockRates(d, "collisions", secs),
+        perSec(d, "worker.ttwu_remote_in_tun_read", secs),
+        perSec(d, "tun_second_wakes", secs),
+        d.get("kworker_cpu_percent").doubleValue(),
+        100.0 * d.get("worker_softirq_ns").doubleValue() / measureNs,
+        d.get("work_lock.hold_total_ns") == null ? 0 : 100.0 * d.get("work_lock.hold_total_ns").doubleValue() / measureNs);
+  }
+
+  private static long[] lockRates(Map<String, Number> d, String what, double secs) {
+    String[] locks = {"work_lock", "tun.wq.wait.lock", "sk_receive_queue.lock"};
+    long[] r = new long[locks.length];
+    for (int i = 0; i < locks.length; i++) {
+      r[i] = perSec(d, "worker." + locks[i] + "." + what, secs);
+    }
+    return r;
   }
 
   private static long perSec(Map<String, Number> d, String key, double secs) {
-    return Math.round(d.get(key).doubleValue() / secs);
+    Number n = d.get(key);
+    return n == null ? 0 : Math.round(n.doubleValue() / secs); // no work_lock in the llist variant
   }
 
   // -------------------------------------------------------------------------------------------
   // Verdict, report, JSON, plot.
 
-  private ReproductionResult judge(Point[][] p, ReproductionOptions options, long warmup, long measure) {
+  private ReproductionResult judge(Point[][] p, ReproductionOptions options, VhostSetup setup, long warmup,
+      long measure) {
     List<String> report = new ArrayList<>();
     report.add("Seed R1 (ac9fde2474d0), simulated on x86_64-kvm: 3.0 host and guest (ticket spinlocks, "
-        + "TTWU_QUEUE to any remote CPU, try_to_wake_up waits on on_cpu), " + GUEST_VCPUS + "-vCPU guest, vhost-net + virtio-net with EVENT_IDX, "
-        + "iperf 2 client, 10 GbE, "
+        + "TTWU_QUEUE to any remote CPU, try_to_wake_up waits on on_cpu), vhost-net + virtio-net with EVENT_IDX, "
+        + "iperf 2 client, 10 GbE; setup: " + setup.describe() + "; "
         + "warm-up " + warmup / 1_000_000 + " ms, measured " + measure / 1_000_000 + " ms per point.");
     report.add("");
     TextTable main = new TextTable("threads", "tp base", "tp patched", "(pub)", "vhost% base", "(pub)",
@@ -191,19 +230,40 @@ public final class VhostWakeupReproduction implements Reproduction {
     report.addAll(main.lines());
     report.add("");
     report.add("Where the worker's CPU went (per variant; rates per second of simulated time):");
-    TextTable why = new TextTable("threads", "variant", "vhost%", "work_lock%", "irq%", "contended/s",
+    TextTable why = new TextTable("threads", "variant", "vhost%", "work_lock%", "irq%", "softirq%", "contended/s",
         "wakes/s", "under lock/s", "ttwu running/s", "ttwu on_rq/s", "ttwu full/s", "on_cpu waits/s", "seg bytes", "drops/s");
     for (int i = 0; i < THREADS.length; i++) {
-      for (int v = 0; v < 2; v++) {
+      for (int v = 0; v < VARIANTS.length; v++) {
         Point x = p[i][v];
-        why.row(THREADS[i], v == 0 ? "baseline" : "patched", x.vhostCpuPercent(),
+        why.row(THREADS[i], VARIANT_NAMES[v], x.vhostCpuPercent(),
             TextTable.f("%.3f", x.workLockPercent()), TextTable.f("%.3f", x.workerIrqPercent()),
+            TextTable.f("%.2f", x.workerSoftirqPercent()),
             x.contentionsPerSec(), x.wakesPerSec(), x.wakesUnderLockPerSec(), x.ttwuRunningPerSec(),
             x.ttwuOnRqPerSec(), x.ttwuFullPerSec(), x.onCpuWaitsPerSec(), TextTable.f("%.0f", x.meanSegmentBytes()),
             x.qdiscDropsPerSec());
       }
     }
     report.addAll(why.lines());
+    report.add("");
+    report.add("The peer's ACKs, the worker's locks (acquisitions / collisions per second: the lock was held when"
+        + " the worker tried), wakes of the worker inside tun_do_read, the kworker:");
+    TextTable locks = new TextTable("threads", "variant", "ACKs/s", "bytes/ACK", "work_lock acq/coll",
+        "tun wq.wait acq/coll", "sk_rcvq acq/coll", "ttwu_remote in read/s", "2nd wakes/s", "kworker%");
+    for (int i = 0; i < THREADS.length; i++) {
+      for (int v = 0; v < VARIANTS.length; v++) {
+        Point x = p[i][v];
+        long[] a = x.workerAcquisitionsPerSec();
+        long[] c = x.workerCollisionsPerSec();
+        locks.row(THREADS[i], VARIANT_NAMES[v], x.acksPerSec(), TextTable.f("%.0f", x.bytesPerAck()),
+            a[0] + " / " + c[0], a[1] + " / " + c[1], a[2] + " / " + c[2], x.ttwuRemoteInReadPerSec(),
+            x.secondWakesPerSec(), TextTable.f("%.2f", x.kworkerCpuPercent()));
+      }
+    }
+    report.addAll(locks.lines());
+    report.add("  ttwu_remote in read: try_to_wake_up(worker) while it runs INTERRUPTIBLE inside tun_do_read (3.0):"
+        + " the on_rq class (ttwu_remote under the wakee's rq lock) instead of the fast exit;");
+    report.add("  2nd wakes: tun_net_xmit's wake_up walking tun->wq.wait finds the 3.0 reader on it and wakes it"
+        + " directly, besides vhost_poll_wakeup; kworker%: the kworkers injecting irqfd interrupts (3.0).");
     report.add("  work_lock%: worker CPU acquiring work_lock (its spin_lock_irq and any vhost_work_queue it runs,"
         + " interrupts included: the spin plus the atomic); contended/s: all acquirers of work_lock;");
     report.add("  ttwu classes: try_to_wake_up(worker) found it running (fast exit) / still on its runqueue (the"
@@ -239,8 +299,24 @@ public final class VhostWakeupReproduction implements Reproduction {
       metrics.put(k + "patched.work_lock_percent", a.workLockPercent());
       metrics.put(k + "baseline.work_lock_contentions_per_s", (double) b.contentionsPerSec());
       metrics.put(k + "patched.work_lock_contentions_per_s", (double) a.contentionsPerSec());
+      metrics.put(k + "baseline.work_lock_hold_percent", b.workLockHoldPercent());
+      metrics.put(k + "patched.work_lock_hold_percent", a.workLockHoldPercent());
+    }
+    for (int i = 0; i < THREADS.length; i++) {
+      Point ll = p[i][2];
+      Point out = p[i][1];
+      boolean equalTp = Math.abs(ll.gbps() - out.gbps()) <= 0.03 * Math.max(ll.gbps(), out.gbps());
+      // "at most": within the run-to-run spread of a CPU figure
+      ok &= check(checks, equalTp && ll.vhostCpuPercent() <= out.vhostCpuPercent() + NOISE_POINTS,
+          TextTable.f("threads=%d: llist vhost%% %.2f <= wake-outside-lock %.2f (+%.1f spread) at equal throughput",
+              THREADS[i], ll.vhostCpuPercent(), out.vhostCpuPercent(), NOISE_POINTS));
+      metrics.put("t" + THREADS[i] + ".llist.vhost_cpu_percent", ll.vhostCpuPercent());
+      metrics.put("t" + THREADS[i] + ".baseline.acks_per_s", (double) p[i][0].acksPerSec());
     }
     int last = THREADS.length - 1;
+    ok &= check(checks, p[last][0].vhostCpuPercent() - p[0][0].vhostCpuPercent() >= NOISE_POINTS,
+        TextTable.f("baseline vhost%% grows from 1 to 256 threads (%.2f -> %.2f)", p[0][0].vhostCpuPercent(),
+            p[last][0].vhostCpuPercent()));
     double d1 = p[0][0].vhostCpuPercent() - p[0][1].vhostCpuPercent();
     double dn = p[last][0].vhostCpuPercent() - p[last][1].vhostCpuPercent();
     double rel = p[last][0].vhostCpuPercent() <= 0 ? 0 : dn / p[last][0].vhostCpuPercent();

@@ -34,11 +34,15 @@ class VhostWakeupReproductionTest {
 
   @Test
   void throughput_flatAtLineRateInBothVariants() {
+    // the default setup's MTU 9000 (the published goodput exceeds MTU 1500's ceiling): iperf
+    // goodput at most 8948 payload bytes per 9038 wire bytes of 10 Gbit/s
+    double ceiling = 8948.0 / 9038 * 10;
     for (int t : VhostWakeupReproduction.THREADS) {
       double b = result.metrics().get("t" + t + ".baseline.gbps");
       double a = result.metrics().get("t" + t + ".patched.gbps");
-      assertThat(b).as("baseline Gbps at %s threads", t).isBetween(9.0, 9.8);
-      assertThat(a).as("patched Gbps at %s threads", t).isBetween(9.0, 9.8);
+      // (+0.5 %: the bytes ACKed in a 60 ms window include the tail of packets sent before it)
+      assertThat(b).as("baseline Gbps at %s threads", t).isBetween(9.0, ceiling * 1.005);
+      assertThat(a).as("patched Gbps at %s threads", t).isBetween(9.0, ceiling * 1.005);
       assertThat(Math.abs(a - b)).as("throughput difference at %s threads", t).isLessThanOrEqualTo(0.03 * b);
     }
   }
@@ -49,9 +53,11 @@ class VhostWakeupReproductionTest {
       assertThat(result.metrics().get("t" + t + ".patched.work_lock_percent"))
           .as("worker work_lock time at %s threads", t)
           .isLessThanOrEqualTo(result.metrics().get("t" + t + ".baseline.work_lock_percent") * 1.05 + 0.01);
-      assertThat(result.metrics().get("t" + t + ".patched.work_lock_contentions_per_s"))
-          .as("work_lock contentions at %s threads", t)
-          .isLessThan(result.metrics().get("t" + t + ".baseline.work_lock_contentions_per_s"));
+      // the wake outside the lock takes try_to_wake_up out of every section that woke the worker
+      // (contention counts are a handful of events per quick run: too few for a direction)
+      assertThat(result.metrics().get("t" + t + ".patched.work_lock_hold_percent"))
+          .as("work_lock hold time at %s threads", t)
+          .isLessThan(result.metrics().get("t" + t + ".baseline.work_lock_hold_percent"));
     }
   }
 

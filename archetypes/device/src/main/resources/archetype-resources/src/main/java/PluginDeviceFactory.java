@@ -1,0 +1,50 @@
+package ${package};
+
+import com.google.auto.service.AutoService;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.lockvisor.core.plugin.PluginOption;
+import org.lockvisor.devices.spi.Device;
+import org.lockvisor.devices.spi.DeviceFactory;
+import org.lockvisor.devices.spi.OptionValues;
+
+/** The plugin's entry class: a {@code null_blk}-style block device with timer or inline completions. */
+@AutoService(DeviceFactory.class)
+public final class PluginDeviceFactory implements DeviceFactory {
+
+  public static final String NAME = "${pluginName}";
+
+  static final List<PluginOption> OPTIONS = List.of(
+      PluginOption.ofEnum("irqmode", "timer",
+          "null_blk irqmode: timer (2: a per-CPU hrtimer completes the CPU's queued commands after completion-nsec)"
+              + " or none (0: completed inline in queue_rq)", "timer", "none"),
+      PluginOption.ofDuration("completion-nsec", 10_000, 1, 1_000_000_000L,
+          "null_blk completion_nsec: hrtimer delay in timer mode (module default 10,000 ns)"));
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public String summary() {
+    return "null_blk-style block device (Linux 3.13 null_blk, blk-mq): timer or inline completion, no backend";
+  }
+
+  @Override
+  public Set<String> capabilities() {
+    return Set.of("block");
+  }
+
+  @Override
+  public List<PluginOption> options() {
+    return OPTIONS;
+  }
+
+  @Override
+  public Device create(String instanceName, Map<String, String> options) {
+    OptionValues o = OptionValues.parse(NAME, OPTIONS, options);
+    return new PluginDevice(instanceName, o.string("irqmode").equals("timer"), o.integer("completion-nsec"));
+  }
+}

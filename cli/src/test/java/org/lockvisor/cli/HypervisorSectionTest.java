@@ -1,0 +1,133 @@
+package org.lockvisor.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.lockvisor.cli.CliFixture.Run;
+
+/**
+ * The experiment's {@code hypervisor:} section takes effect: every accepted setting changes the
+ * run (its event fingerprint), so none is a silent no-op. arm64's paravirtual
+ * {@code vcpu_is_preempted} (arm64-pv-sched) makes the guest's {@code vcpu-is-preempted} switch
+ * matter, which on the profile's default semantics ({@code none}) is refused. The refusals
+ * themselves are files under {@code bad-experiments/} (80 to 87).
+ */
+class HypervisorSectionTest {
+
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+
+  @TempDir
+  Path temp;
+
+  /** 4 vCPUs on 2 CPUs, locktorture on spinlocks and mutexes: holders get preempted. */
+  private static String experiment(String arch, String hypervisor, boolean vcpuIsPreempted, String torture) {
+    return """
+        name: hv
+        arch: %s
+        seed: 7
+        warmup: 200us
+        duration: 2ms
+        host: {cpus: 2}
+        %s
+        vms:
+          - name: vm0
+            vcpus: 4
+            pinning: [0, 1, 0, 1]
+            locks: {vcpu-is-preempted: %s}
+            workloads:
+              - {name: t, type: locktorture, options: {torture-type: %s, nwriters: 6, hold-ns: 2us, think-ns: 1us}}
+        """.formatted(arch, hypervisor, vcpuIsPreempted, torture);
+  }
+
+  /** 6 vCPUs on 2 CPUs, mutex holders preempted mid-section: owner spinning meets vcpu_is_preempted. */
+  private static String ownerSpinning(String arch, String hypervisor, boolean vcpuIsPreempted) {
+    return """
+        name: hv
+        arch: %s
+        seed: 7
+        warmup: 200us
+        duration: 5ms
+        host: {cpus: 2}
+        %s
+        vms:
+          - name: vm0
+            vcpus: 6
+            pinning: [0, 1, 0, 1, 0, 1]
+            locks: {vcpu-is-preempted: %s}
+            workloads:
+              - {name: t, type: locktorture, options: {torture-type: mutex_lock, nwriters: 6, hold-ns: 20us,\
+         think-ns: 5us}}
+        """.formatted(arch, hypervisor, vcpuIsPreempted);
+  }
+
+  /** 3 writers thinking 50 us on 4 vCPUs: vCPUs go idle and halt, so halt polling runs. */
+  private static String idling(String hypervisor) {
+    return experiment("x86_64-kvm", hypervisor, false, "mutex_lock").replace("nwriters: 6", "nwriters: 3")
+        .replace("think-ns: 1us", "think-ns: 50us");
+  }
+
+  private String fingerprint(String yaml) throws IOException {
+    Path file = Files.writeString(Files.createTempFile(temp, "hv", ".yaml"), yaml);
+    Run run = CliFixture.run("run", file.toString(), "--format", "json");
+    assertThat(run.exitCode()).as("stderr: %s", run.err()).isZero();
+    JsonNode result = MAPPER.readTree(run.out());
+    return result.get("runs").get(0).get("fingerprint").asText();
+  }
+
+  @Test
+  void ple_off_changesTheRun() throws IOException {
+    String on = fingerprint(experiment("x86_64-kvm", "", false, "spin_lock"));
+    String off = fingerprint(experiment("x86_64-kvm", "hypervisor: {ple: false}", false, "spin_lock"));
+
+    assertThat(off).isNotEqualTo(on);
+  }
+
+  @Test
+  void pleWindow_changesTheRun() throws IOException {
+    String base = fingerprint(experiment("x86_64-kvm", "", false, "spin_lock"));
+    String small = fingerprint(experiment("x86_64-kvm", "hypervisor: {ple-window: 512}", false, "spin_lock"));
+
+    assertThat(small).isNotEqualTo(base);
+  }
+
+  @Test
+  void haltPoll_changesTheRun() throws IOException {
+    String base = fingerprint(idling(""));
+    String polling = fingerprint(idling("hypervisor: {halt-poll: 200us}"));
+
+    assertThat(polling).isNotEqualTo(base);
+  }
+
+  @Test
+  void arm64PvSched_vcpuIsPreemptedSwitch_changesTheRun() throws IOException {
+    String hypervisor = "hypervisor: {vcpu-is-preempted: arm64-pv-sched}";
+    String off = fingerprint(ownerSpinning("arm64-kvm", hypervisor, false));
+    String on = fingerprint(ownerSpinning("arm64-kvm", hypervisor, true));
+
+    assertThat(on).isNotEqualTo(off);
+  }
+
+  @Test
+  void variant_setsAHypervisorKey() throws IOException {
+    String yaml = experiment("x86_64-kvm", "", false, "spin_lock") + """
+        variants:
+          no-ple:
+            hypervisor.ple: false
+        """;
+    Path file = Files.writeString(temp.resolve("variant.yaml"), yaml);
+
+    Run run = CliFixture.run("run", file.toString(), "--format", "json");
+
+    assertThat(run.exitCode()).as("stderr: %s", run.err()).isZero();
+    JsonNode runs = MAPPER.readTree(run.out()).get("runs");
+    assertThat(runs.get(1).get("fingerprint").asText())
+        .isEqualTo(fingerprint(experiment("x86_64-kvm", "hypervisor: {ple: false}", false, "spin_lock")))
+        .isNotEqualTo(runs.get(0).get("fingerprint").asText());
+  }
+}

@@ -1,0 +1,128 @@
+package org.lockvisor.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.lockvisor.cli.CliFixture.Run;
+import org.lockvisor.experiment.Reproduction;
+import picocli.CommandLine;
+
+/**
+ * {@code --plugins PATH[:PATH...]} and {@code LOCKVISOR_PLUGINS}: the jars named (or every jar of
+ * a named directory) are searched for plugins, the option wins over the variable, and a path that
+ * is not a jar or a directory of jars is one line and exit 2 before anything runs.
+ */
+class PluginPathCommandTest {
+
+  @TempDir
+  Path temp;
+
+  /** A jar holding only a services file that registers the fake reproduction {@code fake-ok}. */
+  private Path pluginJar(String name) throws IOException {
+    Path jar = temp.resolve(name);
+    try (OutputStream file = Files.newOutputStream(jar); JarOutputStream out = new JarOutputStream(file)) {
+      out.putNextEntry(new JarEntry("META-INF/services/" + Reproduction.class.getName()));
+      out.write((FakeReproductions.Reproduces.class.getName() + "\n").getBytes(StandardCharsets.UTF_8));
+      out.closeEntry();
+    }
+    return jar;
+  }
+
+  private static Run run(Map<String, String> environment, String... args) {
+    java.io.StringWriter out = new java.io.StringWriter();
+    java.io.StringWriter err = new java.io.StringWriter();
+    CommandLine commandLine = Lockvisor.commandLine(CliFixture.WITHOUT_BUILT_IN_REPRODUCTIONS, environment::get);
+    commandLine.setOut(new java.io.PrintWriter(out, true));
+    commandLine.setErr(new java.io.PrintWriter(err, true));
+    return new Run(commandLine.execute(args), out.toString(), err.toString());
+  }
+
+  private static void assertOneLineUsageError(Run run, String... fragments) {
+    assertThat(run.exitCode()).as("exit code; stderr: %s", run.err()).isEqualTo(2);
+    assertThat(run.errLines()).hasSize(1);
+    assertThat(run.err()).startsWith("lockvisor: ").contains(fragments).doesNotContain("\tat ", "Exception");
+  }
+
+  @Test
+  void plugins_jarOnPluginPath_listed() throws IOException {
+    Path jar = pluginJar("fake.jar");
+
+    Run without = run(Map.of(), "plugins", "--kind", "reproduction");
+    Run with = run(Map.of(), "--plugins", jar.toString(), "plugins", "--kind", "reproduction");
+
+    assertThat(without.out()).doesNotContain("fake-ok");
+    assertThat(with.exitCode()).as(with.err()).isZero();
+    assertThat(with.out()).contains("fake-ok");
+  }
+
+  @Test
+  void plugins_directoryOfJars_everyJarTaken() throws IOException {
+    pluginJar("fake.jar");
+
+    Run run = run(Map.of(), "--plugins", temp.toString(), "plugins", "--kind", "reproduction", "--format", "json");
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out()).contains("\"name\" : \"fake-ok\"", "\"jar\" : ");
+  }
+
+  @Test
+  void plugins_environmentVariable_usedWithoutOption() throws IOException {
+    Path jar = pluginJar("fake.jar");
+
+    Run run = run(Map.of("LOCKVISOR_PLUGINS", jar.toString()), "plugins", "--kind", "reproduction");
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out()).contains("fake-ok");
+  }
+
+  @Test
+  void plugins_optionGiven_environmentVariableIgnored() throws IOException {
+    Path jar = pluginJar("fake.jar");
+
+    Run run = run(Map.of("LOCKVISOR_PLUGINS", temp.resolve("missing.jar").toString()),
+        "--plugins", jar.toString(), "plugins", "--kind", "reproduction");
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+  }
+
+  @Test
+  void plugins_missingJar_oneLineExit2() {
+    assertOneLineUsageError(run(Map.of(), "--plugins", temp.resolve("nope.jar").toString(), "plugins"),
+        "--plugins: no such jar or directory [", "nope.jar]");
+  }
+
+  @Test
+  void plugins_badEnvironmentVariable_oneLineExit2NamingIt() {
+    assertOneLineUsageError(run(Map.of("LOCKVISOR_PLUGINS", temp.resolve("nope").toString()), "plugins"),
+        "LOCKVISOR_PLUGINS: no such jar or directory [");
+  }
+
+  @Test
+  void plugins_fileNotAJar_oneLineExit2() throws IOException {
+    Path text = Files.writeString(temp.resolve("notes.txt"), "not a jar");
+
+    assertOneLineUsageError(run(Map.of(), "--plugins", text.toString(), "plugins"), "is not a jar");
+  }
+
+  @Test
+  void plugins_directoryWithoutJars_oneLineExit2() throws IOException {
+    Path empty = Files.createDirectory(temp.resolve("empty"));
+
+    assertOneLineUsageError(run(Map.of(), "--plugins", empty.toString(), "plugins"), "holds no .jar file");
+  }
+
+  @Test
+  void run_badPluginPath_refusedBeforeRunning() {
+    assertOneLineUsageError(run(Map.of(), "--plugins", temp.resolve("x.jar").toString(), "run",
+        "../examples/experiments/quick-locks.yaml"), "no such jar or directory");
+  }
+}

@@ -1,0 +1,67 @@
+package org.lockvisor.devices.vhostnet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+import org.lockvisor.core.sim.Simulation;
+
+/**
+ * The peer's receive side: interrupt moderation gathers frames into NAPI polls, GRO merges the
+ * frames of one flow within a poll, and TCP ACKs each skb that leaves more than one full frame
+ * unacknowledged. Frames of one flow fill the GRO skbs; the same bytes from many flows interleaved
+ * on the wire and spread over the queues leave fewer frames per flow per poll and more ACKs.
+ */
+class PeerReceiverTest {
+  private static final int MSS = 1448;
+  private static final long FRAME_NS = 1230; // 1538 wire bytes at 10 Gbit/s
+  private static final int TSO = 44 * MSS;
+
+  /** {@code packets} TSO packets back to back, flow of packet i = i % flows; returns the ACKs. */
+  private static long acks(int flows, int queues, int packets) {
+    Simulation sim = new Simulation(1);
+    long[] acks = {0};
+    PeerReceiver peer = new PeerReceiver(sim, (flow, bytes, now) -> acks[0]++, queues, 125_000, 64, 17);
+    long t = 0;
+    long packetNs = 44 * FRAME_NS;
+    for (int i = 0; i < packets; i++) {
+      final long start = t;
+      final int flow = i % flows;
+      sim.scheduleAt(start, (k, a) -> peer.transmit(flow, TSO, MSS, start, FRAME_NS, start + packetNs), 0, 0);
+      t += packetNs;
+    }
+    sim.runUntil(t + 1_000_000_000L);
+    return acks[0];
+  }
+
+  @Test
+  void oneFlow_fullGroSkbs_oneAckPerSeventeenFrames() {
+    long a = acks(1, 16, 200);
+
+    // 200 x 44 frames in skbs of at most 17 frames: at least 8800 / 17 ACKs, few more
+    assertThat(a).isBetween(8800L / 17, 8800L / 17 * 12 / 10);
+  }
+
+  @Test
+  void manyFlowsSharingPolls_ackRateRises() {
+    long one = acks(1, 16, 256);
+    long many = acks(64, 16, 256);
+
+    assertThat(many).isGreaterThan(one);
+  }
+
+  @Test
+  void singleFrameSkb_delaysItsAck_untilTheNextFrameOrTheTimer() {
+    Simulation sim = new Simulation(1);
+    long[] acked = {0, 0};
+    PeerReceiver peer = new PeerReceiver(sim, (flow, bytes, now) -> {
+      acked[0]++;
+      acked[1] = now;
+    }, 1, 125_000, 64, 17);
+    sim.scheduleAt(0, (k, a) -> peer.transmit(0, MSS, MSS, 0, FRAME_NS, FRAME_NS), 0, 0);
+    sim.runUntil(1_000_000);
+    assertThat(acked[0]).isZero();
+    sim.runUntil(100_000_000);
+    assertThat(acked[0]).isEqualTo(1);
+    assertThat(acked[1]).isEqualTo(FRAME_NS + PeerReceiver.DELACK_NS);
+  }
+}

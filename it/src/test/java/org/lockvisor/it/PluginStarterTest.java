@@ -1,0 +1,271 @@
+package org.lockvisor.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A third-party author's path, end to end, from an empty folder: generate a lock, a device, a
+ * workload and an arch profile plugin from the archetypes, build them offline ({@code mvn -o
+ * package}, which runs each one's contract test against the kits), and run {@code ./lockvisor
+ * --plugins ...} on an experiment that chooses all four by name and sets their options in YAML.
+ * The plugins' own options must change the result: a slower completion timer of the device lowers
+ * fio's IOPS, a longer critical section of the workload lowers its rate; the provenance names each
+ * plugin with the version its jar's manifest carries.
+ *
+ * <p>Every Maven call uses a private local repository: a temporary directory whose entries link to
+ * the user's repository for third-party artifacts, with lockvisor's own artifacts copied in from
+ * this reactor's {@code target/} directories. Nothing lockvisor is written to {@code ~/.m2}, so
+ * other builds never pick up these SNAPSHOTs. Runs in the integration-test phase of {@code mvn
+ * verify}, when every module is packaged.
+ */
+class PluginStarterTest {
+
+  private static final Duration MAVEN_TIMEOUT = Duration.ofMinutes(5);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final Path root = Path.of(System.getProperty("lockvisor.root", "..")).toAbsolutePath().normalize();
+  private final String version = System.getProperty("lockvisor.version", "0.1.0-SNAPSHOT");
+  private final Path userRepository = Path.of(System.getProperty("lockvisor.localRepository",
+      System.getProperty("user.home") + "/.m2/repository"));
+  private final String mavenHome = System.getProperty("lockvisor.mavenHome", "");
+
+  @TempDir
+  Path temp;
+
+  /** Unlinks the private repository's links first, so the temporary folder's clean-up never meets them. */
+  @AfterEach
+  void unlinkRepository() throws IOException {
+    for (Path directory : List.of(temp.resolve("repository"), temp.resolve("repository/org"))) {
+      if (!Files.isDirectory(directory)) {
+        continue;
+      }
+      try (Stream<Path> entries = Files.list(directory)) {
+        for (Path entry : entries.toList()) {
+          if (Files.isSymbolicLink(entry)) {
+            Files.delete(entry);
+          }
+        }
+      }
+    }
+  }
+
+  @Test
+  void archetypes_generatedPluginsBuiltOffline_runByNameWithTheirOptions() throws Exception {
+    long start = System.nanoTime();
+    Path repository = PrivateRepository.create(temp.resolve("repository"), userRepository, root, version);
+    Path work = Files.createDirectory(temp.resolve("work"));
+    assertThat(work).isEmptyDirectory();
+
+    generate(repository, work, "lock", "it-lock");
+    generate(repository, work, "device", "it-device");
+    generate(repository, work, "workload", "it-workload");
+    generate(repository, work, "arch-profile", "it-profile");
+    for (String plugin : List.of("it-lock", "it-device", "it-workload", "it-profile")) {
+      assertThat(work.resolve(plugin).resolve("docs/plugins/" + plugin + ".md")).isRegularFile();
+    }
+    // One reactor over the four generated projects, only to start Maven once; each builds alone too.
+    Files.writeString(work.resolve("pom.xml"), """
+        <project xmlns="http://maven.apache.org/POM/4.0.0">
+          <modelVersion>4.0.0</modelVersion>
+          <groupId>com.example</groupId>
+          <artifactId>all</artifactId>
+          <version>1.0.0</version>
+          <packaging>pom</packaging>
+          <modules><module>it-lock</module><module>it-device</module><module>it-workload</module>\
+        <module>it-profile</module></modules>
+        </project>
+        """);
+    maven(repository, work, "package");
+    List<String> jars = new ArrayList<>();
+    for (String plugin : List.of("it-lock", "it-device", "it-workload", "it-profile")) {
+      Path jar = work.resolve(plugin).resolve("target/" + plugin + "-1.0.0.jar");
+      assertThat(jar).isRegularFile();
+      assertThat(work.resolve(plugin).resolve("target/surefire-reports")).as("contract test of %s ran", plugin)
+          .isDirectory();
+      jars.add(jar.toString());
+    }
+    Path experiment = temp.resolve("experiment.yaml");
+    try (InputStream in = getClass().getResourceAsStream("/starter-experiment.yaml")) {
+      Files.copy(in, experiment);
+    }
+
+    Run listed = lockvisor(List.of("--plugins", String.join(":", jars), "plugins", "--format", "json"));
+    Run run = lockvisor(List.of("--plugins", String.join(":", jars), "run", experiment.toString(), "--format", "json"));
+
+    assertThat(listed.exit()).as("plugins; stderr: %s", listed.err()).isZero();
+    JsonNode plugins = JSON.readTree(listed.out());
+    assertThat(find(plugins, "lock", "it-lock").get("jar").asText()).isEqualTo(jars.get(0));
+    assertThat(find(plugins, "device", "it-device").get("version").asText()).isEqualTo("1.0.0");
+    assertThat(run.exit()).as("run; stderr: %s", run.err()).isZero();
+    JsonNode result = JSON.readTree(run.out());
+    JsonNode provenance = result.get("provenance").get("plugins");
+    for (String[] kindName : new String[][] {{"lock", "it-lock"}, {"device", "it-device"},
+        {"workload", "it-workload"}, {"arch", "it-profile"}}) {
+      assertThat(find(provenance, kindName[0], kindName[1]).get("version").asText())
+          .as("version of %s in the provenance (Implementation-Version)", kindName[1]).isEqualTo("1.0.0");
+    }
+    JsonNode base = variant(result, "base");
+    JsonNode slowDevice = variant(result, "slow-device");
+    JsonNode longHold = variant(result, "long-hold");
+    assertThat(base.get("arch").asText()).isEqualTo("it-profile");
+    assertThat(base.get("devices").get(0).get("type").asText()).isEqualTo("it-device");
+    double iops = workload(base, "fio").get("iops").asDouble();
+    double slowIops = workload(slowDevice, "fio").get("iops").asDouble();
+    assertThat(slowIops).as("fio IOPS with the device's completion-nsec 80us vs 10us (%s)", iops)
+        .isPositive().isLessThan(iops / 2);
+    double rate = workload(base, "hammer").get("ops_per_s").asDouble();
+    double longHoldRate = workload(longHold, "hammer").get("ops_per_s").asDouble();
+    assertThat(longHoldRate).as("workload rate with hold-ns 20us vs 1us (%s)", rate).isPositive()
+        .isLessThan(rate / 2);
+    assertThat(base.get("lock_stat").toString()).as("the workload's lock is in lock_stat").contains("hammer_lock");
+    System.out.printf("plugin starter: generated, built offline and ran 4 plugins in %.0f s%n",
+        (System.nanoTime() - start) / 1e9);
+  }
+
+  private static JsonNode find(JsonNode plugins, String kind, String name) {
+    for (JsonNode p : plugins) {
+      if (p.get("kind").asText().equals(kind) && p.get("name").asText().equals(name)) {
+        return p;
+      }
+    }
+    throw new AssertionError("no " + kind + " plugin [" + name + "] in " + plugins);
+  }
+
+  private static JsonNode variant(JsonNode result, String name) {
+    for (JsonNode r : result.get("runs")) {
+      if (r.get("variant").asText().equals(name)) {
+        return r;
+      }
+    }
+    throw new AssertionError("no run of variant [" + name + "]");
+  }
+
+  private static JsonNode workload(JsonNode run, String name) {
+    for (JsonNode w : run.get("workloads")) {
+      if (w.get("name").asText().equals(name)) {
+        return w.get("figures");
+      }
+    }
+    throw new AssertionError("no workload [" + name + "] in " + run.get("workloads"));
+  }
+
+  /** {@code mvn archetype:generate} of {@code lockvisor-archetype-<archetype>}, non-interactive. */
+  private void generate(Path repository, Path directory, String archetype, String name) throws Exception {
+    maven(repository, directory, "org.apache.maven.plugins:maven-archetype-plugin:3.4.0:generate",
+        "-DarchetypeGroupId=org.lockvisor", "-DarchetypeArtifactId=lockvisor-archetype-" + archetype,
+        "-DarchetypeVersion=" + version, "-DgroupId=com.example", "-DartifactId=" + name, "-Dversion=1.0.0",
+        "-Dpackage=com.example." + name.replace("-", ""), "-DpluginName=" + name, "-DinteractiveMode=false");
+  }
+
+  private void maven(Path repository, Path directory, String... goals) throws Exception {
+    List<String> command = new ArrayList<>();
+    command.add(mavenHome.isEmpty() ? "mvn" : Path.of(mavenHome, "bin", "mvn").toString());
+    command.addAll(List.of("-o", "-B", "-q", "-Dmaven.repo.local=" + repository));
+    command.addAll(List.of(goals));
+    Run run = exec(command, directory, Map.of());
+    assertThat(run.exit()).as("%s in %s:%n%s%n%s", command, directory, run.out(), run.err()).isZero();
+  }
+
+  private Run lockvisor(List<String> arguments) throws Exception {
+    List<String> command = new ArrayList<>();
+    command.add(root.resolve("lockvisor").toString());
+    command.addAll(arguments);
+    // The jar was packaged by this reactor; the launcher must not start a nested build.
+    return exec(command, temp, Map.of("LOCKVISOR_NO_BUILD", "1"));
+  }
+
+  record Run(int exit, String out, String err) {}
+
+  private Run exec(List<String> command, Path directory, Map<String, String> environment) throws Exception {
+    Path out = Files.createTempFile(temp, "out", ".txt");
+    Path err = Files.createTempFile(temp, "err", ".txt");
+    ProcessBuilder builder = new ProcessBuilder(command).directory(directory.toFile())
+        .redirectOutput(out.toFile()).redirectError(err.toFile());
+    builder.environment().putAll(environment);
+    builder.environment().remove("LOCKVISOR_PLUGINS");
+    Process process = builder.start();
+    if (!process.waitFor(MAVEN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+      process.destroyForcibly();
+      throw new AssertionError(command + " did not finish in " + MAVEN_TIMEOUT);
+    }
+    return new Run(process.exitValue(), Files.readString(out), Files.readString(err));
+  }
+
+  /**
+   * A local Maven repository private to one test: third-party artifacts are symbolic links into the
+   * user's repository (read, and at most completed, never changed in lockvisor's name), lockvisor's
+   * artifacts are copies of this reactor's poms and packaged jars.
+   */
+  static final class PrivateRepository {
+    private static final Pattern ARTIFACT_ID = Pattern.compile("<artifactId>([^<]+)</artifactId>");
+    private static final Pattern PACKAGING = Pattern.compile("<packaging>([^<]+)</packaging>");
+
+    private PrivateRepository() {}
+
+    static Path create(Path repository, Path user, Path root, String version) throws IOException {
+      Files.createDirectories(repository.resolve("org"));
+      try (Stream<Path> top = Files.list(user)) {
+        for (Path entry : top.sorted().toList()) {
+          if (!entry.getFileName().toString().equals("org")) {
+            Files.createSymbolicLink(repository.resolve(entry.getFileName().toString()), entry);
+          }
+        }
+      }
+      try (Stream<Path> org = Files.list(user.resolve("org"))) {
+        for (Path entry : org.sorted().toList()) {
+          if (!entry.getFileName().toString().equals("lockvisor")) {
+            Files.createSymbolicLink(repository.resolve("org").resolve(entry.getFileName().toString()), entry);
+          }
+        }
+      }
+      List<Path> poms = new ArrayList<>();
+      try (Stream<Path> found = Files.walk(root, 3)) {
+        found.filter(p -> p.getFileName().toString().equals("pom.xml"))
+            .filter(p -> !root.relativize(p).toString().contains("src/"))
+            .filter(p -> !root.relativize(p).toString().contains("target/"))
+            .sorted().forEach(poms::add);
+      }
+      for (Path pom : poms) {
+        String text = Files.readString(pom, StandardCharsets.UTF_8);
+        String own = text.contains("</parent>") ? text.substring(text.indexOf("</parent>")) : text;
+        Matcher artifact = ARTIFACT_ID.matcher(own);
+        if (!artifact.find()) {
+          continue;
+        }
+        String artifactId = artifact.group(1);
+        if (!artifactId.startsWith("lockvisor-")) {
+          continue;
+        }
+        Matcher packaging = PACKAGING.matcher(own);
+        String kind = packaging.find() ? packaging.group(1) : "jar";
+        Path target = repository.resolve("org/lockvisor").resolve(artifactId).resolve(version);
+        Files.createDirectories(target);
+        Files.copy(pom, target.resolve(artifactId + "-" + version + ".pom"));
+        if (!kind.equals("pom")) {
+          Path jar = pom.resolveSibling("target/" + artifactId + "-" + version + ".jar");
+          assertThat(jar).as("packaged jar of %s (run the test with mvn verify)", artifactId).isRegularFile();
+          Files.copy(jar, target.resolve(artifactId + "-" + version + ".jar"));
+        }
+      }
+      return repository;
+    }
+  }
+}
