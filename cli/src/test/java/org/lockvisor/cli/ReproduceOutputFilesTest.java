@@ -240,7 +240,8 @@ class ReproduceOutputFilesTest {
       List<String> lines = Files.readAllLines(dir.resolve("lock_stat.txt"));
       assertThat(lines.get(0)).isEqualTo("lock_stat version 0.4");
       List<String> header = List.of(lines.get(2).trim().replace("class name", "class-name").split("\\s+"));
-      assertThat(header).startsWith("class-name", "con-bounces", "contentions").hasSize(13);
+      // the kernel's class name and 12 columns, then lockvisor's halts and kicks
+      assertThat(header).startsWith("class-name", "con-bounces", "contentions").endsWith("halts", "kicks").hasSize(15);
       int rows = 0;
       for (String line : lines) {
         Matcher m = Pattern.compile("^\\s*(\\S+):\\s+(.*)$").matcher(line);
@@ -248,7 +249,7 @@ class ReproduceOutputFilesTest {
           continue;
         }
         double[] c = Stream.of(m.group(2).trim().split("\\s+")).mapToDouble(Double::parseDouble).toArray();
-        if (c.length != 12) {
+        if (c.length != 14) {
           continue; // a contention point row
         }
         rows++;
@@ -274,6 +275,8 @@ class ReproduceOutputFilesTest {
         assertThat((long) c[1]).isEqualTo(own.get("contentions").asLong());
         assertThat((long) c[7]).isEqualTo(own.get("acquisitions").asLong());
         assertThat(c[4]).isCloseTo(own.get("waittime_total_ns").asLong() / 1e3, within(0.01));
+        assertThat((long) c[12]).isEqualTo(own.get("halts").asLong());
+        assertThat((long) c[13]).isEqualTo(own.get("kicks").asLong());
       }
       assertThat(rows).as(label).isEqualTo(locks.size()).isPositive();
     }

@@ -18,7 +18,7 @@ import org.lockvisor.core.sim.EventQueue;
  * inside another task's op. Cross-CPU effects (interrupts, resched, resumption) go through
  * zero-delay events.
  */
-public final class Cpu implements EventHandler {
+public final class Cpu implements EventHandler, SpinWatch {
   static final int EV_SWITCH_DONE = 1;
   static final int EV_TICK = 2;
   static final int EV_IRQ = 3;
@@ -308,10 +308,14 @@ public final class Cpu implements EventHandler {
     machine.sim().cancel(switchHandle);
     switchHandle = EventQueue.NO_EVENT;
     long now = machine.sim().now();
-    if (prev instanceof VcpuTask v && prev.state == TaskState.RUNNING) {
-      v.startWaiting(now);
+    if (prev instanceof VcpuTask v) {
+      v.kvmPreempted = prev.state == TaskState.RUNNING; // kvm_sched_out
+      if (v.kvmPreempted) {
+        v.startWaiting(now);
+      }
     }
     if (next instanceof VcpuTask v) {
+      v.kvmPreempted = false; // kvm_sched_in
       v.stopWaiting(now);
     }
     Task wasSwitchingOut = switchingOut;

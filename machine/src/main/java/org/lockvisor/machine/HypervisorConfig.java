@@ -13,12 +13,28 @@ import static com.google.common.base.Preconditions.checkArgument;
  *     paths are hypervisor calls, charged to hypervisor-domain symbols ({@code H_CEDE} for the
  *     idle halt, {@code H_IPI} for an IPI, {@code hcall} for the entry/exit round trip), which a
  *     guest-sampled profile shows as {@code [H]}
+ * @param directedYield the era's {@code kvm_vcpu_on_spin} variant when {@code spinTrap} has
+ *     directed yield on (default {@link DirectedYield#V3_8})
+ * @param pleShrink {@code ple_window_shrink} (3.18+ vmx): 0 resets a vCPU's PLE window to the
+ *     base when it is scheduled in; below the base window it divides, else it subtracts
+ * @param hostActivity the host's background activity (tick phase, softirqs, kworkers) that the
+ *     experiment applies to the host kernel ({@link HostActivity#OFF}: none)
  */
 public record HypervisorConfig(long exitRoundtripNs, long exitHltNs, long haltPollNs, SpinTrapConfig spinTrap,
-    boolean partitionFirmware) {
+    boolean partitionFirmware, DirectedYield directedYield, int pleShrink, HostActivity hostActivity) {
   public HypervisorConfig {
     checkArgument(exitRoundtripNs >= 0 && exitHltNs >= 0 && haltPollNs >= 0, "hypervisor costs must not be negative");
     checkArgument(spinTrap != null, "spinTrap must not be null; use SpinTrapConfig.OFF");
+    checkArgument(directedYield != null, "directedYield must be set");
+    checkArgument(pleShrink >= 0, "pleShrink must not be negative: [%s]", pleShrink);
+    checkArgument(hostActivity != null, "hostActivity must be set; use HostActivity.OFF");
+  }
+
+  /** The record before issue 17: 3.8 directed yield, ple_window_shrink 0, no host activity. */
+  public HypervisorConfig(long exitRoundtripNs, long exitHltNs, long haltPollNs, SpinTrapConfig spinTrap,
+      boolean partitionFirmware) {
+    this(exitRoundtripNs, exitHltNs, haltPollNs, spinTrap, partitionFirmware, DirectedYield.V3_8, 0,
+        HostActivity.OFF);
   }
 
   /** A KVM-style hypervisor (host kernel paths with KVM's symbols) without spin trapping. */
@@ -37,7 +53,23 @@ public record HypervisorConfig(long exitRoundtripNs, long exitHltNs, long haltPo
   }
 
   public HypervisorConfig withSpinTrap(SpinTrapConfig trap) {
-    return new HypervisorConfig(exitRoundtripNs, exitHltNs, haltPollNs, trap, partitionFirmware);
+    return new HypervisorConfig(exitRoundtripNs, exitHltNs, haltPollNs, trap, partitionFirmware, directedYield,
+        pleShrink, hostActivity);
+  }
+
+  public HypervisorConfig withDirectedYield(DirectedYield variant) {
+    return new HypervisorConfig(exitRoundtripNs, exitHltNs, haltPollNs, spinTrap, partitionFirmware, variant,
+        pleShrink, hostActivity);
+  }
+
+  public HypervisorConfig withPleShrink(int shrink) {
+    return new HypervisorConfig(exitRoundtripNs, exitHltNs, haltPollNs, spinTrap, partitionFirmware, directedYield,
+        shrink, hostActivity);
+  }
+
+  public HypervisorConfig withHostActivity(HostActivity activity) {
+    return new HypervisorConfig(exitRoundtripNs, exitHltNs, haltPollNs, spinTrap, partitionFirmware, directedYield,
+        pleShrink, activity);
   }
 
   public static HypervisorConfig zeroCost() {

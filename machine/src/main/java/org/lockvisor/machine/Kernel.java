@@ -40,6 +40,10 @@ public final class Kernel {
   private boolean reschedIpiOnPreempt;
   private boolean ttwuWaitsOnCpu;
   private Program ipiAccept;
+  private CpuTopology topology;
+  private final SchedStats schedStats = new SchedStats();
+  private HostActivity activity = HostActivity.OFF;
+  private HostBackground background;
 
   Kernel(Machine machine, String name, KernelConfig config, Scheduler scheduler, Vm vm) {
     this.machine = machine;
@@ -163,9 +167,65 @@ public final class Kernel {
     return cpu.vcpuTask != null && vcpuPreempted.isPreempted(cpu.vcpuTask);
   }
 
-  /** Whether two CPUs of this kernel share the last-level cache. */
+  /** Whether two CPUs of this kernel share the last-level cache ({@code cpus_share_cache}). */
   public boolean sharesCache(Cpu a, Cpu b) {
-    return a.index / config.llcSize() == b.index / config.llcSize();
+    int llc = topology().llcCpus();
+    return a.index / llc == b.index / llc;
+  }
+
+  /**
+   * The topology this kernel's scheduling domains are built from: the one set with {@link
+   * #setTopology}, else one LLC of {@code config.llcSize()} single-threaded cores.
+   */
+  public CpuTopology topology() {
+    if (topology == null) {
+      topology = CpuTopology.flat(config.llcSize());
+    }
+    return topology;
+  }
+
+  /**
+   * Sets the topology the kernel sees (for a guest: what the hypervisor presents, vCPUs per
+   * core/LLC/socket). Call before any task of this kernel is scheduled.
+   */
+  public void setTopology(CpuTopology topology) {
+    checkArgument(topology != null, "topology must be set");
+    checkState(tasksActivated == 0, "set the topology of %s before its tasks start", name);
+    this.topology = topology;
+  }
+
+  /** Migrations by cause and runqueue lengths of this kernel. */
+  public SchedStats schedStats() {
+    return schedStats;
+  }
+
+  /**
+   * Host only: background activity (tick phase, softirqs, kworkers) as {@link HostActivity}
+   * says. Call once, before the simulation runs.
+   */
+  public void setHostActivity(HostActivity activity) {
+    checkState(vm == null, "host activity applies to the host kernel, not to guest %s", name);
+    checkState(background == null && this.activity == HostActivity.OFF, "host activity of %s is set already", name);
+    checkArgument(activity != null, "host activity must be set");
+    this.activity = activity;
+    if (activity.hasLoad()) {
+      background = new HostBackground(this, activity);
+      background.start();
+    }
+  }
+
+  public HostActivity hostActivity() {
+    return activity;
+  }
+
+  /** Softirqs raised by the host background so far. */
+  public long backgroundSoftirqs() {
+    return background == null ? 0 : background.softirqs;
+  }
+
+  /** Kworker wakeups made by the host background so far. */
+  public long backgroundKworkerWakeups() {
+    return background == null ? 0 : background.kworkerWakeups;
   }
 
   // ---------------------------------------------------------------------------------------
@@ -202,7 +262,12 @@ public final class Kernel {
 
   void wakeUpNew(Task t) {
     t.state = TaskState.RUNNING;
-    Cpu target = t.pinnedCpu >= 0 ? cpus.get(t.pinnedCpu) : scheduler.selectCpu(t, null);
+    // wake_up_new_task balances from the parent's CPU (task_cpu(p) is copied at fork): the CPU
+    // of the task (or the CPU) whose event is running now, when it belongs to this kernel
+    Object running = machine.sim().currentHandler();
+    Cpu parent = running instanceof Task p && p.kernel == this ? p.cpu
+        : running instanceof Cpu c && c.kernel == this ? c : null;
+    Cpu target = t.pinnedCpu >= 0 ? cpus.get(t.pinnedCpu) : scheduler.selectCpu(t, parent);
     activate(t, target, false); // wake_up_new_task: not a sleeper's wakeup (fork placement)
   }
 
@@ -214,8 +279,11 @@ public final class Kernel {
     activate(t, target, true);
   }
 
+  private long tasksActivated;
+
   private void activate(Task t, Cpu target, boolean wakeup) {
     checkState(!t.onRq, "%s is already on a runqueue", t);
+    tasksActivated++;
     t.state = TaskState.RUNNING;
     t.onRq = true;
     t.cpu = target;
@@ -230,6 +298,16 @@ public final class Kernel {
     if (MachineTrace.HOOKS) {
       machine.trace().onWake(t, target);
     }
+  }
+
+  /**
+   * Records that the scheduler moved a queued, not running task to {@code cpu}'s runqueue (load
+   * balancing's detach_task/attach_task: {@code set_task_cpu}).
+   */
+  public void moveQueued(Task t, Cpu cpu) {
+    checkState(t.kernel == this && cpu.kernel == this, "%s moved across kernels to %s", t, cpu);
+    checkState(t.onRq, "%s is not a queued task", t);
+    t.cpu = cpu;
   }
 
   /** The CPU a waking task goes to, honouring its pinning. */
@@ -350,6 +428,7 @@ public final class Kernel {
   /** Resets statistics (end of warm-up). */
   public void resetStats() {
     ttwuRunning = ttwuOnRq = ttwuLocal = ttwuRemote = ttwuQueued = ipisSent = ttwuOnCpuWaits = 0;
+    schedStats.reset(machine.sim().now());
   }
 
   int symReschedIpi() {
@@ -424,7 +503,18 @@ public final class Kernel {
   // Tick.
 
   void armTick(Cpu cpu) {
-    cpu.tickHandle = machine.sim().schedule(config.tickNs(), cpu, Cpu.EV_TICK, 0);
+    long period = config.tickNs();
+    if (activity.tickPhase() == HostActivity.TickPhase.LEGACY) {
+      cpu.tickHandle = machine.sim().schedule(period, cpu, Cpu.EV_TICK, 0);
+      return;
+    }
+    // tick_setup_sched_timer / tick_nohz_restart: the next jiffy boundary, plus this CPU's skew
+    long phase = activity.tickPhase() == HostActivity.TickPhase.SKEWED
+        ? (period / 2) / cpus.size() * cpu.index
+        : 0;
+    long now = machine.sim().now();
+    long next = Math.floorDiv(now - phase, period) * period + phase + period;
+    cpu.tickHandle = machine.sim().scheduleAt(next, cpu, Cpu.EV_TICK, 0);
   }
 
   void onTick(Cpu cpu) {

@@ -69,6 +69,16 @@ public final class Machine {
     return symbols;
   }
 
+  /** Simulated time now, in ns (for plugin SPIs that see the machine but not the simulation core). */
+  public long now() {
+    return sim.now();
+  }
+
+  /** The symbol id of {@code function} in {@code domain} ({@link #DOMAIN_KERNEL}, {@link #DOMAIN_HYPERVISOR}...). */
+  public int symbol(String function, int domain) {
+    return symbols.symbol(function, domain);
+  }
+
   public CpuTimeAccount account() {
     return account;
   }

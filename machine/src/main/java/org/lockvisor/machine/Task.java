@@ -16,7 +16,7 @@ import org.lockvisor.core.sim.EventQueue;
  * budget; both resume when the CPU runs again. Scheduler plugins keep their per-task data in
  * the public scheduling fields.
  */
-public class Task implements EventHandler {
+public non-sealed class Task implements EventHandler, SpinWatch {
   static final int EV_WORK_DONE = 1;
   static final int EV_SPIN_BUDGET = 2;
   static final int EV_SPIN_RECHECK = 3;
@@ -64,7 +64,7 @@ public class Task implements EventHandler {
   long spinBudgetHandle = EventQueue.NO_EVENT;
   long recheckHandle = EventQueue.NO_EVENT;
   boolean spinTimedOut;
-  Object watching;
+  SpinWatch watching;
 
   // state saved while an interrupt handler runs on this task
   private Activity savedActivity;
@@ -332,10 +332,10 @@ public class Task implements EventHandler {
   /**
    * Starts spinning, charged to {@code symbol}, until {@code condition} holds, or until the spin
    * has run for {@code budgetNs} of CPU time (then {@link #spinTimedOut()} is true on resume).
-   * {@code watch} is a CPU or task whose state changes must re-evaluate the condition (the
-   * owner's vCPU for vcpu_is_preempted, the owner task for on_cpu); may be null.
+   * {@code watch} is the {@link SpinWatch} whose state changes must re-evaluate the condition (the
+   * owner's CPU for on_cpu and vcpu_is_preempted, a task for its on_cpu); null watches nothing.
    */
-  public void startSpin(int symbol, SpinCondition condition, long budgetNs, Object watch) {
+  public void startSpin(int symbol, SpinCondition condition, long budgetNs, SpinWatch watch) {
     checkState(activity == Activity.NONE, "%s: spin started while %s", name, activity);
     activity = Activity.SPIN;
     spinStartedAt = machine.sim().now();

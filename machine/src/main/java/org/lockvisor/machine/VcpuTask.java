@@ -34,6 +34,12 @@ public final class VcpuTask extends Task {
   private long waitingSince = -1;
   /** This vCPU's current PLE window (0: the configured base window). */
   long spinTrapWindowNs;
+  /** kvm_vcpu.spin_loop.in_spin_loop: inside its own PLE handler. */
+  boolean inSpinLoop;
+  /** kvm_vcpu.spin_loop.dy_eligible. */
+  boolean dyEligible;
+  /** vcpu->preempted (3.10+): set by kvm_sched_out while the thread is runnable, cleared at sched_in. */
+  boolean kvmPreempted;
   private final int guestStack;
 
   VcpuTask(Machine machine, Kernel host, int id, String name, Vm vm, Cpu guestCpu) {
@@ -85,7 +91,7 @@ public final class VcpuTask extends Task {
 
   /** The thread was switched in. */
   void stopWaiting(long now) {
-    spinTrapWindowNs = 0; // vmx_sched_in -> shrink_ple_window (ple_window_shrink 0: reset)
+    spinTrapWindowNs = vm.shrinkPleWindow(spinTrapWindowNs); // vmx_sched_in -> shrink_ple_window
     if (waitingSince >= 0) {
       runDelayNs += now - waitingSince;
       waitingSince = -1;
@@ -140,6 +146,7 @@ public final class VcpuTask extends Task {
    * A kick that arrives before the halt makes that halt return at once (no lost kick).
    */
   public void pvKick() {
+    vm.count(YieldStats.Counter.PV_KICKS);
     pvUnhalted = true;
     kick();
   }

@@ -24,6 +24,10 @@ public final class Vm {
   private long spinTraps;
   private long directedYields;
   private final boolean partitionFirmware;
+  private final DirectedYield directedYield;
+  private final int pleShrink;
+  /** Counters of kvm_vcpu_on_spin, H_CONFER/H_PROD and pv halts/kicks (see {@link YieldStats}). */
+  final long[] yieldCounts = new long[YieldStats.Counter.values().length];
 
   Vm(Machine machine, String name, KernelConfig guestConfig, Scheduler guestScheduler, HypervisorConfig hv) {
     this.name = name;
@@ -31,6 +35,8 @@ public final class Vm {
     this.haltPollNs = hv.haltPollNs();
     this.machine = machine;
     this.spinTrap = hv.spinTrap();
+    this.directedYield = !hv.spinTrap().directedYield() ? DirectedYield.NONE : hv.directedYield();
+    this.pleShrink = hv.pleShrink();
     this.spinTrapHandler = Program.named("kvm_vcpu_on_spin")
         .op(new DirectedYieldOp(machine.symbols().symbol("kvm_vcpu_on_spin", Machine.DOMAIN_KERNEL),
             machine.symbols().symbol("yield_to", Machine.DOMAIN_KERNEL)))
@@ -132,9 +138,85 @@ public final class Vm {
     return directedYields;
   }
 
+  /** The kvm_vcpu_on_spin variant this VM's hypervisor runs. */
+  public DirectedYield directedYieldVariant() {
+    return directedYield;
+  }
+
+  /** Directed-yield, confer/prod and pv halt/kick counters of this VM. */
+  public YieldStats yieldStats() {
+    return new YieldStats(spinTraps, yieldCounts.clone());
+  }
+
   public void resetSpinTrapStats() {
     spinTraps = 0;
     directedYields = 0;
+    java.util.Arrays.fill(yieldCounts, 0);
+  }
+
+  void count(YieldStats.Counter c) {
+    yieldCounts[c.ordinal()]++;
+  }
+
+  /** vmx_sched_in -> shrink_ple_window: the window a vCPU gets back when it is scheduled in. */
+  long shrinkPleWindow(long current) {
+    long base = spinTrap.windowNs();
+    if (current <= 0 || pleShrink < 1) {
+      return 0; // ple_window_shrink 0: back to the base window
+    }
+    long v = pleShrink < base ? current / pleShrink : current - pleShrink;
+    return Math.max(base, v);
+  }
+
+  /**
+   * The hypervisor side of PowerVM's {@code H_CONFER} made by the vCPU thread {@code caller} (on
+   * its physical processor, in the hypervisor): with a target guest CPU, PHYP dispatches the
+   * target's VP on the caller's processor if it is preempted (runnable, not dispatched); if it
+   * runs already or has ceded, the call returns without effect. With {@code targetCpu < 0}
+   * (confer to all) the caller's processor goes to whoever the dispatcher picks. In both cases
+   * the caller then gives up its processor; the caller's op runs {@code schedule()} itself.
+   * Returns whether the target was dispatched.
+   */
+  public boolean confer(Task caller, int targetCpu) {
+    if (targetCpu < 0) {
+      count(YieldStats.Counter.CONFER_ALL);
+      return false;
+    }
+    VcpuTask target = vcpus.get(targetCpu);
+    count(YieldStats.Counter.CONFER_DIRECTED);
+    if (target == caller) {
+      return false;
+    }
+    if (target.onCpu()) {
+      count(YieldStats.Counter.CONFER_TARGET_RUNNING);
+      return false;
+    }
+    if (target.state != TaskState.RUNNING || !target.onRq) {
+      count(YieldStats.Counter.CONFER_TARGET_CEDED);
+      return false;
+    }
+    // runnable, not dispatched (preempted, or prodded/woken and waiting for a processor)
+    int r = caller.kernel.yieldTo(caller, target);
+    if (r > 0) {
+      count(YieldStats.Counter.CONFER_DISPATCHED);
+      return true;
+    }
+    count(YieldStats.Counter.CONFER_NOT_DISPATCHED);
+    return false;
+  }
+
+  /**
+   * PowerVM's {@code H_PROD} for guest CPU {@code cpu}: a ceded VP becomes dispatchable (its
+   * pending prod ends its H_CEDE, or the next one at once, like KVM's pv_unhalted). Returns
+   * whether the VP was ceded.
+   */
+  public boolean prod(int cpu) {
+    count(YieldStats.Counter.PRODS);
+    VcpuTask v = vcpus.get(cpu);
+    boolean ceded = v.halted;
+    v.pvUnhalted = true;
+    v.kick();
+    return ceded;
   }
 
   /** Called when {@code t} (re)arms a spin on guest CPU {@code g}: start the hardware's window. */
@@ -166,9 +248,13 @@ public final class Vm {
   }
 
   /**
-   * kvm_vcpu_on_spin's candidate loop (3.x–4.x): starting after the last boosted vCPU, the first
-   * sibling whose thread was preempted while runnable ({@code vcpu->preempted}; a halted one is
-   * skipped) gets {@code yield_to}; up to three {@code -ESRCH} answers end the search.
+   * {@code kvm_vcpu_on_spin} (virt/kvm/kvm_main.c, the variant of {@link DirectedYield}): mark
+   * self in a spin loop, scan the VM's vCPUs round robin from {@code kvm->last_boosted_vcpu} in
+   * two passes, skip self, vCPUs not preempted (3.10+), halted ones ({@code waitqueue_active}),
+   * ineligible ones ({@code dy_eligible} alternation, 3.7+), and ones in guest mode ({@code
+   * PF_VCPU}); {@code yield_to} the first remaining one; {@code -ESRCH} answers (target running
+   * in the host or not runnable) end the search after three tries (3.8+). Then clear {@code
+   * in_spin_loop} and {@code dy_eligible} of self.
    */
   private final class DirectedYieldOp extends Op {
     private final int symScan;
@@ -190,7 +276,16 @@ public final class Vm {
           return AGAIN;
         }
         case 1 -> {
-          if (!spinTrap.directedYield() || !boostCandidate(t)) {
+          if (!directedYield.enabled()) {
+            return NEXT;
+          }
+          VcpuTask me = (VcpuTask) t;
+          me.inSpinLoop = true;
+          boolean yielded = boostCandidate(me);
+          me.inSpinLoop = false;
+          me.dyEligible = false;
+          if (!yielded) {
+            count(YieldStats.Counter.NO_CANDIDATE);
             return NEXT;
           }
           if (spinTrap.yieldNs() > 0) {
@@ -209,27 +304,95 @@ public final class Vm {
     }
 
     /** The candidate loop; true when yield_to boosted one. */
-    private boolean boostCandidate(Task t) {
+    private boolean boostCandidate(VcpuTask me) {
       int n = vcpus.size();
+      int last = lastBoostedVcpu;
       int tries = 3;
-      for (int k = 1; k <= n; k++) {
-        int i = Math.floorMod(lastBoostedVcpu + k, n);
-        VcpuTask candidate = vcpus.get(i);
-        if (candidate == t || candidate.hostState() != VcpuTask.HostState.PREEMPTED) {
-          continue;
-        }
-        int yielded = t.kernel.yieldTo(t, candidate);
-        if (yielded > 0) {
-          lastBoostedVcpu = i;
-          directedYields++;
-          return true;
-        }
-        if (yielded < 0 && --tries == 0) {
-          break;
+      boolean v32 = directedYield == DirectedYield.V3_2;
+      for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < n; i++) {
+          if (pass == 0 && (v32 ? i < last : i <= last)) {
+            continue;
+          } else if (pass == 1 && i > last) {
+            break;
+          }
+          VcpuTask candidate = vcpus.get(i);
+          if (directedYield == DirectedYield.V3_10 && !candidate.kvmPreempted) {
+            count(YieldStats.Counter.SKIP_NOT_PREEMPTED);
+            continue;
+          }
+          if (candidate == me) {
+            continue;
+          }
+          if (candidate.halted && candidate.state != TaskState.RUNNING) {
+            count(YieldStats.Counter.SKIP_HALTED); // waitqueue_active: asleep in kvm_vcpu_block
+            continue;
+          }
+          if (!v32 && !eligible(candidate)) {
+            count(YieldStats.Counter.SKIP_INELIGIBLE);
+            continue;
+          }
+          int yielded = yieldTo(me, candidate);
+          if (yielded > 0) {
+            lastBoostedVcpu = i;
+            directedYields++;
+            return true;
+          }
+          if (yielded < 0 && !v32 && --tries == 0) {
+            return false;
+          }
         }
       }
       return false;
     }
+
+    private boolean eligible(VcpuTask v) {
+      return eligibleForDirectedYield(v);
+    }
+
+    /** kvm_vcpu_yield_to then yield_to(task, 1): 1 boosted, 0 not, -1 -ESRCH. */
+    private int yieldTo(VcpuTask me, VcpuTask target) {
+      count(YieldStats.Counter.ATTEMPTS);
+      if (target.onCpu() && target.activity == Activity.GUEST) {
+        count(YieldStats.Counter.FAIL_IN_GUEST); // PF_VCPU: running in guest mode
+        return 0;
+      }
+      if (target.onCpu()) {
+        count(YieldStats.Counter.FAIL_RUNNING);
+        return -1;
+      }
+      if (target.state != TaskState.RUNNING || !target.onRq) {
+        count(YieldStats.Counter.FAIL_NOT_RUNNABLE);
+        return -1;
+      }
+      int r = me.kernel.yieldTo(me, target);
+      if (r > 0) {
+        count(YieldStats.Counter.SUCCESSES);
+      } else if (r == 0) {
+        count(YieldStats.Counter.FAIL_NOT_BOOSTED);
+      } else {
+        count(YieldStats.Counter.FAIL_NOT_RUNNABLE);
+      }
+      return r;
+    }
+  }
+
+  /**
+   * kvm_vcpu_eligible_for_directed_yield (virt/kvm/kvm_main.c 3.7+): a vCPU not in its own PLE
+   * handler is eligible; one inside it is eligible every other time it is checked ({@code
+   * dy_eligible} toggles at each check).
+   */
+  static boolean eligibleForDirectedYield(VcpuTask v) {
+    boolean eligible = !v.inSpinLoop || v.dyEligible;
+    if (v.inSpinLoop) {
+      v.dyEligible = !v.dyEligible;
+    }
+    return eligible;
+  }
+
+  /** kvm->last_boosted_vcpu (-1 before the first boost). */
+  public int lastBoostedVcpu() {
+    return lastBoostedVcpu;
   }
 
   /** kvm_vcpu_block: poll for a wakeup for halt_poll_ns, then sleep until kicked. */
@@ -246,6 +409,9 @@ public final class Vm {
       Cpu g = v.guestCpu;
       switch (phase) {
         case 0 -> {
+          if (g.current != g.idle) {
+            count(YieldStats.Counter.PV_HALTS); // a halt from a busy guest CPU: pv_wait
+          }
           if (wakeable(v, g)) {
             v.pvUnhalted = false;
             return NEXT;

@@ -23,9 +23,13 @@ import static org.lockvisor.arch.spi.CostKey.WAKEE_IDLE_EXIT;
 import com.google.common.collect.ImmutableSet;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.arch.spi.HypervisorBehaviour;
+import org.lockvisor.machine.CpuTopology;
+import org.lockvisor.machine.DirectedYield;
+import org.lockvisor.machine.HostActivity;
 import org.lockvisor.arch.spi.Topology;
 import org.lockvisor.machine.CacheLines;
 import org.lockvisor.machine.HypervisorConfig;
+import org.lockvisor.machine.Kernel;
 import org.lockvisor.machine.KernelConfig;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.SpinTrapConfig;
@@ -69,6 +73,56 @@ public final class Platforms {
   }
 
   /**
+   * The host's scheduling-domain topology from the profile's hardware: SMT threads of a core, the
+   * LLC = a socket's cores (x86 {@code default_topology} MC level = {@code cpu_coregroup_mask};
+   * arm64 and s390 build their MC level on the cluster/chip the same way), one die per socket.
+   */
+  public static CpuTopology hostTopology(ArchProfile profile) {
+    var topo = profile.topology();
+    return new CpuTopology(topo.threadsPerCore(), topo.coresPerSocket(), 1);
+  }
+
+  /**
+   * What the hypervisor presents to a guest of {@code vcpus} vCPUs, as its scheduling domains
+   * see it. KVM (QEMU {@code -smp N,sockets=1}): one socket of single-threaded cores, so every
+   * vCPU shares the LLC (QEMU's own default before 6.2 was N sockets; set the topology per VM
+   * with {@link Kernel#setTopology} to model that). PowerVM shared-processor LPAR: each VP is a
+   * core of {@code smt} threads and 4.8's {@code powerpc_topology} is {SMT, DIE}, with the
+   * {@code SD_SHARE_PKG_RESOURCES} flag on the SMT level only, so the LLC is the VP's threads:
+   * with one thread per VP, every vCPU is its own LLC.
+   */
+  public static CpuTopology guestTopology(ArchProfile profile, int vcpus, int smt) {
+    if (profile.hypervisor().hostHz() == 0) {
+      return new CpuTopology(Math.max(1, smt), 1, Math.max(1, vcpus / Math.max(1, smt)));
+    }
+    return CpuTopology.flat(Math.max(1, vcpus));
+  }
+
+  /**
+   * Applies the profile's host side to the host kernel: its scheduling-domain topology and, for a
+   * Linux host, the background activity of {@link #hostActivity}. Call before creating VMs.
+   */
+  public static void configureHost(Kernel host, ArchProfile profile, HostActivity activity) {
+    host.setTopology(hostTopology(profile));
+    host.setHostActivity(activity);
+  }
+
+  /**
+   * The host background activity by default on this profile. A Linux/KVM host (every profile
+   * with a host tick): ticks on the jiffy grid without skew ({@code sched_skew_tick=0}, the
+   * default), softirqs at 1000/s of 3 us per CPU (timer, RCU and block/net completions of an
+   * otherwise idle host) and a bound kworker woken 100/s for 10 us per CPU (vmstat, writeback,
+   * flush work); estimates, not measurements, documented in docs/machine.md. A partition
+   * hypervisor (PowerVM): none, PHYP has no Linux background on its processors.
+   */
+  public static HostActivity hostActivity(ArchProfile profile) {
+    if (profile.hypervisor().hostHz() == 0) {
+      return HostActivity.OFF;
+    }
+    return new HostActivity(HostActivity.TickPhase.ALIGNED, 1000, 3_000, 100, 10_000);
+  }
+
+  /**
    * How shared cache lines are priced on {@code profile}'s host of {@code hostCpus} CPUs:
    * ATOMIC_RMW and L1_ACCESS on a local line, CACHELINE_XFER_SMT / _SOCKET / _REMOTE by the
    * topology distance the line moves. A host with more CPUs than the profile's topology (an
@@ -89,8 +143,9 @@ public final class Platforms {
   }
 
   /**
-   * A guest kernel with {@code vcpus} vCPUs (one LLC domain: guests see a flat topology unless
-   * configured otherwise). Its IPIs cost a VM exit where the profile says so.
+   * A guest kernel with {@code vcpus} vCPUs; its LLC follows {@link #guestTopology} with one
+   * thread per vCPU core (flat under KVM; one CPU per LLC on a PowerVM LPAR). Its IPIs cost a VM
+   * exit where the profile says so.
    */
   public static KernelConfig guestKernel(ArchProfile profile, int vcpus, TtwuQueueMode ttwuQueue, boolean preemptibleKernel) {
     boolean exits = profile.hypervisor().guestIpiExits();
@@ -98,7 +153,7 @@ public final class Platforms {
         profile.hypervisor().guestTickNs(),
         preemptibleKernel,
         ttwuQueue,
-        Math.max(1, vcpus),
+        guestTopology(profile, vcpus, 1).llcCpus(),
         profile.ns(CONTEXT_SWITCH),
         0, // an idle guest CPU halts: its wake latency is the host's (kick + vCPU thread switch)
         profile.ns(TTWU_RUNNING),
@@ -115,8 +170,12 @@ public final class Platforms {
    */
   public static HypervisorConfig hypervisor(ArchProfile profile) {
     boolean partition = profile.hypervisor().hostHz() == 0;
+    // the x86 seeds' hosts are 3.0-3.12: kvm_vcpu_on_spin with dy_eligible and -ESRCH tries
+    // (3.7/3.8), the middle of that range; the vcpu->preempted filter (V3_10) is an option.
+    // ple_window_shrink 0 (the 3.18+ default; no dynamic window before it)
     return new HypervisorConfig(profile.ns(VMEXIT_ROUNDTRIP), profile.ns(EXIT_HLT),
-        partition ? 0 : profile.ns(HALT_POLL), spinTrap(profile), partition);
+        partition ? 0 : profile.ns(HALT_POLL), spinTrap(profile), partition, DirectedYield.V3_8, 0,
+        hostActivity(profile));
   }
 
   /**
@@ -150,6 +209,7 @@ public final class Platforms {
    * clock that excludes it (CONFIG_PARAVIRT_TIME_ACCOUNTING).
    */
   public static void configureGuest(Vm vm, ArchProfile profile) {
+    vm.guest().setTopology(guestTopology(profile, vm.guest().cpuCount(), 1));
     vm.guest().setVcpuPreemptedHook(vcpuPreempted(profile));
     vm.guest().setStealTimeAccounting(profile.hypervisor().stealTime());
   }

@@ -20,6 +20,7 @@ import org.lockvisor.devices.spi.DeviceFactory;
 import org.lockvisor.locking.builtin.OwnerMutexFactory;
 import org.lockvisor.locking.builtin.TicketSpinLockFactory;
 import org.lockvisor.locking.builtin.XaddRwsemFactory;
+import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockCosts;
 import org.lockvisor.locking.spi.LockFactory;
 import org.lockvisor.machine.HypervisorConfig;
@@ -73,6 +74,7 @@ public final class DeviceTestbed {
       }
     }
     LockCosts lockCosts = new LockCosts(6, 60, 4, 1 << 13, 1_500, 300, 1_000);
+    machine.setCacheLines(lockCosts.flatCacheLines(b.physicalCpus)); // atomics priced by where the line was
     Device created = b.factory.create("vdk", b.options);
     checkArgument(created instanceof BlockDevice, "device plugin [%s] does not create a BlockDevice: %s",
         b.factory.name(), created.getClass().getName());
@@ -84,7 +86,7 @@ public final class DeviceTestbed {
         case RWSEM -> new XaddRwsemFactory();
         case OSQ -> throw new IllegalArgumentException("no OSQ for devices");
       };
-      return f.create(name, kernel1, lockCosts, false, Map.of());
+      return LockContext.builder(kernel1, lockCosts).name(name).create(f);
     }, CostSource.of(new X86KvmArchProfile().create())));
     Program submitPath = device.submitPath(t -> submitter(t).batch);
     Program iteration = Program.named("kit_io_loop")

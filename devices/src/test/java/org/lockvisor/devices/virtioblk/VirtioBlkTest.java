@@ -170,8 +170,9 @@ class VirtioBlkTest {
   void factory_unknownOption_failsWithSuggestion() {
     assertThatThrownBy(() -> new VirtioBlkFactory().create("vda", Map.of("notfy", "inside-lock", "irq-cpu", "-2")))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("unknown option [notfy], did you mean [notify]?")
-        .hasMessageContaining("irq-cpu [-2] is outside [-1, 4096]");
+        .hasMessageContaining("unknown option [notfy]; known: [")
+        .hasMessageContaining("did you mean [notify]?")
+        .hasMessageContaining("option [irq-cpu] [-2] is out of range; allowed: [-1, 4096]");
   }
 
   @Test

@@ -5,12 +5,11 @@ import static com.google.common.base.Preconditions.checkState;
 
 import java.util.Arrays;
 import org.lockvisor.locking.spi.KernelLock;
+import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockCosts;
 import org.lockvisor.locking.spi.LockMode;
-import org.lockvisor.locking.spi.LockStats;
-import org.lockvisor.machine.Kernel;
-import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.Op;
+import org.lockvisor.machine.SharedLine;
 import org.lockvisor.machine.SpinCondition;
 import org.lockvisor.machine.Task;
 
@@ -21,14 +20,19 @@ import org.lockvisor.machine.Task;
  * successor by setting that flag, which the successor sees after one cache-line transfer. FIFO,
  * O(1) transfers per hand-off, and — like the ticket lock — stalled by a preempted successor.
  *
- * <p>Spinning is a {@link Task#startSpin} ended by the predecessor's poke, never polling. Nodes are
- * kept per task id, so an acquisition allocates nothing.
+ * <p>Only the algorithm lives here. The framework ({@link LockContext}) provides the rest: the
+ * lock word's {@link SharedLine} prices the tail exchange by where the line was (the machine's one
+ * cache-line model, by topology distance), {@link
+ * LockMode#enter}/{@link LockMode#exit} do what {@code spin_lock_irqsave} and friends disable,
+ * and lock_stat, {@code perf lock contention}, lock-holder preemption and the trace's lock-hold
+ * track are measured by the framework at the boundaries of these ops — this class has no
+ * accounting code. Spinning is a {@link Task#startSpin} ended by the predecessor's poke, never
+ * polling. Nodes are kept per task id, so an acquisition allocates nothing.
  */
 final class McsSpinLock implements KernelLock {
   private final String name;
-  private final Machine machine;
   private final LockCosts costs;
-  private final LockStats stats = new LockStats();
+  private final SharedLine tailLine;
   private final Op[] lockOps = new Op[LockMode.values().length];
   private final Op[] unlockOps = new Op[LockMode.values().length];
   private final SpinCondition myTurn = s -> node(s).locked;
@@ -36,14 +40,11 @@ final class McsSpinLock implements KernelLock {
   private Node[] nodes = new Node[64];
   private Node tail;
   private Task owner;
-  private long acquiredAt;
-  private int lineCpu = -1;
 
   private static final class Node {
     final Task task;
     Node next;
     boolean locked;
-    long waitStart;
     boolean waited;
 
     Node(Task task) {
@@ -51,14 +52,13 @@ final class McsSpinLock implements KernelLock {
     }
   }
 
-  McsSpinLock(String name, Kernel kernel, LockCosts costs) {
-    checkArgument(name != null && !name.isBlank(), "lock needs a name");
-    this.name = name;
-    this.machine = kernel.machine();
-    this.costs = costs;
-    this.symSpin = machine.symbols().symbol("mcs_spin_lock", Machine.DOMAIN_KERNEL);
-    for (LockMode m : new LockMode[] {LockMode.PLAIN, LockMode.IRQ, LockMode.IRQSAVE, LockMode.BH}) {
-      lockOps[m.ordinal()] = new LockOp(m);
+  McsSpinLock(LockContext context) {
+    this.name = context.name();
+    this.costs = context.costs();
+    this.tailLine = context.lockWord();
+    this.symSpin = context.kernelSymbol("mcs_spin_lock");
+    for (LockMode m : LockMode.SPIN) {
+      lockOps[m.ordinal()] = new LockOp(m, context.kernelSymbol(m.lockSymbol()));
       unlockOps[m.ordinal()] = new UnlockOp(m);
     }
   }
@@ -107,32 +107,13 @@ final class McsSpinLock implements KernelLock {
     return owner;
   }
 
-  @Override
-  public LockStats stats() {
-    return stats;
-  }
-
-  private boolean bounce(Task t) {
-    int c = t.cpu().id();
-    boolean b = lineCpu >= 0 && lineCpu != c;
-    lineCpu = c;
-    return b;
-  }
-
-  private void take(Task t, Node n, boolean bounced) {
-    owner = t;
-    acquiredAt = machine.sim().now();
-    long now = machine.sim().now();
-    stats.acquired(n.waited, n.waited ? now - n.waitStart : 0, bounced);
-  }
-
   private final class LockOp extends Op {
     private final LockMode mode;
     private final int symLock;
 
-    LockOp(LockMode mode) {
+    LockOp(LockMode mode, int symLock) {
       this.mode = mode;
-      this.symLock = machine.symbols().symbol(mode.lockSymbol(), Machine.DOMAIN_KERNEL);
+      this.symLock = symLock;
     }
 
     @Override
@@ -140,25 +121,18 @@ final class McsSpinLock implements KernelLock {
       Node n = node(t);
       switch (phase) {
         case 0 -> {
-          switch (mode) {
-            case IRQ -> t.irqDisable();
-            case IRQSAVE -> t.irqSave();
-            default -> {}
-          }
-          t.preemptDisable();
+          mode.enter(t);
           n.next = null;
           n.locked = false;
           Node prev = tail; // xchg(&lock->tail, node)
           tail = n;
-          boolean bounced = bounce(t);
           n.waited = prev != null;
           if (prev == null) {
-            take(t, n, bounced);
+            owner = t;
           } else {
-            n.waitStart = machine.sim().now();
             prev.next = n;
           }
-          t.startWork(costs.atomicNs() + (bounced ? costs.lineTransferNs() : 0), symLock, false);
+          t.startWork(tailLine.rmw(t), symLock, false);
           return AGAIN;
         }
         case 1 -> {
@@ -169,7 +143,7 @@ final class McsSpinLock implements KernelLock {
           return AGAIN;
         }
         default -> {
-          take(t, n, true);
+          owner = t;
           return NEXT;
         }
       }
@@ -187,7 +161,6 @@ final class McsSpinLock implements KernelLock {
     public int execute(Task t, int phase) {
       checkState(owner == t, "%s: unlock by %s, held by %s", name, t, owner);
       Node n = node(t);
-      stats.released(machine.sim().now() - acquiredAt);
       owner = null;
       if (tail == n) {
         tail = null; // cmpxchg(&lock->tail, node, NULL)
@@ -197,12 +170,7 @@ final class McsSpinLock implements KernelLock {
         next.locked = true;
         next.task.poke(costs.lineTransferNs());
       }
-      switch (mode) {
-        case IRQ -> t.irqEnable();
-        case IRQSAVE -> t.irqRestore();
-        default -> {}
-      }
-      t.preemptEnable();
+      mode.exit(t);
       return NEXT;
     }
   }

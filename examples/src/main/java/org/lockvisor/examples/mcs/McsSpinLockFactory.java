@@ -1,14 +1,17 @@
 package org.lockvisor.examples.mcs;
 
 import com.google.auto.service.AutoService;
-import java.util.Map;
 import java.util.Set;
 import org.lockvisor.locking.spi.KernelLock;
-import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.locking.spi.LockCapability;
+import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockFactory;
-import org.lockvisor.machine.Kernel;
 
-/** A third-party plugin: the plain MCS spinlock, registered like any built-in. */
+/**
+ * A third-party plugin: the plain MCS spinlock, registered like any built-in. It declares no
+ * options (the framework refuses any given), one capability, and creates the lock from its {@link
+ * LockContext}; statistics and lock-holder preemption are the framework's.
+ */
 @AutoService(LockFactory.class)
 public final class McsSpinLockFactory implements LockFactory {
   @Override
@@ -27,16 +30,12 @@ public final class McsSpinLockFactory implements LockFactory {
   }
 
   @Override
-  public Set<String> capabilities() {
-    return Set.of("fifo");
+  public Set<LockCapability> lockCapabilities() {
+    return Set.of(LockCapability.FIFO);
   }
 
   @Override
-  public KernelLock create(String name, Kernel kernel, LockCosts costs, boolean vcpuIsPreemptedCheck,
-      Map<String, String> options) {
-    if (options != null && !options.isEmpty()) {
-      throw new IllegalArgumentException("mcs: unknown option(s) " + options.keySet() + "; known: []");
-    }
-    return new McsSpinLock(name, kernel, costs);
+  public KernelLock create(LockContext context) {
+    return new McsSpinLock(context);
   }
 }

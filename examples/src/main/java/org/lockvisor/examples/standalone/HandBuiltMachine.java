@@ -3,6 +3,7 @@ package org.lockvisor.examples.standalone;
 import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.locking.builtin.TicketSpinLockFactory;
 import org.lockvisor.locking.spi.KernelLock;
+import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockCosts;
 import org.lockvisor.locking.spi.LockMode;
 import org.lockvisor.locking.spi.LockStats;
@@ -39,7 +40,8 @@ public final class HandBuiltMachine {
         new HypervisorConfig(700, 500, 0), pinning);
     Kernel guest = vm.guest();
     LockCosts costs = new LockCosts(6, 60, 4, 1 << 15, 1_500, 300, 1_000);
-    KernelLock lock = new TicketSpinLockFactory().create("demo_lock", guest, costs, false, java.util.Map.of());
+    machine.setCacheLines(costs.flatCacheLines(cpus)); // the lock word's atomics, priced by where the line was
+    KernelLock lock = LockContext.builder(guest, costs).name("demo_lock").create(new TicketSpinLockFactory());
     Program iteration = Program.named("demo_iteration")
         .op(lock.lock(LockMode.PLAIN))
         .work(1_000, "demo_critical_section")

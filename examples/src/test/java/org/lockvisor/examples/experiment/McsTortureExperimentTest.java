@@ -3,10 +3,18 @@ package org.lockvisor.examples.experiment;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.lockvisor.experiment.model.Experiment;
+import org.lockvisor.experiment.model.ExperimentPlugins;
+import org.lockvisor.experiment.report.LockStatReport;
 import org.lockvisor.experiment.runner.ExperimentResult;
+import org.lockvisor.experiment.runner.ExperimentRunner;
 
-/** The third-party MCS lock runs in an experiment like a built-in and keeps mutual exclusion. */
+/**
+ * The third-party MCS lock runs in an experiment like a built-in and keeps mutual exclusion; its
+ * lock-holder preemption figures come from the framework (the plugin has no accounting code).
+ */
 class McsTortureExperimentTest {
 
   @Test
@@ -21,5 +29,24 @@ class McsTortureExperimentTest {
     }
     assertThat(results.get(0).workload("vm0", "torture").nativeReport()).containsEntry("lock", "mcs");
     assertThat(results.get(0).lockStat().text()).contains("vm0/torture/torture_lock:");
+  }
+
+  @Test
+  void mcs_overcommittedGuest_reportsHolderPreemptedWaitWithoutAccountingCode() {
+    // 8 vCPUs on 2 physical CPUs, holds of 50-100 us: the host preempts vCPUs that hold the lock
+    Experiment e = Experiment.builder("mcs-lhp").arch("x86_64-kvm").seed(5).warmupNs(1_000_000)
+        .durationNs(20_000_000).host(2, "cfs")
+        .vm("vm0", vm -> vm.vcpus(8).pinning(0, 1, 0, 1, 0, 1, 0, 1).spinlock("mcs")
+            .workload("torture", "locktorture", Map.of("nwriters", "8", "hold-ns", "50us", "hold-jitter-ns", "50us",
+                "think-ns", "20us")))
+        .build();
+    ExperimentResult r = new ExperimentRunner(ExperimentPlugins.discover(getClass().getClassLoader()))
+        .runAll("test", e).get(0);
+    LockStatReport.ClassStats mcs = r.lockStat().classes().stream()
+        .filter(c -> c.className().equals("vm0/torture/torture_lock")).findFirst().orElseThrow();
+    assertThat(r.workload("vm0", "torture").nativeReport()).containsEntry("lock", "mcs");
+    assertThat(mcs.contentions()).isPositive();
+    assertThat(mcs.holderPreemptedWaitNs()).as("wait while the holder's vCPU was preempted").isPositive()
+        .isLessThanOrEqualTo(mcs.waitTotalNs());
   }
 }

@@ -41,7 +41,9 @@ public final class MeasuredFigures {
       Pattern.compile("^\\s*([0-9]+(?:\\.[0-9]+)?)%\\s+.*?\\[[a-zA-Z.]\\]\\s+(\\S.*?)\\s*$");
   private static final Pattern LOCK_STAT_ROW = Pattern.compile(
       "^\\s*(.+?):\\s+([0-9]+)\\s+([0-9]+)\\s+([0-9.]+)\\s+([0-9.]+)\\s+([0-9.]+)\\s+([0-9.]+)\\s+([0-9]+)\\s+([0-9]+)"
-          + "\\s+([0-9.]+)\\s+([0-9.]+)\\s+([0-9.]+)\\s+([0-9.]+)\\s*$");
+          + "\\s+([0-9.]+)\\s+([0-9.]+)\\s+([0-9.]+)\\s+([0-9.]+)"
+          // lockvisor's halts and kicks after the kernel's twelve columns (absent in a real lock_stat)
+          + "(?:\\s+[0-9]+\\s+[0-9]+)?\\s*$");
 
   private MeasuredFigures() {}
 

@@ -1,56 +1,19 @@
 package org.lockvisor.experiment.model;
 
-import java.util.Locale;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-
 /**
- * Durations as experiments write them: a whole number of nanoseconds, or a number with a unit
- * ({@code 500ns}, {@code 2us}, {@code 10ms}, {@code 1.5s}).
+ * Durations as experiments write them; the one definition is {@link
+ * org.lockvisor.core.plugin.Durations} (plugin options and experiment files share it).
  */
 public final class Durations {
-  private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ns|us|ms|s)?");
-
   private Durations() {}
 
-  /** The duration in ns, or -1 if {@code text} is not a duration (or does not fit a long). */
+  /** The duration in ns, or -1 if {@code text} is not a duration. */
   public static long parse(String text) {
-    if (text == null) {
-      return -1;
-    }
-    Matcher m = DURATION.matcher(text.trim().toLowerCase(Locale.ROOT));
-    if (!m.matches()) {
-      return -1;
-    }
-    String unit = m.group(2) == null ? "ns" : m.group(2);
-    long scale = switch (unit) {
-      case "us" -> 1_000L;
-      case "ms" -> 1_000_000L;
-      case "s" -> 1_000_000_000L;
-      default -> 1L;
-    };
-    try {
-      java.math.BigDecimal ns = new java.math.BigDecimal(m.group(1)).multiply(java.math.BigDecimal.valueOf(scale));
-      if (ns.compareTo(java.math.BigDecimal.valueOf(Long.MAX_VALUE)) > 0 || ns.stripTrailingZeros().scale() > 0) {
-        return -1;
-      }
-      return ns.longValueExact();
-    } catch (ArithmeticException e) {
-      return -1;
-    }
+    return org.lockvisor.core.plugin.Durations.parse(text);
   }
 
   /** The shortest exact spelling: {@code 10ms}, {@code 1500us}, {@code 7ns}. */
   public static String format(long ns) {
-    if (ns != 0 && ns % 1_000_000_000L == 0) {
-      return ns / 1_000_000_000L + "s";
-    }
-    if (ns != 0 && ns % 1_000_000L == 0) {
-      return ns / 1_000_000L + "ms";
-    }
-    if (ns != 0 && ns % 1_000L == 0) {
-      return ns / 1_000L + "us";
-    }
-    return ns + "ns";
+    return org.lockvisor.core.plugin.Durations.format(ns);
   }
 }

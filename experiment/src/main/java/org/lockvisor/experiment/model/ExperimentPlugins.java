@@ -7,17 +7,19 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.arch.spi.ArchProfileFactory;
-import org.lockvisor.core.plugin.DidYouMean;
 import org.lockvisor.core.plugin.Plugin;
-import org.lockvisor.core.plugin.PluginOption;
+import org.lockvisor.core.plugin.OptionBinder;
+import org.lockvisor.core.plugin.PluginDiscoveryException;
 import org.lockvisor.devices.spi.DeviceFactory;
+import org.lockvisor.locking.spi.LockCapability;
 import org.lockvisor.locking.spi.LockFactory;
 import org.lockvisor.scheduler.spi.SchedulerFactory;
 import org.lockvisor.workloads.spi.WorkloadFactory;
 
 /**
  * The plugins an experiment can name, by kind, sorted by name. The composition root builds it
- * from the multibound maps; tests and embedders may build it by hand.
+ * from the multibound maps; tests and embedders may build it by hand. A lock plugin declaring a
+ * capability outside {@link LockCapability} is refused here ({@link PluginDiscoveryException}).
  */
 public final class ExperimentPlugins {
   private final ImmutableSortedMap<String, ArchProfileFactory> arches;
@@ -35,6 +37,14 @@ public final class ExperimentPlugins {
     this.arches = ImmutableSortedMap.copyOf(arches);
     this.schedulers = ImmutableSortedMap.copyOf(schedulers);
     this.locks = ImmutableSortedMap.copyOf(locks);
+    // capabilities are a closed vocabulary: a typo ("FIFO") fails here, not silently in a test
+    for (LockFactory f : this.locks.values()) {
+      try {
+        LockCapability.check(f);
+      } catch (IllegalArgumentException e) {
+        throw new PluginDiscoveryException(e.getMessage() + " (" + f.getClass().getName() + ")");
+      }
+    }
     this.devices = ImmutableSortedMap.copyOf(devices);
     this.workloads = ImmutableSortedMap.copyOf(workloads);
   }
@@ -119,87 +129,18 @@ public final class ExperimentPlugins {
 
   /**
    * Checks option values against a plugin's declared options, one problem per bad key or value
-   * (unknown key with "did you mean", wrong type, out of range, not an allowed value).
+   * (unknown key with "did you mean", wrong type, out of range, not an allowed value), through the
+   * framework's one binder ({@link OptionBinder}).
    */
   public static List<Problem> checkOptions(String path, Plugin plugin, Map<String, String> given) {
-    Map<String, PluginOption> declared = new TreeMap<>();
-    plugin.options().forEach(o -> declared.put(o.name(), o));
     List<Problem> problems = new ArrayList<>();
-    for (Map.Entry<String, String> e : new TreeMap<>(given).entrySet()) {
-      String at = path + "." + e.getKey();
-      PluginOption o = declared.get(e.getKey());
-      if (o == null) {
-        problems.add(new Problem(at, DidYouMean.unknownMessage(plugin.kind() + " " + plugin.name() + " option",
-            e.getKey(), declared.keySet())));
-        continue;
-      }
-      String problem = checkValue(o, e.getValue());
-      if (problem != null) {
-        problems.add(new Problem(at, problem));
-      }
-    }
+    OptionBinder.problems(plugin.kind() + " " + plugin.name(), plugin.options(), given)
+        .forEach((key, problem) -> problems.add(new Problem(path + "." + key, problem)));
     return problems;
   }
 
-  private static String checkValue(PluginOption o, String raw) {
-    String v = raw == null ? "" : raw.trim();
-    switch (o.type()) {
-      case BOOLEAN, ENUM -> {
-        if (!o.allowed().contains(v)) {
-          List<String> close = DidYouMean.suggestions(v, o.allowed());
-          return "[" + v + "] is not one of " + o.allowed() + (close.isEmpty() ? "" : "; did you mean " + close + "?");
-        }
-      }
-      case INTEGER -> {
-        long n;
-        try {
-          n = Long.parseLong(v);
-        } catch (NumberFormatException e) {
-          return "[" + v + "] is not a whole number; allowed: [" + (long) o.min() + ", " + (long) o.max() + "]";
-        }
-        if (n < o.min() || n > o.max()) {
-          return "[" + v + "] is out of range; allowed: [" + (long) o.min() + ", " + (long) o.max() + "]";
-        }
-      }
-      case DURATION_NS -> {
-        long n = Durations.parse(v);
-        if (n < 0) {
-          return "[" + v + "] is not a duration (ns, or a number with ns/us/ms/s); allowed: ["
-              + Durations.format((long) o.min()) + ", " + Durations.format((long) o.max()) + "]";
-        }
-        if (n < o.min() || n > o.max()) {
-          return "[" + v + "] is out of range; allowed: [" + Durations.format((long) o.min()) + ", "
-              + Durations.format((long) o.max()) + "]";
-        }
-      }
-      case DOUBLE -> {
-        double d;
-        try {
-          d = Double.parseDouble(v);
-        } catch (NumberFormatException e) {
-          return "[" + v + "] is not a number; allowed: [" + o.min() + ", " + o.max() + "]";
-        }
-        if (!(d >= o.min() && d <= o.max())) {
-          return "[" + v + "] is out of range; allowed: [" + o.min() + ", " + o.max() + "]";
-        }
-      }
-      case STRING -> { }
-    }
-    return null;
-  }
-
-  /** The values as the plugin parses them: durations with units become whole nanoseconds. */
+  /** The values as the plugin binds them: durations with units become whole nanoseconds. */
   public static Map<String, String> normalizeOptions(Plugin plugin, Map<String, String> given) {
-    Map<String, String> out = new TreeMap<>();
-    given.forEach((k, v) -> {
-      String value = v == null ? "" : v.trim();
-      for (PluginOption o : plugin.options()) {
-        if (o.name().equals(k) && o.type() == PluginOption.Type.DURATION_NS && Durations.parse(value) >= 0) {
-          value = Long.toString(Durations.parse(value));
-        }
-      }
-      out.put(k, value);
-    });
-    return out;
+    return OptionBinder.normalize(plugin.options(), given);
   }
 }

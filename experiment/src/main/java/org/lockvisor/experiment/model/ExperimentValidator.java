@@ -187,9 +187,15 @@ public final class ExperimentValidator {
   }
 
   private void lockChoices(List<Problem> problems, String path, LockChoices locks) {
-    lock(problems, path + ".spinlock", locks.spinlock(), LockKind.SPINLOCK);
-    lock(problems, path + ".mutex", locks.mutex(), LockKind.MUTEX);
-    lock(problems, path + ".rwsem", locks.rwsem(), LockKind.RWSEM);
+    for (LockKind kind : List.of(LockKind.SPINLOCK, LockKind.MUTEX, LockKind.RWSEM)) {
+      String p = path + "." + kind.name().toLowerCase(java.util.Locale.ROOT);
+      lock(problems, p, locks.algorithm(kind), kind);
+      LockFactory f = plugins.locks().get(locks.algorithm(kind));
+      if (f != null && f.lockKind() == kind) {
+        // the keys plugins --options prints, bound by the one binder (unknown keys, types, ranges)
+        problems.addAll(ExperimentPlugins.checkOptions(p + ".options", f, locks.options(kind)));
+      }
+    }
   }
 
   private void lock(List<Problem> problems, String path, String name, LockKind kind) {

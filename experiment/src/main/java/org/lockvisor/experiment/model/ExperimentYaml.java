@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import com.google.common.collect.ImmutableSortedMap;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -38,7 +39,8 @@ import org.lockvisor.core.plugin.DidYouMean;
  *   - name: vm0
  *     vcpus: 8
  *     pinning: [0, 1, 2, 3, 0, 1, 2, 3]
- *     locks: {spinlock: pv-qspinlock, vcpu-is-preempted: true}
+ *     locks: {spinlock: pv-qspinlock, vcpu-is-preempted: true,
+ *             mutex: {type: mutex-owner, options: {optimistic-spin: false}}}
  *     kernel: {ttwu-queue: any-remote, ttwu-waits-on-cpu: true}
  *     workloads:
  *       - {name: torture, type: locktorture, options: {torture-type: spin_lock}}
@@ -62,6 +64,8 @@ public final class ExperimentYaml {
   static final Set<String> VM_KEYS = Set.of("name", "vcpus", "pinning", "scheduler", "scheduler-options",
       "preemptible", "locks", "devices", "workloads", "kernel");
   static final Set<String> LOCK_KEYS = Set.of("spinlock", "mutex", "rwsem", "vcpu-is-preempted");
+  /** Keys of one lock algorithm in its long form ({@code mutex: {type: mutex-owner, options: {...}}}). */
+  static final Set<String> LOCK_ALGORITHM_KEYS = Set.of("type", "options");
   static final Set<String> HOST_KERNEL_KEYS = Set.of("ttwu-queue", "ttwu-waits-on-cpu");
   static final Set<String> VM_KERNEL_KEYS = Set.of("ttwu-queue", "ttwu-waits-on-cpu", "resched-ipi",
       "steal-time-accounting");
@@ -519,11 +523,36 @@ public final class ExperimentYaml {
         return LockChoices.defaults();
       }
       keys(o, path, LOCK_KEYS);
+      Map<String, String> spinlockOptions = new TreeMap<>();
+      Map<String, String> mutexOptions = new TreeMap<>();
+      Map<String, String> rwsemOptions = new TreeMap<>();
       return new LockChoices(
-          string(o, path, "spinlock", LockChoices.DEFAULT_SPINLOCK),
-          string(o, path, "mutex", LockChoices.DEFAULT_MUTEX),
-          string(o, path, "rwsem", LockChoices.DEFAULT_RWSEM),
-          bool(o, path, "vcpu-is-preempted", false));
+          lockAlgorithm(o, path, "spinlock", LockChoices.DEFAULT_SPINLOCK, spinlockOptions),
+          lockAlgorithm(o, path, "mutex", LockChoices.DEFAULT_MUTEX, mutexOptions),
+          lockAlgorithm(o, path, "rwsem", LockChoices.DEFAULT_RWSEM, rwsemOptions),
+          bool(o, path, "vcpu-is-preempted", false),
+          ImmutableSortedMap.copyOf(spinlockOptions), ImmutableSortedMap.copyOf(mutexOptions),
+          ImmutableSortedMap.copyOf(rwsemOptions));
+    }
+
+    /**
+     * One lock algorithm: a plugin name (the shorthand), or {@code {type: NAME, options: {...}}};
+     * the options go to {@code options}.
+     */
+    String lockAlgorithm(ObjectNode o, String path, String key, String dflt, Map<String, String> options) {
+      JsonNode v = o.get(key);
+      if (v == null || !v.isObject()) {
+        return string(o, path, key, dflt);
+      }
+      String p = join(path, key);
+      ObjectNode algorithm = (ObjectNode) v;
+      keys(algorithm, p, LOCK_ALGORITHM_KEYS);
+      if (!algorithm.hasNonNull("type")) {
+        problems.add(new Problem(join(p, "type"), "is required with options; e.g. [" + key + ": {type: " + dflt
+            + ", options: {...}}]"));
+      }
+      options.putAll(options(algorithm.get("options"), join(p, "options")));
+      return string(algorithm, p, "type", dflt);
     }
 
     KernelSpec kernel(JsonNode node, String path, Set<String> known) {
@@ -872,10 +901,22 @@ public final class ExperimentYaml {
   }
 
   private static void locks(ObjectNode o, LockChoices l) {
-    o.put("spinlock", l.spinlock());
-    o.put("mutex", l.mutex());
-    o.put("rwsem", l.rwsem());
+    lockAlgorithm(o, "spinlock", l.spinlock(), l.spinlockOptions());
+    lockAlgorithm(o, "mutex", l.mutex(), l.mutexOptions());
+    lockAlgorithm(o, "rwsem", l.rwsem(), l.rwsemOptions());
     o.put("vcpu-is-preempted", l.vcpuIsPreempted());
+  }
+
+  /** The shorthand name, or the long form when options are given. */
+  private static void lockAlgorithm(ObjectNode o, String key, String name, Map<String, String> options) {
+    if (options.isEmpty()) {
+      o.put(key, name);
+      return;
+    }
+    ObjectNode algorithm = o.putObject(key);
+    algorithm.put("type", name);
+    ObjectNode values = algorithm.putObject("options");
+    options.forEach(values::put);
   }
 
   private static void kernel(ObjectNode o, KernelSpec k, boolean guest) {

@@ -25,8 +25,18 @@ import org.lockvisor.locking.spi.LockStats;
  */
 public final class LockStatReport {
 
-  /** Width of a rule: the 40-column name, a space, and 12 columns of 14 plus a space. */
-  static final int RULE = 40 + 1 + 12 * (14 + 1);
+  /**
+   * Width of a rule: the 40-column name, a space, the kernel's 12 columns of 14 plus a space, then
+   * lockvisor's {@link #EXTRA_COLUMNS} the same way.
+   */
+  static final int RULE = 40 + 1 + 12 * (14 + 1) + 2 * (14 + 1);
+
+  /**
+   * Columns after the kernel's (kernel/locking/lockdep_proc.c {@code seq_stats} prints 12): the
+   * paravirtual events a pv lock's waiters cause, which /proc/lock_stat cannot show — {@code halts}
+   * (pv_wait: a waiter halted its vCPU) and {@code kicks} (pv_kick: an unlocker kicked one).
+   */
+  public static final java.util.List<String> EXTRA_COLUMNS = java.util.List.of("halts", "kicks");
 
   private final ImmutableList<ClassStats> classes;
 
@@ -57,6 +67,8 @@ public final class LockStatReport {
       long holdTotalNs,
       long holderPreemptedWaitNs,
       long handoffsToPreemptedWaiter,
+      long halts,
+      long kicks,
       List<ContentionPoint> points) {
 
     public ClassStats {
@@ -68,7 +80,8 @@ public final class LockStatReport {
     public static ClassStats of(String className, LockStats s, List<String> callSites) {
       return new ClassStats(className, s.conBounces(), s.contentions(), s.waitMinNs(), s.waitMaxNs(),
           s.waitTotalNs(), s.acqBounces(), s.acquisitions(), s.holdMinNs(), s.holdMaxNs(), s.holdTotalNs(),
-          s.holderPreemptedWaitNs(), s.handoffsToPreemptedWaiter(), points(s.contentions(), callSites));
+          s.holderPreemptedWaitNs(), s.handoffsToPreemptedWaiter(), s.halts(), s.kicks(),
+          points(s.contentions(), callSites));
     }
 
     /**
@@ -105,7 +118,7 @@ public final class LockStatReport {
           waitTotalNs + o.waitTotalNs, acqBounces + o.acqBounces, acquisitions + o.acquisitions,
           minOfSampled(holdMinNs, acquisitions, o.holdMinNs, o.acquisitions), Math.max(holdMaxNs, o.holdMaxNs),
           holdTotalNs + o.holdTotalNs, holderPreemptedWaitNs + o.holderPreemptedWaitNs,
-          handoffsToPreemptedWaiter + o.handoffsToPreemptedWaiter, merged);
+          handoffsToPreemptedWaiter + o.handoffsToPreemptedWaiter, halts + o.halts, kicks + o.kicks, merged);
     }
 
     private static long minOfSampled(long a, long aSamples, long b, long bSamples) {
@@ -139,10 +152,11 @@ public final class LockStatReport {
     List<String> out = new ArrayList<>();
     out.add("lock_stat version 0.4");
     out.add("-".repeat(RULE));
-    out.add(String.format(Locale.ROOT, "%40s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s",
+    out.add(String.format(Locale.ROOT,
+        "%40s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s",
         "class name", "con-bounces", "contentions", "waittime-min", "waittime-max", "waittime-total",
         "waittime-avg", "acq-bounces", "acquisitions", "holdtime-min", "holdtime-max", "holdtime-total",
-        "holdtime-avg"));
+        "holdtime-avg", EXTRA_COLUMNS.get(0), EXTRA_COLUMNS.get(1)));
     out.add("-".repeat(RULE));
     out.add("");
     for (ClassStats c : classes) {
@@ -156,6 +170,7 @@ public final class LockStatReport {
       lockTime(row, c.contentions(), c.waitMinNs(), c.waitMaxNs(), c.waitTotalNs());
       row.append(String.format(Locale.ROOT, " %14d ", c.acqBounces()));
       lockTime(row, c.acquisitions(), c.holdMinNs(), c.holdMaxNs(), c.holdTotalNs());
+      row.append(String.format(Locale.ROOT, " %14d %14d", c.halts(), c.kicks()));
       out.add(row.toString());
       if (c.contentions() == 0 || c.points().isEmpty()) {
         continue;

@@ -156,7 +156,10 @@ public final class RunCapture {
       for (VcpuTask vcpu : vm.vcpus()) {
         vcpu.exitStats().values().forEach(VcpuTask.ExitStats::reset);
       }
+      vm.resetSpinTrapStats();
+      vm.guest().schedStats().reset(machine.sim().now());
     }
+    machine.host().schedStats().reset(machine.sim().now());
     startNs = machine.sim().now();
     cpuAtStart = threadCpu(machine);
     outputs.measurementStarted(machine);
@@ -185,7 +188,7 @@ public final class RunCapture {
     result = new ExperimentResult(experiment, variant, arch, seed, startNs, now - startNs,
         System.nanoTime() - wallStart, machine.sim().eventsProcessed(),
         HexFormat.of().toHexDigits(machine.sim().fingerprint()), w, d, LockStatReport.of(classes),
-        threads(machine, cpuAtStart));
+        threads(machine, cpuAtStart), -1, SchedulingReport.of(machine));
     outputs.finished(machine, result, locks.stream().map(RegisteredLock::lock).toList());
     // Keep the result and files only: a finished capture may be held while other runs go on.
     workloads.clear();

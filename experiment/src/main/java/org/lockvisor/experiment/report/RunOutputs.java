@@ -144,7 +144,7 @@ public final class RunOutputs implements RunObserver {
         waits::isSpinSymbol));
     text("offcpu", "folded", waits.offCpuFolded());
     kinds(symbols);
-    text("kvm-stat", "txt", KvmStatReport.render(machine.vms()));
+    text("kvm-stat", "txt", KvmStatReport.render(machine.vms()) + SchedulingReport.text(machine));
     text("lock_stat", "txt", r.lockStat().text());
     for (KernelLock lock : locks) {
       LockStats s = lock.stats();

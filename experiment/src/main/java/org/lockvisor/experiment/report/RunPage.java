@@ -119,6 +119,17 @@ public final class RunPage {
 
     for (RunOutputs o : runs) {
       ExperimentResult r = o.result();
+      if (!r.scheduling().isEmpty()) {
+        page.heading("Variant " + r.variant() + ": scheduling (migrations by cause, nr_running)");
+        page.table(List.of("kernel", "wake", "fork", "periodic", "newidle", "nohz", "active", "nr_running mean",
+            "max"), SchedulingReport.levelRows(r.scheduling()));
+        Object totals = r.scheduling().get("totals");
+        if (totals instanceof Map<?, ?> t) {
+          List<List<String>> yieldRows = new ArrayList<>();
+          t.forEach((k, v) -> yieldRows.add(List.of(String.valueOf(k), String.valueOf(v))));
+          page.table(List.of("directed yield / confer / pv (all VMs)", "count"), yieldRows);
+        }
+      }
       page.heading("Variant " + r.variant() + ": profile (top " + 15 + " per report)");
       page.preformatted(o.perfTop());
       List<LockStatReport.ClassStats> classes = r.lockStat().classes();
@@ -128,10 +139,11 @@ public final class RunPage {
         for (LockStatReport.ClassStats c : classes.subList(0, Math.min(TOP, classes.size()))) {
           lockRows.add(List.of(c.className(), Long.toString(c.contentions()), LockStatReport.time(c.waitTotalNs()),
               LockStatReport.time(c.waitMaxNs()), Long.toString(c.acquisitions()),
-              LockStatReport.time(c.holdTotalNs()), LockStatReport.time(c.holderPreemptedWaitNs())));
+              LockStatReport.time(c.holdTotalNs()), LockStatReport.time(c.holderPreemptedWaitNs()),
+              Long.toString(c.halts()), Long.toString(c.kicks())));
         }
         page.table(List.of("class", "contentions", "wait total (us)", "wait max (us)", "acquisitions",
-            "hold total (us)", "wait while holder preempted (us)"), lockRows);
+            "hold total (us)", "wait while holder preempted (us)", "halts", "kicks"), lockRows);
       }
     }
     page.heading("Lock timelines");

@@ -25,6 +25,9 @@ import org.lockvisor.experiment.report.LockStatReport;
  * @param threads CPU time per thread over the measurement window
  * @param finishedNs until-done runs: the simulated time (ns since the simulation began) at which
  *     the last workload finished; -1 for a fixed duration
+ * @param scheduling the scheduler counters of the measurement window ({@code
+ *     SchedulingCounters.of}): migrations by cause, runqueue lengths, directed yields, confers,
+ *     prods, pv halts and kicks; empty when not collected
  */
 public record ExperimentResult(
     String experiment,
@@ -40,12 +43,23 @@ public record ExperimentResult(
     List<DeviceResult> devices,
     LockStatReport lockStat,
     List<ThreadCpu> threads,
-    long finishedNs) {
+    long finishedNs,
+    Map<String, Object> scheduling) {
 
   public ExperimentResult {
+    scheduling = scheduling == null ? Map.of() : java.util.Collections.unmodifiableMap(
+        new java.util.LinkedHashMap<>(scheduling));
     workloads = ImmutableList.copyOf(workloads);
     devices = ImmutableList.copyOf(devices);
     threads = ImmutableList.copyOf(threads);
+  }
+
+  /** A result without scheduler counters. */
+  public ExperimentResult(String experiment, String variant, String arch, long seed, long warmupNs, long simulatedNs,
+      long wallNs, long events, String fingerprint, List<WorkloadResult> workloads, List<DeviceResult> devices,
+      LockStatReport lockStat, List<ThreadCpu> threads, long finishedNs) {
+    this(experiment, variant, arch, seed, warmupNs, simulatedNs, wallNs, events, fingerprint, workloads, devices,
+        lockStat, threads, finishedNs, Map.of());
   }
 
   /** The result of a fixed-duration run. */

@@ -37,6 +37,7 @@ import org.lockvisor.experiment.model.VmSpec;
 import org.lockvisor.experiment.report.LockStatReport;
 import org.lockvisor.experiment.report.RunCapture;
 import org.lockvisor.locking.spi.KernelLock;
+import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockCosts;
 import org.lockvisor.locking.spi.LockFactory;
 import org.lockvisor.locking.spi.LockFactory.LockKind;
@@ -96,6 +97,8 @@ public final class ExperimentRunner {
   private volatile String buildDeadlineSource = "";
   /** {@link System#nanoTime()} when the machine now being built began (0: none is being built). */
   private final java.util.concurrent.atomic.AtomicLong buildingSince = new java.util.concurrent.atomic.AtomicLong();
+  private java.util.function.UnaryOperator<org.lockvisor.machine.HypervisorConfig> hypervisorAdjust =
+      java.util.function.UnaryOperator.identity();
 
   public ExperimentRunner(ExperimentPlugins plugins) {
     this.plugins = plugins;
@@ -219,6 +222,17 @@ public final class ExperimentRunner {
    * Runs {@code e} (assumed valid) and labels the result with {@code variant}, with the checks
    * of {@link RunChecks#defaults()} (invariant mode in the build's tests).
    */
+  /**
+   * Adjusts the hypervisor configuration the profile gives (directed-yield variant, PLE shrink,
+   * host background activity) for every run of this runner; the programmatic counterpart of the
+   * experiment's hypervisor settings. Returns this runner.
+   */
+  public ExperimentRunner adjustHypervisor(
+      java.util.function.UnaryOperator<org.lockvisor.machine.HypervisorConfig> adjust) {
+    this.hypervisorAdjust = java.util.Objects.requireNonNull(adjust, "adjust");
+    return this;
+  }
+
   public ExperimentResult run(Experiment e, String variant) {
     return run(e, variant, RunChecks.defaults(), RunObserver.NONE);
   }
@@ -379,6 +393,22 @@ public final class ExperimentRunner {
       return create(kernel, name, algorithm(kernel, kind), kind, Map.of());
     }
 
+    /**
+     * The experiment's options for {@code algorithm} in {@code kernel} ({@code locks: {mutex: {type:
+     * mutex-owner, options: {...}}}}) when it is the kernel's choice for {@code kind}, under the
+     * caller's own: a workload or device asking for the kernel's lock gets it as configured.
+     */
+    private Map<String, String> withExperimentOptions(Kernel kernel, String algorithm, LockKind kind,
+        Map<String, String> options) {
+      LockChoices c = choices(kernel);
+      if (kind == LockKind.OSQ || !c.algorithm(kind).equals(algorithm) || c.options(kind).isEmpty()) {
+        return options;
+      }
+      Map<String, String> merged = new java.util.TreeMap<>(c.options(kind));
+      merged.putAll(options);
+      return merged;
+    }
+
     @Override
     public KernelLock create(Kernel kernel, String name, String algorithm, LockKind kind, Map<String, String> options,
         String... callSites) {
@@ -393,9 +423,9 @@ public final class ExperimentRunner {
             + kind.name().toLowerCase(java.util.Locale.ROOT) + " one: " + plugins.locksOfKind(kind));
       }
       boolean check = kernel.isGuest() && choices(kernel).vcpuIsPreempted();
-      Map<String, String> effective = withWaitLock(f, kernel, options);
-      KernelLock lock = guarded(f, "creating lock [" + name + "]", () -> f.create(name, kernel, lockCosts, check,
-          effective));
+      Map<String, String> effective = withWaitLock(f, kernel, withExperimentOptions(kernel, algorithm, kind, options));
+      KernelLock lock = guarded(f, "creating lock [" + name + "]", () -> LockContext.builder(kernel, lockCosts)
+          .name(name).vcpuIsPreemptedCheck(check).options(effective).create(f));
       locks.add(new RegisteredLock(lock, List.of(callSites)));
       if (checkLocks) {
         CheckedLock checked = new CheckedLock(lock);
@@ -433,6 +463,7 @@ public final class ExperimentRunner {
         for (VcpuTask vcpu : vm.vcpus()) {
           vcpu.exitStats().values().forEach(VcpuTask.ExitStats::reset);
         }
+        vm.resetSpinTrapStats();
       }
       for (RegisteredLock l : locks) {
         l.lock().stats().reset();
@@ -491,7 +522,8 @@ public final class ExperimentRunner {
       Simulation sim = machine.sim();
       return new ExperimentResult(e.name(), variant, e.arch(), e.seed(), e.warmupNs(), endNs - e.warmupNs(), wallNs,
           sim.eventsProcessed(), HexFormat.of().toHexDigits(sim.fingerprint()), workloadResults, deviceResults,
-          LockStatReport.of(classes), threads, e.untilDone() ? lastFinishedNs() : -1);
+          LockStatReport.of(classes), threads, e.untilDone() ? lastFinishedNs() : -1,
+          SchedulingCounters.of(machine));
     }
   }
 
@@ -533,10 +565,12 @@ public final class ExperimentRunner {
     Kernel host = machine.createHost("host", cpus, hostConfig, scheduler(e.host().scheduler()));
     Platforms.configureCacheLines(machine, profile);
     host.setTtwuWaitsOnCpu(e.host().kernel().ttwuWaitsOnCpu());
+    var hypervisor = hypervisorAdjust.apply(Platforms.hypervisor(profile));
+    // scheduling domains from the profile's topology; the host's background activity
+    Platforms.configureHost(host, profile, hypervisor.hostActivity());
     Assembly a = new Assembly(machine, profile, host, e.host().locks());
     a.checkLocks = checks.invariants();
     CostSource costs = CostSource.of(profile);
-    var hypervisor = Platforms.hypervisor(profile);
     for (int i = 0; i < e.vms().size(); i++) {
       VmSpec spec = e.vms().get(i);
       KernelSpec kernel = spec.kernel();

@@ -116,13 +116,18 @@ public final class ResultJson {
           .put("holdtime_total_ns", c.holdTotalNs())
           .put("holdtime_avg_ns", c.holdAvgNs())
           .put("holder_preempted_wait_ns", c.holderPreemptedWaitNs())
-          .put("handoffs_to_preempted_waiter", c.handoffsToPreemptedWaiter());
+          .put("handoffs_to_preempted_waiter", c.handoffsToPreemptedWaiter())
+          .put("halts", c.halts())
+          .put("kicks", c.kicks());
       ArrayNode points = n.putArray("contention_points");
       c.points().forEach(p -> points.addObject().put("symbol", p.symbol()).put("count", p.count()));
     }
     ArrayNode threads = o.putArray("threads");
     r.threads().forEach(t -> threads.addObject().put("kernel", t.kernel()).put("name", t.name())
         .put("cpu_ns", t.cpuNs()));
+    if (!r.scheduling().isEmpty()) {
+      o.set("scheduling", MAPPER.valueToTree(r.scheduling()));
+    }
     return o;
   }
 

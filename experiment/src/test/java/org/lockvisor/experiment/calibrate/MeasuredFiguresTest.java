@@ -40,7 +40,7 @@ class MeasuredFiguresTest {
   @Test
   void lockStat_readsTheKernelLayoutLockvisorWrites() {
     var stats = new LockStatReport.ClassStats("&pipe->mutex", 3, 120, 100, 9000, 480_000, 5, 1000, 50, 4000,
-        2_000_000, 0, 0, List.of());
+        2_000_000, 0, 0, 4, 2, List.of());
     String text = String.join("\n", LockStatReport.of(List.of(stats)).lines());
     var f = MeasuredFigures.parse("lock_stat", text);
     assertThat(f.get("lock_stat.&pipe->mutex.contentions")).isEqualTo(120);
@@ -72,6 +72,16 @@ class MeasuredFiguresTest {
     assertThat(f.get("iperf3.received_gbps")).isCloseTo(17.367, within(0.001));
     assertThat(f.get("iperf3.cpu_host_pct")).isCloseTo(98.88, within(0.01));
     assertThat(f).containsKeys("iperf3.sent_gbps", "iperf3.cpu_remote_pct");
+  }
+
+  @Test
+  void lockStat_realKernelRowWithoutLockvisorsColumns_alsoRead() {
+    String text = "lock_stat version 0.4\n" + String.format("%40s:", "&pipe->mutex")
+        + "              3            120           0.10           9.00         480.00           4.00"
+        + "              5           1000           0.05           4.00        2000.00           2.00\n";
+    var f = MeasuredFigures.parse("lock_stat", text);
+    assertThat(f.get("lock_stat.&pipe->mutex.contentions")).isEqualTo(120);
+    assertThat(f.get("lock_stat.&pipe->mutex.holdtime_total_us")).isCloseTo(2000, within(0.01));
   }
 
   @Test

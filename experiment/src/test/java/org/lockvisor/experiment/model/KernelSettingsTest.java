@@ -12,6 +12,7 @@ import org.lockvisor.experiment.runner.ExperimentResult;
 import org.lockvisor.experiment.runner.ExperimentRunner;
 import org.lockvisor.experiment.runner.RunObserver;
 import org.lockvisor.locking.spi.KernelLock;
+import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockCosts;
 import org.lockvisor.locking.spi.LockFactory;
 import org.lockvisor.machine.Kernel;
@@ -192,9 +193,9 @@ class KernelSettingsTest {
     }
 
     @Override
-    public KernelLock create(String name, Kernel kernel, LockCosts costs, boolean check, Map<String, String> options) {
-      waitLocks.put(name, options.getOrDefault("wait-lock", "(plugin default)"));
-      return delegate.create(name, kernel, costs, check, options);
+    public KernelLock create(LockContext context) {
+      waitLocks.put(context.name(), context.options().given().getOrDefault("wait-lock", "(plugin default)"));
+      return delegate.create(context);
     }
   }
 }

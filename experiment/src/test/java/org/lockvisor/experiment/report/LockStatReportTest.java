@@ -43,7 +43,7 @@ class LockStatReportTest {
     assertThat(lines.get(0)).isEqualTo("lock_stat version 0.4");
     assertThat(lines.get(1)).hasSize(LockStatReport.RULE).matches("-+");
     assertThat(lines.get(2)).hasSize(LockStatReport.RULE - 1).startsWith(" ".repeat(30) + "class name")
-        .endsWith("holdtime-avg");
+        .contains("holdtime-avg").endsWith("halts          kicks");
     // Most contended first.
     assertThat(lines.get(5)).startsWith(String.format("%40s:", "&dev->work_lock")).hasSize(LockStatReport.RULE - 1)
         .contains("   2.50   ", "   7.50   ", "   1.00   ", "   8.00   ");
@@ -80,5 +80,22 @@ class LockStatReportTest {
   void neverAcquiredClass_isNotPrinted() {
     LockStatReport r = LockStatReport.of(List.of(ClassStats.of("&idle", new LockStats(), List.of())));
     assertThat(r.lines()).hasSize(5);
+  }
+
+  @Test
+  void pvEvents_haltsAndKicks_areColumnsAfterTheKernelsAndAggregated() {
+    LockStats a = stats(4, 2, 100, 50);
+    a.halted();
+    a.halted();
+    a.kicked();
+    LockStats b = stats(6, 1, 400, 20);
+    b.halted();
+    LockStatReport r = LockStatReport.of(List.of(ClassStats.of("&pv->lock", a, List.of("x")),
+        ClassStats.of("&pv->lock", b, List.of("x"))));
+    ClassStats c = r.classes().get(0);
+    assertThat(c.halts()).isEqualTo(3);
+    assertThat(c.kicks()).isEqualTo(1);
+    String row = r.lines().get(5);
+    assertThat(row).startsWith(String.format("%40s:", "&pv->lock")).endsWith(String.format(" %14d %14d", 3, 1));
   }
 }

@@ -117,6 +117,9 @@ final class OutputParsers {
     String heading = null;
     List<KvmRow> rows = new ArrayList<>();
     for (String line : text.split("\n")) {
+      if (line.startsWith("Directed yield, confer/prod")) {
+        break; // the scheduling counters SchedulingReport appends after the exit tables
+      }
       if (line.startsWith("Analyze events for VM ")) {
         heading = line;
         rows = new ArrayList<>();
@@ -141,7 +144,7 @@ final class OutputParsers {
     return out;
   }
 
-  /** A lock_stat class row: its name and the 12 numeric columns as printed. */
+  /** A lock_stat class row: its name and the kernel's 12 numeric columns as printed (lockvisor's extra ones dropped). */
   record LockStatRow(String name, double[] columns) {
     long contentions() {
       return (long) columns[1];
@@ -164,7 +167,8 @@ final class OutputParsers {
         continue; // rules, header, contention points
       }
       String[] cols = line.substring(colon + 1).trim().split("\\s+");
-      if (cols.length != 12) {
+      // the kernel's 12 columns, then lockvisor's (halts, kicks)
+      if (cols.length != 12 + LockStatReport.EXTRA_COLUMNS.size()) {
         throw new IllegalArgumentException("lock_stat row has " + cols.length + " columns: [" + line + "]");
       }
       double[] v = new double[12];

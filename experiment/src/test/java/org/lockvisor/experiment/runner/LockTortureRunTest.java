@@ -20,6 +20,7 @@ import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.model.ExperimentPlugins;
 import org.lockvisor.experiment.report.LockStatReport;
 import org.lockvisor.locking.spi.KernelLock;
+import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockCosts;
 import org.lockvisor.locking.spi.LockFactory;
 import org.lockvisor.locking.spi.LockMode;
@@ -240,8 +241,8 @@ class LockTortureRunTest {
     }
 
     @Override
-    public KernelLock create(String name, Kernel kernel, LockCosts costs, boolean check, Map<String, String> o) {
-      LockStats stats = new LockStats();
+    public KernelLock create(LockContext context) {
+      String name = context.name();
       Op pass = new Op() {
         @Override
         public int execute(Task t, int phase) {
@@ -277,11 +278,6 @@ class LockTortureRunTest {
         @Override
         public Task owner() {
           return null;
-        }
-
-        @Override
-        public LockStats stats() {
-          return stats;
         }
       };
     }

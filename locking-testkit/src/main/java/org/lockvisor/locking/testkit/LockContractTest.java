@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -11,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.lockvisor.locking.spi.KernelLock;
+import org.lockvisor.locking.spi.LockCapability;
 import org.lockvisor.locking.spi.LockFactory;
 import org.lockvisor.locking.spi.LockMode;
 import org.lockvisor.machine.VcpuPreemptedHook;
@@ -21,7 +23,10 @@ import org.lockvisor.machine.VcpuPreemptedHook;
  * wakeup (every task finishes its acquisitions within a bound), progress while host threads
  * preempt the vCPUs, and the fairness and behaviours the plugin declares in its capabilities:
  * {@code fifo} (acquisition order equals arrival order), {@code pv} (waiters halt and are
- * kicked), {@code sleeping} (waiters sleep), {@code shared} (readers overlap). A plugin's test
+ * kicked), {@code sleeping} (waiters sleep), {@code shared} (readers overlap). Capabilities are
+ * the closed {@link LockCapability} vocabulary, checked before anything runs. Every run also
+ * checks the machine's invariants after every event, and lock-holder preemption must be
+ * attributed (by the framework's accounting: a plugin writes no accounting code). A plugin's test
  * extends this class and provides its factory; tests for undeclared capabilities are skipped.
  */
 public abstract class LockContractTest {
@@ -37,8 +42,11 @@ public abstract class LockContractTest {
   }
 
   /** The capabilities the tests hold the plugin to (by default, what it declares). */
-  protected Set<String> capabilities() {
-    return factory().capabilities();
+  protected Set<LockCapability> capabilities() {
+    LockCapability.check(factory());
+    Set<LockCapability> declared = EnumSet.noneOf(LockCapability.class);
+    factory().capabilities().forEach(c -> declared.add(LockCapability.ofLabel(c)));
+    return declared;
   }
 
   /** The testbed for a seed; override to change the machine. */
@@ -82,6 +90,43 @@ public abstract class LockContractTest {
     assertThat(f.kind()).isEqualTo("lock");
     assertThat(f.summary()).isNotBlank().doesNotContain("\n");
     assertThat(f.lockKind()).isNotNull();
+    LockCapability.check(f); // a capability outside the closed vocabulary fails here, not silently later
+    assertThat(f.capabilities()).allMatch(c -> LockCapability.ofLabel(c) != null);
+  }
+
+  /**
+   * Lock-holder preemption is attributed by the framework, whether or not the lock reports its
+   * own accounting: host hogs preempt vCPUs while they hold the lock during critical sections
+   * longer than the host's time slice, so holds are preempted and waiters wait on a preempted holder; that wait is a part
+   * of the total wait (a waiter is charged only while it waits).
+   */
+  @Test
+  void holderPreemption_vcpusPreemptedWhileHolding_attributedToHolderPreemptedWait() {
+    LockTestbed bed = testbed(81).hostHogsPerCpu(1).build();
+    KernelLock lock = newLock(bed);
+    // holds longer than the host's 200 us slice: a holder whose pCPU has a runnable hog is preempted
+    LockWorkload w = LockWorkload.on(bed, lock).mode(exclusiveModes(lock).get(0)).tasks(8).iterations(10)
+        .criticalSectionNs(300_000, 600_000).thinkNs(20_000, 100_000).start().run(BOUND_NS);
+    assertClean(w);
+    assertVcpusWerePreempted(bed);
+    assertThat(w.machineInvariantChecks()).as("machine invariants checked after every event").isPositive();
+    assertThat(lock.stats().preemptedHolds()).as("holds during which the holder's vCPU was preempted").isPositive();
+    assertThat(lock.stats().holdPreemptedNs()).isPositive().isLessThanOrEqualTo(lock.stats().holdTotalNs());
+    assertThat(lock.stats().holderPreemptedWaitNs()).as("wait while the holder's vCPU was preempted").isPositive()
+        .isLessThanOrEqualTo(lock.stats().waitTotalNs());
+  }
+
+  /** Without host contention no vCPU is preempted, so nothing may be attributed to it. */
+  @Test
+  void holderPreemption_noHostContention_nothingAttributed() {
+    LockTestbed bed = testbed(82).vcpus(4).physicalCpus(4).build();
+    KernelLock lock = newLock(bed);
+    LockWorkload w = LockWorkload.on(bed, lock).mode(exclusiveModes(lock).get(0)).tasks(8).iterations(20)
+        .criticalSectionNs(5_000, 20_000).start().run(BOUND_NS);
+    assertClean(w);
+    assertThat(lock.stats().contentions()).isPositive();
+    assertThat(lock.stats().holderPreemptedWaitNs()).isZero();
+    assertThat(lock.stats().preemptedHolds()).isZero();
   }
 
   @ParameterizedTest
@@ -140,7 +185,7 @@ public abstract class LockContractTest {
 
   @Test
   void fifo_noVcpuPreemption_acquisitionOrderEqualsArrivalOrder() {
-    assumeTrue(capabilities().contains("fifo"), "plugin does not declare fifo");
+    assumeTrue(capabilities().contains(LockCapability.FIFO), "plugin does not declare fifo");
     LockTestbed bed = testbed(41).build();
     KernelLock lock = newLock(bed);
     LockWorkload w = LockWorkload.on(bed, lock).mode(exclusiveModes(lock).get(0)).tasks(12).iterations(25)
@@ -151,7 +196,7 @@ public abstract class LockContractTest {
 
   @Test
   void fifo_underVcpuPreemption_acquisitionOrderEqualsArrivalOrder() {
-    assumeTrue(capabilities().contains("fifo"), "plugin does not declare fifo");
+    assumeTrue(capabilities().contains(LockCapability.FIFO), "plugin does not declare fifo");
     LockTestbed bed = testbed(42).hostHogsPerCpu(1).build();
     KernelLock lock = newLock(bed);
     LockWorkload w = LockWorkload.on(bed, lock).mode(exclusiveModes(lock).get(0)).tasks(12).iterations(100)
@@ -163,7 +208,7 @@ public abstract class LockContractTest {
 
   @Test
   void pv_waitersOfPreemptedHolders_haltAndAreKicked() {
-    assumeTrue(capabilities().contains("pv"), "plugin does not declare pv");
+    assumeTrue(capabilities().contains(LockCapability.PV), "plugin does not declare pv");
     LockTestbed bed = testbed(51).hostHogsPerCpu(1).build();
     KernelLock lock = newLock(bed);
     LockWorkload w = LockWorkload.on(bed, lock).mode(exclusiveModes(lock).get(0)).tasks(16).iterations(20)
@@ -175,7 +220,7 @@ public abstract class LockContractTest {
 
   @Test
   void sleeping_longHolds_waitersSleep() {
-    assumeTrue(capabilities().contains("sleeping"), "plugin does not declare sleeping");
+    assumeTrue(capabilities().contains(LockCapability.SLEEPING), "plugin does not declare sleeping");
     LockTestbed bed = testbed(61).build();
     KernelLock lock = newLock(bed);
     LockWorkload w = LockWorkload.on(bed, lock).mode(exclusiveModes(lock).get(0)).tasks(16).iterations(10)
@@ -186,7 +231,7 @@ public abstract class LockContractTest {
 
   @Test
   void shared_readersOnly_readersOverlap() {
-    assumeTrue(capabilities().contains("shared"), "plugin does not declare shared");
+    assumeTrue(capabilities().contains(LockCapability.SHARED), "plugin does not declare shared");
     LockTestbed bed = testbed(71).build();
     KernelLock lock = newLock(bed);
     assertThat(lock.supports(LockMode.READ)).isTrue();

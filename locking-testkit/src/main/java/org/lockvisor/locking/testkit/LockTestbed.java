@@ -5,6 +5,7 @@ import static com.google.common.base.Preconditions.checkArgument;
 import java.util.Map;
 import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.locking.spi.KernelLock;
+import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockCosts;
 import org.lockvisor.locking.spi.LockFactory;
 import org.lockvisor.machine.HypervisorConfig;
@@ -36,6 +37,7 @@ public final class LockTestbed {
     this.sim = new Simulation(b.seed);
     this.machine = new Machine(sim);
     this.host = machine.createHost("host", b.physicalCpus, b.hostConfig, new RoundRobinScheduler(b.hostQuantumNs));
+    machine.setCacheLines(b.costs.flatCacheLines(b.physicalCpus));
     int[] pinning = new int[b.vcpus];
     for (int i = 0; i < b.vcpus; i++) {
       pinning[i] = i % b.physicalCpus;
@@ -104,7 +106,8 @@ public final class LockTestbed {
 
   /** A lock of {@code factory} in the guest kernel. */
   public KernelLock createLock(LockFactory factory, String name, Map<String, String> options) {
-    return factory.create(name, guest(), costs, vcpuIsPreemptedCheck, options);
+    return LockContext.builder(guest(), costs).name(name).vcpuIsPreemptedCheck(vcpuIsPreemptedCheck).options(options)
+        .create(factory);
   }
 
   /** CPU time (ns) charged anywhere with {@code symbol} as the leaf. */

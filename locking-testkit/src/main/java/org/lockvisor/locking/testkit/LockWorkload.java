@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.locking.spi.LockMode;
+import org.lockvisor.machine.MachineInvariants;
 import org.lockvisor.machine.Op;
 import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
@@ -17,7 +18,8 @@ import org.lockvisor.machine.Task;
  * times, hold it for a random time, release it and think (preemptible user work) for a random
  * time. It checks mutual exclusion when a task enters the critical section and after every
  * simulation event, records arrival order (when the lock op starts) and acquisition order, and
- * stops the simulation when every task has finished.
+ * stops the simulation when every task has finished. The machine's own invariants ({@link
+ * MachineInvariants}) are checked after every event too, unless left out.
  */
 public final class LockWorkload {
   private final LockTestbed bed;
@@ -35,6 +37,7 @@ public final class LockWorkload {
   private int finished;
   private long totalAcquisitions;
   private long finishedAt = -1;
+  private final MachineInvariants invariants;
 
   private static final class Worker {
     int left;
@@ -67,7 +70,16 @@ public final class LockWorkload {
       t.userData = new Worker(iterations, bed.sim().streams().get("locktorture/" + lock.name() + "/" + i));
       workers.add(t);
     }
-    bed.sim().setObserver((time, kind, arg) -> checkInvariants());
+    if (b.machineInvariants) {
+      // the machine's own invariants after every event, the lock's as one more named check
+      this.invariants = new MachineInvariants(bed.machine()).add(() -> {
+        checkInvariants();
+        return null;
+      }).install();
+    } else {
+      this.invariants = null;
+      bed.sim().setObserver((time, kind, arg) -> checkInvariants());
+    }
   }
 
   public static Builder on(LockTestbed bed, KernelLock lock) {
@@ -175,6 +187,11 @@ public final class LockWorkload {
     return this;
   }
 
+  /** How many times the machine invariants were checked (0 when left out). */
+  public long machineInvariantChecks() {
+    return invariants == null ? 0 : invariants.checks();
+  }
+
   public boolean allFinished() {
     return finished == tasks;
   }
@@ -240,6 +257,7 @@ public final class LockWorkload {
     private long csMaxNs = 2_000;
     private long thinkMinNs = 500;
     private long thinkMaxNs = 20_000;
+    private boolean machineInvariants = true;
 
     private Builder(LockTestbed bed, KernelLock lock) {
       this.bed = bed;
@@ -282,6 +300,17 @@ public final class LockWorkload {
       checkArgument(0 <= min && min <= max, "bad think range [%s, %s]", min, max);
       this.thinkMinNs = min;
       this.thinkMaxNs = max;
+      return this;
+    }
+
+    /**
+     * Whether the machine's invariants ({@link MachineInvariants}: one current task per CPU, guest
+     * CPUs run only while their vCPU thread is in guest mode, runqueues, CPU-time conservation) are
+     * checked after every event, besides the lock's; on by default. A test leaves them out only to
+     * measure something the checks would slow down, and says so.
+     */
+    public Builder machineInvariants(boolean on) {
+      this.machineInvariants = on;
       return this;
     }
 

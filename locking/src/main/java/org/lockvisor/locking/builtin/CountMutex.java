@@ -1,7 +1,6 @@
 package org.lockvisor.locking.builtin;
 
-import org.lockvisor.locking.spi.LockCosts;
-import org.lockvisor.machine.Kernel;
+import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.machine.Op;
 import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
@@ -49,9 +48,8 @@ final class CountMutex extends SleepingMutex<SleepingMutex.Node> {
   private final int symSlow;
   private int count = 1;
 
-  CountMutex(String name, Kernel kernel, LockCosts costs, boolean vcpuCheck, boolean optimisticSpin,
-      boolean wakeInsideWaitLock, String waitLockAlgorithm) {
-    super(name, "mutex-count", kernel, costs, vcpuCheck, optimisticSpin, waitLockAlgorithm,
+  CountMutex(LockContext context, boolean optimisticSpin, boolean wakeInsideWaitLock, String waitLockAlgorithm) {
+    super(context, "mutex-count", optimisticSpin, waitLockAlgorithm,
         t -> new Node());
     this.wakeInsideWaitLock = wakeInsideWaitLock;
     this.symOptimistic = sym("mutex_optimistic_spin");

@@ -2,13 +2,13 @@ package org.lockvisor.locking.builtin;
 
 import com.google.auto.service.AutoService;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
+import org.lockvisor.core.plugin.BoundOptions;
 import org.lockvisor.core.plugin.PluginOption;
 import org.lockvisor.locking.spi.KernelLock;
-import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.locking.spi.LockCapability;
+import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockFactory;
-import org.lockvisor.machine.Kernel;
 
 /** Plugin entry for {@code mutex-count}; see docs/plugins/mutex-count.md. */
 @AutoService(LockFactory.class)
@@ -37,8 +37,8 @@ public final class CountMutexFactory implements LockFactory {
   }
 
   @Override
-  public Set<String> capabilities() {
-    return Set.of("sleeping", "vcpu-preempted-check", "optimistic-spin");
+  public Set<LockCapability> lockCapabilities() {
+    return Set.of(LockCapability.SLEEPING, LockCapability.VCPU_PREEMPTED_CHECK, LockCapability.OPTIMISTIC_SPIN);
   }
 
   @Override
@@ -47,10 +47,9 @@ public final class CountMutexFactory implements LockFactory {
   }
 
   @Override
-  public KernelLock create(String name, Kernel kernel, LockCosts costs, boolean vcpuIsPreemptedCheck,
-      Map<String, String> options) {
-    Options o = new Options(name(), OPTIONS, options);
-    return new CountMutex(name, kernel, costs, vcpuIsPreemptedCheck, o.bool("optimistic-spin"),
+  public KernelLock create(LockContext context) {
+    BoundOptions o = context.options();
+    return new CountMutex(context, o.bool("optimistic-spin"),
         o.choice("wake").equals("inside-wait-lock"), o.choice("wait-lock"));
   }
 }

@@ -2,9 +2,8 @@ package org.lockvisor.locking.builtin;
 
 import java.util.ArrayDeque;
 import java.util.EnumSet;
-import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockMode;
-import org.lockvisor.machine.Kernel;
 import org.lockvisor.machine.Op;
 import org.lockvisor.machine.Task;
 import org.lockvisor.machine.TaskState;
@@ -35,8 +34,8 @@ final class OsqLock extends BaseLock {
     boolean contended;
   }
 
-  OsqLock(String name, Kernel kernel, LockCosts costs, boolean vcpuCheck) {
-    super(name, "osq", kernel, costs, vcpuCheck, EnumSet.of(LockMode.PLAIN));
+  OsqLock(LockContext context) {
+    super(context, "osq", EnumSet.of(LockMode.PLAIN));
     this.osq = new OptimisticSpinQueue(kernel, costs, vcpuCheck, stats);
   }
 

@@ -1,7 +1,6 @@
 package org.lockvisor.locking.builtin;
 
-import org.lockvisor.locking.spi.LockCosts;
-import org.lockvisor.machine.Kernel;
+import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.machine.Op;
 import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
@@ -44,9 +43,8 @@ final class OwnerMutex extends SleepingMutex<OwnerMutex.Node> {
     boolean handoff;
   }
 
-  OwnerMutex(String name, Kernel kernel, LockCosts costs, boolean vcpuCheck, boolean optimisticSpin,
-      String waitLockAlgorithm) {
-    super(name, "mutex-owner", kernel, costs, vcpuCheck, optimisticSpin, waitLockAlgorithm,
+  OwnerMutex(LockContext context, boolean optimisticSpin, String waitLockAlgorithm) {
+    super(context, "mutex-owner", optimisticSpin, waitLockAlgorithm,
         t -> new Node());
     slowPaths(new SlowOp(), new UnlockSlowOp());
     this.wake = Program.named("wake_up_q").op(Ops.wake(t -> nodes.get(t).wakeTarget)).build();

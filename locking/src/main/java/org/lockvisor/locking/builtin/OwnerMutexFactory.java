@@ -2,13 +2,13 @@ package org.lockvisor.locking.builtin;
 
 import com.google.auto.service.AutoService;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
+import org.lockvisor.core.plugin.BoundOptions;
 import org.lockvisor.core.plugin.PluginOption;
 import org.lockvisor.locking.spi.KernelLock;
-import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.locking.spi.LockCapability;
+import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockFactory;
-import org.lockvisor.machine.Kernel;
 
 /** Plugin entry for {@code mutex-owner}; see docs/plugins/mutex-owner.md. */
 @AutoService(LockFactory.class)
@@ -35,8 +35,8 @@ public final class OwnerMutexFactory implements LockFactory {
   }
 
   @Override
-  public Set<String> capabilities() {
-    return Set.of("sleeping", "vcpu-preempted-check", "optimistic-spin", "handoff");
+  public Set<LockCapability> lockCapabilities() {
+    return Set.of(LockCapability.SLEEPING, LockCapability.VCPU_PREEMPTED_CHECK, LockCapability.OPTIMISTIC_SPIN, LockCapability.HANDOFF);
   }
 
   @Override
@@ -45,9 +45,8 @@ public final class OwnerMutexFactory implements LockFactory {
   }
 
   @Override
-  public KernelLock create(String name, Kernel kernel, LockCosts costs, boolean vcpuIsPreemptedCheck,
-      Map<String, String> options) {
-    Options o = new Options(name(), OPTIONS, options);
-    return new OwnerMutex(name, kernel, costs, vcpuIsPreemptedCheck, o.bool("optimistic-spin"), o.choice("wait-lock"));
+  public KernelLock create(LockContext context) {
+    BoundOptions o = context.options();
+    return new OwnerMutex(context, o.bool("optimistic-spin"), o.choice("wait-lock"));
   }
 }

@@ -3,9 +3,8 @@ package org.lockvisor.locking.builtin;
 import java.util.ArrayDeque;
 import java.util.Set;
 import java.util.function.Function;
-import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockMode;
-import org.lockvisor.machine.Kernel;
 import org.lockvisor.machine.Op;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.SpinCondition;
@@ -41,12 +40,12 @@ abstract class OwnerSpinningLock<N extends OwnerSpinningLock.Node> extends BaseL
     Task spinOwner;
   }
 
-  OwnerSpinningLock(String name, String algorithm, Kernel kernel, LockCosts costs, boolean vcpuCheck,
-      Set<LockMode> modes, boolean optimisticSpin, String waitLockAlgorithm, Function<Task, N> newNode) {
-    super(name, algorithm, kernel, costs, vcpuCheck, modes);
+  OwnerSpinningLock(LockContext context, String algorithm, Set<LockMode> modes, boolean optimisticSpin,
+      String waitLockAlgorithm, Function<Task, N> newNode) {
+    super(context, algorithm, modes);
     this.nodes = new NodeTable<>(newNode);
     this.optimisticSpin = optimisticSpin;
-    this.waitLock = SpinLocks.create(waitLockAlgorithm, name + ".wait_lock", kernel, costs, vcpuCheck);
+    this.waitLock = SpinLocks.create(waitLockAlgorithm, context.embedded(name + ".wait_lock"));
     this.osq = new OptimisticSpinQueue(kernel, costs, vcpuCheck, stats);
   }
 

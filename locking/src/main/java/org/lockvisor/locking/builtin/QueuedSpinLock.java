@@ -2,9 +2,8 @@ package org.lockvisor.locking.builtin;
 
 import static com.google.common.base.Preconditions.checkState;
 
-import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockMode;
-import org.lockvisor.machine.Kernel;
 import org.lockvisor.machine.Op;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.SpinCondition;
@@ -90,8 +89,8 @@ final class QueuedSpinLock extends SpinLockBase {
     }
   }
 
-  QueuedSpinLock(String name, Kernel kernel, LockCosts costs, boolean vcpuCheck, boolean pv) {
-    super(name, pv ? "pv-qspinlock" : "qspinlock", kernel, costs, vcpuCheck);
+  QueuedSpinLock(LockContext context, boolean pv) {
+    super(context, pv ? "pv-qspinlock" : "qspinlock");
     this.pv = pv && kernel.isGuest();
     this.symSlow = sym(pv ? "__pv_queued_spin_lock_slowpath" : "native_queued_spin_lock_slowpath");
     for (LockMode m : SPIN_MODES) {

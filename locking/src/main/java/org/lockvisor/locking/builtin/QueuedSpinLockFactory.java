@@ -2,13 +2,13 @@ package org.lockvisor.locking.builtin;
 
 import com.google.auto.service.AutoService;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
+import org.lockvisor.core.plugin.BoundOptions;
 import org.lockvisor.core.plugin.PluginOption;
 import org.lockvisor.locking.spi.KernelLock;
-import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.locking.spi.LockCapability;
+import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockFactory;
-import org.lockvisor.machine.Kernel;
 
 /** Plugin entry for {@code qspinlock}; see docs/plugins/qspinlock.md. */
 @AutoService(LockFactory.class)
@@ -31,8 +31,8 @@ public final class QueuedSpinLockFactory implements LockFactory {
   }
 
   @Override
-  public Set<String> capabilities() {
-    return Set.of("fifo");
+  public Set<LockCapability> lockCapabilities() {
+    return Set.of(LockCapability.FIFO);
   }
 
   @Override
@@ -41,9 +41,8 @@ public final class QueuedSpinLockFactory implements LockFactory {
   }
 
   @Override
-  public KernelLock create(String name, Kernel kernel, LockCosts costs, boolean vcpuIsPreemptedCheck,
-      Map<String, String> options) {
-    Options o = new Options(name(), OPTIONS, options);
-    return new QueuedSpinLock(name, kernel, costs, vcpuIsPreemptedCheck, false);
+  public KernelLock create(LockContext context) {
+    BoundOptions o = context.options();
+    return new QueuedSpinLock(context, false);
   }
 }

@@ -2,9 +2,8 @@ package org.lockvisor.locking.builtin;
 
 import java.util.EnumSet;
 import java.util.function.Function;
-import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockMode;
-import org.lockvisor.machine.Kernel;
 import org.lockvisor.machine.Op;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.Task;
@@ -60,9 +59,9 @@ abstract class SleepingMutex<N extends SleepingMutex.Node> extends OwnerSpinning
     Task wakeTarget;
   }
 
-  SleepingMutex(String name, String algorithm, Kernel kernel, LockCosts costs, boolean vcpuCheck,
-      boolean optimisticSpin, String waitLockAlgorithm, Function<Task, N> newNode) {
-    super(name, algorithm, kernel, costs, vcpuCheck, EnumSet.of(LockMode.SLEEPING), optimisticSpin,
+  SleepingMutex(LockContext context, String algorithm, boolean optimisticSpin, String waitLockAlgorithm,
+      Function<Task, N> newNode) {
+    super(context, algorithm, EnumSet.of(LockMode.SLEEPING), optimisticSpin,
         waitLockAlgorithm, newNode);
     this.waitLockLock = waitLock.lock(LockMode.PLAIN);
     this.waitLockUnlock = waitLock.unlock(LockMode.PLAIN);

@@ -1,8 +1,7 @@
 package org.lockvisor.locking.builtin;
 
-import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockMode;
-import org.lockvisor.machine.Kernel;
 import org.lockvisor.machine.Op;
 import org.lockvisor.machine.Task;
 
@@ -16,8 +15,8 @@ abstract class SpinLockBase extends BaseLock {
   final Op[] lockOps = new Op[LockMode.values().length];
   final Op[] unlockOps = new Op[LockMode.values().length];
 
-  SpinLockBase(String name, String algorithm, Kernel kernel, LockCosts costs, boolean vcpuCheck) {
-    super(name, algorithm, kernel, costs, vcpuCheck, SPIN_MODES);
+  SpinLockBase(LockContext context, String algorithm) {
+    super(context, algorithm, SPIN_MODES);
   }
 
   @Override

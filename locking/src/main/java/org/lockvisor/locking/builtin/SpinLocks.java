@@ -2,8 +2,7 @@ package org.lockvisor.locking.builtin;
 
 import com.google.common.collect.ImmutableList;
 import java.util.List;
-import org.lockvisor.locking.spi.LockCosts;
-import org.lockvisor.machine.Kernel;
+import org.lockvisor.locking.spi.LockContext;
 
 /** Builds the internal spinlock of a sleeping lock (its {@code wait_lock}) by algorithm name. */
 final class SpinLocks {
@@ -11,16 +10,16 @@ final class SpinLocks {
 
   private SpinLocks() {}
 
-  static BaseLock create(String algorithm, String name, Kernel kernel, LockCosts costs, boolean vcpuCheck) {
+  static BaseLock create(String algorithm, LockContext context) {
     return switch (algorithm) {
-      case "qspinlock" -> new QueuedSpinLock(name, kernel, costs, vcpuCheck, false);
-      case "pv-qspinlock" -> new QueuedSpinLock(name, kernel, costs, vcpuCheck, true);
-      case "ticket" -> new TicketSpinLock(name, kernel, costs, vcpuCheck, false);
-      case "pv-ticket" -> new TicketSpinLock(name, kernel, costs, vcpuCheck, true);
-      case "tas" -> new TasSpinLock(name, kernel, costs, vcpuCheck);
-      case "ppc-splpar" -> new SplparSpinLock(name, kernel, costs, vcpuCheck, true);
+      case "qspinlock" -> new QueuedSpinLock(context, false);
+      case "pv-qspinlock" -> new QueuedSpinLock(context, true);
+      case "ticket" -> new TicketSpinLock(context, false);
+      case "pv-ticket" -> new TicketSpinLock(context, true);
+      case "tas" -> new TasSpinLock(context);
+      case "ppc-splpar" -> new SplparSpinLock(context, true);
       default -> throw new IllegalArgumentException(
-          "unknown spinlock [" + algorithm + "] for " + name + "; known: " + NAMES);
+          "unknown spinlock [" + algorithm + "] for " + context.name() + "; known: " + NAMES);
     };
   }
 }

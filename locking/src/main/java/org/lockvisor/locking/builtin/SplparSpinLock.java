@@ -2,9 +2,8 @@ package org.lockvisor.locking.builtin;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockMode;
-import org.lockvisor.machine.Kernel;
 import org.lockvisor.machine.Op;
 import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
@@ -24,9 +23,10 @@ import org.lockvisor.machine.VcpuTask;
  *
  * <p>The yield count is the holder's vCPU thread's dispatch count (twice its context switches,
  * plus one while it is off CPU), so one confer is made per holder preemption, as with the
- * kernel's re-read of yield_count. The hypervisor side of H_CONFER is modelled as its cost plus
- * a yield of the caller's physical CPU in the host scheduler (the holder runs next if it waits
- * for that CPU); PowerVM's directed dispatch of the target is not modelled. Interrupts are not
+ * kernel's re-read of yield_count. The hypervisor side of H_CONFER is its cost plus {@code
+ * Vm.confer} with the holder's CPU (4.8 {@code __spin_yield} passes {@code holder_cpu}): PHYP
+ * dispatches the holder's preempted VP on the caller's processor; then the caller gives the
+ * processor up. Interrupts are not
  * re-enabled while spinning ({@code arch_spin_lock_flags}), a simplification.
  */
 final class SplparSpinLock extends SpinLockBase {
@@ -47,10 +47,12 @@ final class SplparSpinLock extends SpinLockBase {
     Task watched;
     int step;
     long conferredYieldCount = -1;
+    /** The holder's guest CPU passed to H_CONFER (__spin_yield: holder_cpu from the lock word). */
+    int conferTarget = -1;
   }
 
-  SplparSpinLock(String name, Kernel kernel, LockCosts costs, boolean vcpuCheck, boolean sharedProcessor) {
-    super(name, "ppc-splpar", kernel, costs, vcpuCheck);
+  SplparSpinLock(LockContext context, boolean sharedProcessor) {
+    super(context, "ppc-splpar");
     this.sharedProcessor = sharedProcessor && kernel.isGuest();
     for (LockMode m : SPIN_MODES) {
       lockOps[m.ordinal()] = new LockOp(m);
@@ -69,6 +71,10 @@ final class SplparSpinLock extends SpinLockBase {
                 return AGAIN;
               }
               case 1 -> {
+                // PHYP confers the caller's cycles to the holder's VP (H_CONFER with its cpu)
+                VcpuTask caller = (VcpuTask) host;
+                Node waiter = nodes.get(caller.guestCpu().current());
+                caller.vm().confer(host, waiter.conferTarget);
                 host.kernel().schedule(host.cpu(), false); // give the physical CPU away
                 return AGAIN;
               }
@@ -161,6 +167,7 @@ final class SplparSpinLock extends SpinLockBase {
           case SPUN -> n.step = TRY;
           case CONFER -> {
             n.conferredYieldCount = yieldCount(owner);
+            n.conferTarget = owner.cpu().index();
             confers++;
             stats.conferred();
             n.step = TRY;

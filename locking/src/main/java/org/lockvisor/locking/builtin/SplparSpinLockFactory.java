@@ -2,13 +2,13 @@ package org.lockvisor.locking.builtin;
 
 import com.google.auto.service.AutoService;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
+import org.lockvisor.core.plugin.BoundOptions;
 import org.lockvisor.core.plugin.PluginOption;
 import org.lockvisor.locking.spi.KernelLock;
-import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.locking.spi.LockCapability;
+import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockFactory;
-import org.lockvisor.machine.Kernel;
 
 /** Plugin entry for {@code ppc-splpar}; see docs/plugins/ppc-splpar.md. */
 @AutoService(LockFactory.class)
@@ -33,8 +33,8 @@ public final class SplparSpinLockFactory implements LockFactory {
   }
 
   @Override
-  public Set<String> capabilities() {
-    return Set.of("unfair", "confer");
+  public Set<LockCapability> lockCapabilities() {
+    return Set.of(LockCapability.UNFAIR, LockCapability.CONFER);
   }
 
   @Override
@@ -43,9 +43,8 @@ public final class SplparSpinLockFactory implements LockFactory {
   }
 
   @Override
-  public KernelLock create(String name, Kernel kernel, LockCosts costs, boolean vcpuIsPreemptedCheck,
-      Map<String, String> options) {
-    Options o = new Options(name(), OPTIONS, options);
-    return new SplparSpinLock(name, kernel, costs, vcpuIsPreemptedCheck, o.bool("shared-processor"));
+  public KernelLock create(LockContext context) {
+    BoundOptions o = context.options();
+    return new SplparSpinLock(context, o.bool("shared-processor"));
   }
 }

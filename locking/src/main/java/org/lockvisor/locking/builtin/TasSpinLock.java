@@ -3,9 +3,8 @@ package org.lockvisor.locking.builtin;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockMode;
-import org.lockvisor.machine.Kernel;
 import org.lockvisor.machine.Op;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.SpinCondition;
@@ -41,8 +40,8 @@ final class TasSpinLock extends SpinLockBase {
     int step;
   }
 
-  TasSpinLock(String name, Kernel kernel, LockCosts costs, boolean vcpuCheck) {
-    super(name, "tas", kernel, costs, vcpuCheck);
+  TasSpinLock(LockContext context) {
+    super(context, "tas");
     this.random = sim.streams().get("lock/" + name + "/tas");
     this.symSlow = sym("native_queued_spin_lock_slowpath");
     for (LockMode m : SPIN_MODES) {

@@ -3,9 +3,8 @@ package org.lockvisor.locking.builtin;
 import static com.google.common.base.Preconditions.checkState;
 
 import java.util.ArrayDeque;
-import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockMode;
-import org.lockvisor.machine.Kernel;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.SpinCondition;
 import org.lockvisor.machine.Task;
@@ -56,8 +55,8 @@ final class TicketSpinLock extends SpinLockBase {
     Task kickTarget;
   }
 
-  TicketSpinLock(String name, Kernel kernel, LockCosts costs, boolean vcpuCheck, boolean pv) {
-    super(name, pv ? "pv-ticket" : "ticket", kernel, costs, vcpuCheck);
+  TicketSpinLock(LockContext context, boolean pv) {
+    super(context, pv ? "pv-ticket" : "ticket");
     this.pv = pv && kernel.isGuest();
     for (LockMode m : SPIN_MODES) {
       lockOps[m.ordinal()] = new LockOp(m);

@@ -2,10 +2,8 @@ package org.lockvisor.locking.builtin;
 
 import java.util.ArrayDeque;
 import java.util.EnumSet;
-import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockMode;
-import org.lockvisor.machine.Kernel;
-import org.lockvisor.machine.MachineTrace;
 import org.lockvisor.machine.Op;
 import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
@@ -96,9 +94,8 @@ final class XaddRwsem extends OwnerSpinningLock<XaddRwsem.Node> {
     }
   }
 
-  XaddRwsem(String name, Kernel kernel, LockCosts costs, boolean vcpuCheck, boolean optimisticSpin,
-      String waitLockAlgorithm) {
-    super(name, "rwsem-xadd", kernel, costs, vcpuCheck, EnumSet.of(LockMode.READ, LockMode.WRITE),
+  XaddRwsem(LockContext context, boolean optimisticSpin, String waitLockAlgorithm) {
+    super(context, "rwsem-xadd", EnumSet.of(LockMode.READ, LockMode.WRITE),
         optimisticSpin, waitLockAlgorithm, t -> new Node());
     this.waitLockIrq = waitLock.lock(LockMode.IRQ);
     this.waitUnlockIrq = waitLock.unlock(LockMode.IRQ);
@@ -421,10 +418,7 @@ final class XaddRwsem extends OwnerSpinningLock<XaddRwsem.Node> {
               throw new IllegalStateException(name + ": up_read by " + t + " with no active reader");
             }
             readers--;
-            stats.released(now() - n.acquiredAt);
-            if (MachineTrace.HOOKS) {
-              machine.trace().onLockHeld(t, name, n.acquiredAt, now());
-            }
+            accounting.releasedShared(t, n.acquiredAt);
           }
           pokeSpinner();
           long cost = rmw(t);

@@ -44,6 +44,13 @@ public interface KernelLock {
     return 0;
   }
 
-  /** lock_stat-style statistics of this instance. */
-  LockStats stats();
+  /**
+   * lock_stat-style statistics of this instance. The framework keeps them ({@link
+   * LockContext#accounting()}) and answers this for the lock it hands out; a plugin's lock need
+   * not implement it.
+   */
+  default LockStats stats() {
+    throw new IllegalStateException("lock [" + name() + "]: statistics are kept by the framework;"
+        + " make locks with LockContext.builder(...).create(factory)");
+  }
 }

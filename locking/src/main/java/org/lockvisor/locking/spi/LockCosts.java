@@ -4,6 +4,8 @@ import static com.google.common.base.Preconditions.checkArgument;
 
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.arch.spi.CostKey;
+import org.lockvisor.arch.spi.Topology;
+import org.lockvisor.machine.CacheLines;
 
 /**
  * The costs lock algorithms need, in ns, taken from the arch profile by the composition root
@@ -35,6 +37,15 @@ public record LockCosts(
         p.ns(CostKey.PV_KICK),
         p.ns(CostKey.EXIT_HLT),
         p.ns(CostKey.H_CONFER));
+  }
+
+  /**
+   * Cache-line pricing with these costs on a one-socket host of {@code hostCpus} CPUs (every
+   * transfer {@link #lineTransferNs}): for hand-built machines and tests; experiments price lines
+   * by the arch profile's topology ({@code Platforms.configureCacheLines}).
+   */
+  public CacheLines flatCacheLines(int hostCpus) {
+    return CacheLines.of(new Topology(1, hostCpus, 1), atomicNs, 0, lineTransferNs, lineTransferNs, lineTransferNs);
   }
 
   /** Time a pv spinner spins before halting: SPIN_THRESHOLD iterations of cpu_relax(). */

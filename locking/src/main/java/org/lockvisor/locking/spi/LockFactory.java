@@ -1,13 +1,18 @@
 package org.lockvisor.locking.spi;
 
-import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import org.lockvisor.core.plugin.Plugin;
-import org.lockvisor.machine.Kernel;
 
 /**
- * Lock plugin SPI. One small final class per algorithm, registered with
+ * Lock plugin SPI (v2). One small final class per algorithm, registered with
  * {@code @AutoService(LockFactory.class)}; its {@link #name()} is what experiments choose
- * ({@code spinlock: pv-qspinlock}).
+ * ({@code spinlock: pv-qspinlock}), its {@link #options()} what they may set ({@code locks:
+ * {mutex: {type: mutex-owner, options: {optimistic-spin: false}}}}).
+ *
+ * <p>{@link #create} takes one {@link LockContext}: the framework binds the options, owns the
+ * accounting (lock_stat, holder preemption, the lock-hold trace) and instruments the lock's ops, so
+ * a plugin implements the algorithm only. Locks are made through {@link LockContext#builder}.
  */
 public interface LockFactory extends Plugin {
 
@@ -21,9 +26,19 @@ public interface LockFactory extends Plugin {
 
   LockKind lockKind();
 
-  /**
-   * A new lock instance named {@code name} in {@code kernel}. {@code vcpuIsPreemptedCheck}
-   * says whether this kernel's spin loops consult vcpu_is_preempted (the R3 series).
-   */
-  KernelLock create(String name, Kernel kernel, LockCosts costs, boolean vcpuIsPreemptedCheck, Map<String, String> options);
+  /** What the algorithm guarantees or does; gates the contract tests. */
+  default Set<LockCapability> lockCapabilities() {
+    return Set.of();
+  }
+
+  /** The {@link #lockCapabilities()} as labels; discovery refuses any string outside {@link LockCapability}. */
+  @Override
+  default Set<String> capabilities() {
+    Set<String> labels = new TreeSet<>();
+    lockCapabilities().forEach(c -> labels.add(c.label()));
+    return Set.copyOf(labels);
+  }
+
+  /** A new lock instance as {@code context} describes it (name, kernel, costs, options...). */
+  KernelLock create(LockContext context);
 }

@@ -1,5 +1,10 @@
 package org.lockvisor.locking.spi;
 
+import static com.google.common.base.Preconditions.checkState;
+
+import java.util.Set;
+import org.lockvisor.machine.Task;
+
 /**
  * How a lock is taken, i.e. which kernel API the code path calls. Spinlock flavours differ in
  * what they disable while spinning and holding: {@code spin_lock} disables preemption,
@@ -16,6 +21,9 @@ public enum LockMode {
   READ("down_read", "up_read"),
   WRITE("down_write", "up_write");
 
+  /** The {@code spin_lock*} flavours. */
+  public static final Set<LockMode> SPIN = java.util.Collections.unmodifiableSet(java.util.EnumSet.of(PLAIN, IRQ, IRQSAVE, BH));
+
   private final String lockSymbol;
   private final String unlockSymbol;
 
@@ -31,5 +39,39 @@ public enum LockMode {
 
   public String unlockSymbol() {
     return unlockSymbol;
+  }
+
+  /** Whether this is a {@code spin_lock*} flavour. */
+  public boolean isSpin() {
+    return SPIN.contains(this);
+  }
+
+  /**
+   * What {@code spin_lock*} disables before the arch lock (include/linux/spinlock_api_smp.h
+   * {@code __raw_spin_lock_irqsave} and friends): interrupts for IRQ (saved for IRQSAVE), then
+   * preemption. BH is modelled as preemption off.
+   */
+  public void enter(Task t) {
+    checkState(isSpin(), "%s is not a spinlock flavour", this);
+    switch (this) {
+      case IRQ -> t.irqDisable();
+      case IRQSAVE -> t.irqSave();
+      default -> {}
+    }
+    t.preemptDisable();
+  }
+
+  /**
+   * What {@code spin_unlock*} re-enables (interrupts first, then the preemption point). The
+   * calling op must return {@link org.lockvisor.machine.Op#NEXT} right after.
+   */
+  public void exit(Task t) {
+    checkState(isSpin(), "%s is not a spinlock flavour", this);
+    switch (this) {
+      case IRQ -> t.irqEnable();
+      case IRQSAVE -> t.irqRestore();
+      default -> {}
+    }
+    t.preemptEnable();
   }
 }

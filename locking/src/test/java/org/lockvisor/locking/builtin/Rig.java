@@ -3,6 +3,7 @@ package org.lockvisor.locking.builtin;
 import java.util.Map;
 import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.locking.spi.KernelLock;
+import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockCosts;
 import org.lockvisor.locking.spi.LockFactory;
 import org.lockvisor.locking.spi.LockMode;
@@ -39,6 +40,7 @@ final class Rig {
     sim = new Simulation(seed);
     machine = new Machine(sim);
     host = machine.createHost("host", physicalCpus, KERNEL, new RoundRobinScheduler(1_000_000));
+    machine.setCacheLines(COSTS.flatCacheLines(physicalCpus));
     int[] pin = new int[vcpus];
     for (int i = 0; i < vcpus; i++) {
       pin[i] = i % physicalCpus;
@@ -57,7 +59,8 @@ final class Rig {
   }
 
   KernelLock lock(LockFactory f, boolean vcpuCheck, Map<String, String> options) {
-    return f.create("test_lock", vm.guest(), COSTS, vcpuCheck, options);
+    return LockContext.builder(vm.guest(), COSTS).name("test_lock").vcpuIsPreemptedCheck(vcpuCheck).options(options)
+        .create(f);
   }
 
   /** {@code tasks} guest tasks take {@code lock} {@code iterations} times each; runs to completion. */

@@ -18,6 +18,7 @@ import org.lockvisor.locking.builtin.PvQueuedSpinLockFactory;
 import org.lockvisor.locking.builtin.SplparSpinLockFactory;
 import org.lockvisor.locking.builtin.XaddRwsemFactory;
 import org.lockvisor.locking.spi.KernelLock;
+import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockCosts;
 import org.lockvisor.locking.spi.LockFactory.LockKind;
 import org.lockvisor.locking.spi.LockStats;
@@ -75,14 +76,14 @@ final class SchedMessagingRun {
   private SchedMessagingRun() {}
 
   /**
-   * The guest's CFS. The what-if {@code --set wake-affine=true} turns on the reduced {@code
-   * wake_affine} of select_task_rq_fair (which 4.8 has); it is off: it removes the exit convoy
-   * only at the {@code --quick} scale, and at the default scale it keeps the convoy and drops the
-   * patched {@code [H]} below 2 % (see docs/reproductions/vcpu-preempted.md).
+   * The guest's CFS as 4.8 has it: sd_init domains over the topology the hypervisor presents,
+   * wake_affine on (the kernel's default), wake_wide, periodic/nohz/newidle balancing with 4.8's
+   * rd->overload gate. The what-if {@code --set wake-affine=false} switches wake_affine off (the
+   * model's placement before issue 17; see docs/reproductions/vcpu-preempted.md).
    */
   private static CfsScheduler guestScheduler(ReproductionOptions options) {
-    CfsScheduler s = CfsScheduler.withDefaults();
-    return options.parameter(VcpuPreemptedReproduction.WAKE_AFFINE).orElse(false) ? s.enableWakeAffine() : s;
+    CfsScheduler s = CfsScheduler.withDefaults().era(CfsScheduler.Era.LINUX_4_8);
+    return options.parameter(VcpuPreemptedReproduction.WAKE_AFFINE).orElse(true) ? s : s.disableWakeAffine();
   }
 
   static Outcome run(Platform platform, boolean check, SchedMessagingConfig config, long seed, long limitNs) {
@@ -113,12 +114,16 @@ final class SchedMessagingRun {
         ? new PowervmDispatchScheduler(profile.hypervisor().dispatchWindowNs(),
             profile.hypervisor().entitlement() * platform.vcpus(), false, smt)
         : CfsScheduler.withDefaults();
-    machine.createHost(powervm ? "phyp" : "host", platform.physicalCpus() * smt,
+    Kernel host = machine.createHost(powervm ? "phyp" : "host", platform.physicalCpus() * smt,
         Platforms.hostKernel(profile, TtwuQueueMode.CROSS_LLC, false), hostScheduler);
+    var hypervisor = Platforms.hypervisor(profile);
+    Platforms.configureHost(host, profile, hypervisor.hostActivity());
     Platforms.configureCacheLines(machine, profile);
     Vm vm = machine.createVm(powervm ? "lpar" : "vm0", platform.vcpus() * smt,
         Platforms.guestKernel(profile, platform.vcpus() * smt, TtwuQueueMode.CROSS_LLC, false),
-        guestScheduler(options), Platforms.hypervisor(profile));
+        guestScheduler(options), hypervisor);
+    // what the hypervisor presents: 4.8 pseries builds {SMT, DIE}, the LLC being a VP's threads
+    vm.guest().setTopology(Platforms.guestTopology(profile, platform.vcpus() * smt, smt));
     vm.guest().setVcpuPreemptedHook(Platforms.vcpuPreempted(profile));
     Platforms.configureIpis(profile, vm);
 
@@ -132,9 +137,11 @@ final class SchedMessagingRun {
     List<KernelLock> created = new ArrayList<>();
     LockProvider created0 = (Kernel kernel, String name, LockKind kind) -> {
       var lock = switch (kind) {
-        case MUTEX -> mutex.create(name, kernel, lockCosts, check, mutexOptions);
-        case RWSEM -> rwsem.create(name, kernel, lockCosts, check, rwsemOptions);
-        default -> spin.create(name, kernel, lockCosts, check, Map.of());
+        case MUTEX -> LockContext.builder(kernel, lockCosts).name(name).vcpuIsPreemptedCheck(check)
+            .options(mutexOptions).create(mutex);
+        case RWSEM -> LockContext.builder(kernel, lockCosts).name(name).vcpuIsPreemptedCheck(check)
+            .options(rwsemOptions).create(rwsem);
+        default -> LockContext.builder(kernel, lockCosts).name(name).vcpuIsPreemptedCheck(check).create(spin);
       };
       created.add(lock);
       return lock;

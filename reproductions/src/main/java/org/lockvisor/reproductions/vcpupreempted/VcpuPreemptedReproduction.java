@@ -77,7 +77,7 @@ public final class VcpuPreemptedReproduction implements Reproduction {
   static final ReproductionParameter<Integer> SMT = ReproductionParameter.oneOf("smt",
       "hardware threads per PowerVM VP, dispatched together by powervm-dispatch smt (default 1)", 1, 2, 4, 8);
   static final ReproductionParameter<Boolean> WAKE_AFFINE = ReproductionParameter.bool("wake-affine",
-      "the guest CFS's reduced wake_affine of select_task_rq_fair (default false)");
+      "the guest CFS's wake_affine of select_task_rq_fair (default true, as in 4.8; false: the pre-issue-17 placement)");
   static final ReproductionParameter<List<Long>> SEEDS_PARAMETER = ReproductionParameter.seeds(
       "the seeds of the replications, each running every variant (default 1,2,3)");
 

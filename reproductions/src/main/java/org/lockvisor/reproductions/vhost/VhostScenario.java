@@ -22,6 +22,7 @@ import org.lockvisor.experiment.report.RunCapture;
 import org.lockvisor.devices.vhostnet.VhostNet;
 import org.lockvisor.devices.vhostnet.VhostNetConfig;
 import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockFactory;
 import org.lockvisor.machine.Kernel;
 import org.lockvisor.machine.Machine;
@@ -85,6 +86,8 @@ final class VhostScenario {
     machine.createHost("host", pcpus, Platforms.hostKernel(profile, TtwuQueueMode.ANY_REMOTE, false),
         new CfsSchedulerFactory().create(Map.of()));
     Platforms.configureCacheLines(machine, profile);
+    // the profile's host domains and background activity, as the experiment runner applies them
+    Platforms.configureHost(machine.host(), profile, Platforms.hypervisor(profile).hostActivity());
     Vm vm = machine.createVm("vm0", vcpus, Platforms.guestKernel(profile, vcpus, TtwuQueueMode.ANY_REMOTE, false),
         new CfsSchedulerFactory().create(Map.of()), Platforms.hypervisor(profile));
     // 3.0 try_to_wake_up on x86 (no __ARCH_WANT_INTERRUPTS_ON_CTXSW): while (p->on_cpu) cpu_relax()
@@ -98,7 +101,7 @@ final class VhostScenario {
       if (kind != LockFactory.LockKind.SPINLOCK) {
         throw new IllegalArgumentException("the vhost-wakeup scenario has no " + kind + " locks");
       }
-      return spin.create(name, kernel, lockCosts, false, Map.of());
+      return LockContext.builder(kernel, lockCosts).name(name).create(spin);
     };
     LockProvider locks = capture == null ? spinlocks : capture.scheduler("cfs").locks(spinlocks);
     CostSource costs = costs(profile);

@@ -18,6 +18,7 @@ import org.lockvisor.devices.virtioblk.VirtioBlkConfig.NotifyMode;
 import org.lockvisor.locking.builtin.CountMutexFactory;
 import org.lockvisor.locking.builtin.TicketSpinLockFactory;
 import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockFactory.LockKind;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.TtwuQueueMode;
@@ -115,6 +116,8 @@ final class NotifyScenario {
     machine.createHost("host", pcpus, Platforms.hostKernel(profile, TtwuQueueMode.CROSS_LLC, false),
         CfsScheduler.withDefaults());
     Platforms.configureCacheLines(machine, profile);
+    // the profile's host domains and background activity, as the experiment runner applies them
+    Platforms.configureHost(machine.host(), profile, Platforms.hypervisor(profile).hostActivity());
     Vm vm = machine.createVm("vm0", vcpus, Platforms.guestKernel(profile, vcpus, TtwuQueueMode.CROSS_LLC, false),
         CfsScheduler.withDefaults(), Platforms.hypervisor(profile));
     String path = switch (profile.hypervisor().notifyPath()) {
@@ -140,10 +143,10 @@ final class NotifyScenario {
     CountMutexFactory mutex = new CountMutexFactory();
     LockProvider locks = (kernel, name, kind) -> {
       if (kind == LockKind.SPINLOCK) {
-        return ticket.create(name, kernel, lockCosts, false, Map.of());
+        return LockContext.builder(kernel, lockCosts).name(name).create(ticket);
       }
       checkArgument(kind == LockKind.MUTEX, "no %s lock in this scenario", kind);
-      return mutex.create(name, kernel, lockCosts, false, Map.of("optimistic-spin", "false"));
+      return LockContext.builder(kernel, lockCosts).name(name).options(Map.of("optimistic-spin", "false")).create(mutex);
     };
     this.capture = capture;
     if (capture != null) {

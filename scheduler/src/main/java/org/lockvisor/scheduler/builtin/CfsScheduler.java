@@ -41,13 +41,50 @@ import org.lockvisor.machine.Task;
  *       timer at slice expiry preempts exactly there. A wakeup preempts when {@code
  *       curr.vruntime - woken.vruntime} exceeds the wakeup granularity scaled by the woken
  *       task's weight ({@code check_preempt_wakeup}/{@code wakeup_preempt_entity}).
- *   <li>Placement of a waking task ({@code select_task_rq_fair}, reduced to {@code
- *       select_idle_sibling}): its previous CPU if idle, else an idle CPU sharing that CPU's
- *       cache, else the previous CPU; pinning wins. A new task goes to the least loaded CPU
- *       ({@code find_idlest_cpu}).
- *   <li>{@code idle_balance}: a CPU about to go idle pulls the task that has waited longest
- *       from the busiest runqueue of its kernel (pinned tasks stay).
+ *   <li>Scheduling domains ({@link SchedDomains}) from the kernel's {@link
+ *       org.lockvisor.machine.CpuTopology}: SMT, MC (the LLC), DIE and the whole machine, with
+ *       the era's parameters (3.0–3.15 {@code SD_SIBLING_INIT}/{@code SD_MC_INIT}/{@code
+ *       SD_CPU_INIT} of include/linux/topology.h; 4.8 {@code sd_init} of kernel/sched/core.c).
+ *   <li>Wakeup placement, {@code select_task_rq_fair} with {@code SD_BALANCE_WAKE} off (as in
+ *       both eras): {@code record_wakee}/{@code wake_wide} (3.12+, era 4.8 only), then {@code
+ *       wake_affine} on the lowest domain spanning the waker's and the wakee's previous CPU
+ *       (on by default as the kernel has it; {@link #disableWakeAffine} switches it off), then {@code
+ *       select_idle_sibling} bounded by the LLC domain ({@code sd_llc}): 3.0 takes the first idle
+ *       CPU of the LLC in CPU order; 3.10–4.8 take a wholly idle group (core) of the LLC, then an
+ *       idle SMT sibling, else the target. Pinning wins.
+ *   <li>Fork placement ({@code SD_BALANCE_FORK}): {@code find_idlest_group}/{@code
+ *       find_idlest_cpu} from the highest domain down, staying local unless a group is lighter by
+ *       half the imbalance percentage. ({@code SD_BALANCE_EXEC} is the same path; no workload
+ *       execs.)
+ *   <li>Periodic balancing from the tick ({@code trigger_load_balance}/{@code
+ *       rebalance_domains}): per domain, every {@code balance_interval} (times {@code
+ *       busy_factor} when busy), {@code load_balance}: {@code should_we_balance} (the first idle
+ *       CPU of the local group, else its first CPU), {@code find_busiest_group} (overloaded
+ *       groups first, {@code imbalance_pct}, {@code calculate_imbalance} with {@code
+ *       fix_small_imbalance}), {@code find_busiest_queue}, {@code detach_tasks} (least recently
+ *       run first, skipping the running, pinned and cache-hot tasks — {@code task_hot}: ran
+ *       within {@code sysctl_sched_migration_cost} 0.5 ms — unless balancing failed more than
+ *       {@code cache_nice_tries} times; at most half a task's load over the imbalance), with
+ *       {@code balance_interval} doubling while balanced and {@code nr_balance_failed}.
+ *   <li>Active balance: after more than {@code cache_nice_tries + 2} failures, the busiest
+ *       CPU's stopper pushes its running task to the idle CPU ({@code
+ *       active_load_balance_cpu_stop}).
+ *   <li>Nohz idle balancing ({@code nohz_kick_needed}/{@code nohz_idle_balance}): a busy CPU
+ *       with two or more tasks kicks the first tick-stopped idle CPU, which balances on behalf of
+ *       every idle CPU whose balance is due.
+ *   <li>Newidle balancing ({@code idle_balance}): a CPU going idle balances its domains bottom
+ *       up with {@code CPU_NEWLY_IDLE} unless its {@code avg_idle} (updated at each wakeup of an
+ *       idle CPU as in {@code ttwu_do_wakeup}, clamped at twice the migration cost) is below
+ *       {@code sysctl_sched_migration_cost} or, in era 4.8 (3.16+, 4486edd12b5a), the root domain
+ *       is not overloaded ({@code rd->overload}: some runqueue had two tasks since the last
+ *       top-level balance).
  * </ul>
+ *
+ * <p>Load is the runqueue's runnable weight at that instant, standing in for {@code
+ * cpu_load[idx]} / PELT {@code runnable_load_avg}; group capacity is one task per CPU, one per
+ * core for SMT groups ({@code smt_gain} 1178 over two threads rounds to 1). Sync wakeups are
+ * treated as plain ones, and the cost of balancing itself ({@code max_newidle_lb_cost}) is
+ * not charged.
  *
  * <p>{@code yield_to} ({@code yield_to_task_fair}, used by KVM's directed yield) sets the
  * target as the next buddy of its runqueue and the yielding task as the skip buddy of its own;
@@ -55,8 +92,7 @@ import org.lockvisor.machine.Task;
  * entity, as long as that is not more than a wakeup granularity of vruntime unfair to the
  * leftmost ({@code wakeup_preempt_entity < 1}). The last buddy (wakeup preemption) is left out.
  *
- * <p>Left out: the last buddy, periodic
- * load balancing, PELT load tracking, and (unless {@link #enableWakeAffine}) wake_affine, cgroups. The task clock includes steal
+ * <p>Left out: the last buddy, PELT load tracking, cgroups, NUMA balancing. The task clock includes steal
  * time (a guest charges the time its vCPU was preempted to its current task, as without
  * CONFIG_PARAVIRT_TIME_ACCOUNTING) unless the kernel enables steal-time accounting
  * ({@code Kernel.setStealTimeAccounting}).
@@ -86,17 +122,37 @@ public final class CfsScheduler implements Scheduler, EventHandler {
     }
   }
 
-  /** sd->imbalance_pct of the default sched domains (sd_init). */
-  private static final int IMBALANCE_PCT = 125;
+  /** The kernel generation whose domain parameters and balancing gates apply. */
+  public enum Era {
+    /** Linux 3.0–3.15 (the x86 seeds' hosts): SD_*_INIT domains, no wake_wide, no overload gate. */
+    LINUX_3_0,
+    /** Linux 4.8 (R3's guest): sd_init domains, wake_wide, newidle gated by rd->overload. */
+    LINUX_4_8
+  }
+
   /** record_wakee halves the flips once a second (HZ jiffies). */
   private static final long WAKEE_FLIP_DECAY_NS = 1_000_000_000L;
+  /** sysctl_sched_migration_cost: task_hot threshold and the avg_idle gate of idle_balance. */
+  static final long MIGRATION_COST_NS = 500_000L;
+  /** sysctl_sched_nr_migrate: most tasks one load_balance pass looks at. */
+  private static final int NR_MIGRATE = 32;
+  private static final int CPU_NOT_IDLE = 0;
+  private static final int CPU_IDLE = 1;
+  private static final int CPU_NEWLY_IDLE = 2;
 
   private final long baseLatencyNs;
   private final long baseMinGranularityNs;
   private final long baseWakeupGranularityNs;
   private final Scaling scaling;
   private final boolean hrtick;
-  private boolean wakeAffine;
+  private boolean wakeAffine = true;
+  private boolean balancing = true;
+  private Era era = Era.LINUX_3_0;
+  private SchedDomains domains;
+  private org.lockvisor.machine.SchedStats stats;
+  /** rd->overload (4.8): some runqueue had two or more tasks since the last top-level balance. */
+  private boolean overload;
+  private long nohzNextBalance;
 
   private long latencyNs;
   private long minGranularityNs;
@@ -135,24 +191,76 @@ public final class CfsScheduler implements Scheduler, EventHandler {
   }
 
   /**
-   * Turns on {@code wake_affine} for waking tasks (off by default, so existing experiments keep
-   * their placement): {@code select_task_rq_fair} of Linux 4.x records the waker's wakee flips
-   * ({@code record_wakee}), and unless {@code wake_wide} says the waker/wakee pair fans out wider
-   * than the LLC, lets {@code wake_affine} choose the waker's CPU over the wakee's previous one
-   * when the waker's runqueue, with the wakee added, is not more loaded than the previous CPU's
-   * by more than half of {@code imbalance_pct} (125: 12 %); {@code select_idle_sibling} then
-   * starts from that target. Load is the runqueue's runnable weight at that instant, standing in
-   * for PELT's {@code runnable_load_avg} (wake_idx 0); sync wakeups are treated as plain ones.
-   * Call before the kernel is created.
+   * {@code wake_affine} is on by default, as in the kernel (the {@code SD_WAKE_AFFINE} flag of
+   * every domain); this keeps it for callers of the earlier opt-in API. Call before the kernel is
+   * created.
    */
   public CfsScheduler enableWakeAffine() {
-    checkState(kernel == null, "enable wake_affine before the kernel starts");
+    checkState(kernel == null, "set wake_affine before the kernel starts");
     this.wakeAffine = true;
+    return this;
+  }
+
+  /**
+   * Switches {@code wake_affine} off (a what-if, like clearing {@code SD_WAKE_AFFINE} on every
+   * domain): a waking task then starts from its previous CPU. Call before the kernel is created.
+   */
+  public CfsScheduler disableWakeAffine() {
+    checkState(kernel == null, "set wake_affine before the kernel starts");
+    this.wakeAffine = false;
     return this;
   }
 
   public boolean wakeAffine() {
     return wakeAffine;
+  }
+
+  /**
+   * Switches off periodic, nohz and active balancing and the newidle gates, leaving the model's
+   * earlier newidle pull of the longest-waiting task (tests of other mechanisms that want fixed
+   * placement). Call before the kernel is created.
+   */
+  public CfsScheduler disableBalancing() {
+    checkState(kernel == null, "set balancing before the kernel starts");
+    this.balancing = false;
+    return this;
+  }
+
+  public boolean balancing() {
+    return balancing;
+  }
+
+  /** Selects the kernel generation (default {@link Era#LINUX_3_0}). Call before the kernel is created. */
+  public CfsScheduler era(Era era) {
+    checkState(kernel == null, "set the era before the kernel starts");
+    checkArgument(era != null, "era must be set");
+    this.era = era;
+    return this;
+  }
+
+  public Era era() {
+    return era;
+  }
+
+  /** The scheduling domains, built from the kernel's topology at first use. */
+  SchedDomains domains() {
+    if (domains == null) {
+      domains = new SchedDomains(kernel.topology(), kernel.cpuCount(), era);
+      for (Rq rq : rqs) {
+        rq.lastBalance = new long[domains.count()];
+        rq.balanceInterval = new long[domains.count()];
+        rq.nrBalanceFailed = new int[domains.count()];
+        for (int l = 0; l < domains.count(); l++) {
+          rq.balanceInterval[l] = domains.level(l).minIntervalMs();
+        }
+      }
+    }
+    return domains;
+  }
+
+  /** The domain levels as {@code NAME/span}, lowest first (e.g. {@code "SMT/2 MC/8 NUMA/16"}). */
+  public String domainsDescription() {
+    return domains().toString();
   }
 
   @Override
@@ -170,6 +278,8 @@ public final class CfsScheduler implements Scheduler, EventHandler {
       rqs[i] = new Rq(i);
       k.cpu(i).rqData = rqs[i];
     }
+    stats = k.schedStats();
+    stats.ensureCpus(k.cpuCount());
   }
 
   /** Effective sysctl_sched_latency (after scaling). */
@@ -205,6 +315,13 @@ public final class CfsScheduler implements Scheduler, EventHandler {
     Rq rq = rqs[cpu.index()];
     Entity se = entity(task);
     updateCurr(rq);
+    if (rq.idleStamp >= 0) {
+      // ttwu_do_wakeup: avg_idle tracks how long this CPU stays idle
+      long delta = sim.now() - rq.idleStamp;
+      long max = 2 * MIGRATION_COST_NS;
+      rq.avgIdle = delta > max ? max : rq.avgIdle + (delta - rq.avgIdle) / 8;
+      rq.idleStamp = -1;
+    }
     if (se.rqIndex >= 0 && se.rqIndex != rq.index) {
       // migrate_task_rq_fair: vruntime stays relative to the runqueue's floor
       task.vruntime = task.vruntime - rqs[se.rqIndex].minVruntime + rq.minVruntime;
@@ -222,6 +339,7 @@ public final class CfsScheduler implements Scheduler, EventHandler {
     if (hrtick && rq.curr != null && nrRunning(rq) < nrLatency) {
       armHrtick(rq); // hrtick_update: the slice of curr shrank
     }
+    lengthChanged(rq);
   }
 
   @Override
@@ -232,6 +350,7 @@ public final class CfsScheduler implements Scheduler, EventHandler {
     updateCurr(rq);
     remove(rq, se);
     updateMinVruntime(rq);
+    lengthChanged(rq);
   }
 
   @Override
@@ -241,7 +360,9 @@ public final class CfsScheduler implements Scheduler, EventHandler {
     updateCurr(rq);
     rq.curr = null;
     cancelHrtick(rq);
-    insert(rq, entity(prev));
+    Entity se = entity(prev);
+    insert(rq, se);
+    rq.lastPut = se;
   }
 
   @Override
@@ -260,7 +381,11 @@ public final class CfsScheduler implements Scheduler, EventHandler {
       updateMinVruntime(rq);
     }
     cancelHrtick(rq);
+    if (rq.activeBalanceTarget >= 0) {
+      activeBalance(rq);
+    }
     if (rq.size == 0) {
+      lengthChanged(rq);
       return null;
     }
     Entity left = rq.heap[0];
@@ -276,6 +401,7 @@ public final class CfsScheduler implements Scheduler, EventHandler {
     }
     remove(rq, se); // clear_buddies(cfs_rq, se)
     setNext(rq, se);
+    lengthChanged(rq);
     return se.task;
   }
 
@@ -286,32 +412,78 @@ public final class CfsScheduler implements Scheduler, EventHandler {
     }
     Cpu prev = task.cpu();
     if (prev == null || prev.kernel() != kernel || !entity(task).placed) {
-      return idlest(wakerCpu);
+      Cpu start = wakerCpu != null && wakerCpu.kernel() == kernel ? wakerCpu : kernel.cpu(0);
+      Cpu c = balancing ? findIdlest(start, task) : idlest(wakerCpu);
+      if (c != start && stats != null && balancing) {
+        stats.migrated(org.lockvisor.machine.MigrationCause.FORK);
+      }
+      return c;
     }
     Cpu target = prev;
     if (wakeAffine && wakerCpu != null && wakerCpu.kernel() == kernel) {
       Task waker = wakerCpu.current();
       boolean wantAffine = true;
-      if (waker != null && waker != wakerCpu.idleTask() && waker.kernel() == kernel) {
+      if (era == Era.LINUX_4_8 && waker != null && waker != wakerCpu.idleTask() && waker.kernel() == kernel) {
         recordWakee(entity(waker), task);
         wantAffine = !wakeWide(entity(waker), entity(task));
       }
-      if (wantAffine && wakerCpu != prev && affine(wakerCpu, prev, task)) {
-        target = wakerCpu;
+      if (wantAffine && wakerCpu != prev) {
+        int level = domains().lowestCommon(wakerCpu.index(), prev.index());
+        int pct = level < 0 ? 125 : domains.level(level).imbalancePct();
+        if (affine(wakerCpu, prev, task, pct)) {
+          target = wakerCpu;
+        }
       }
     }
-    // select_idle_sibling(p, prev, target)
+    Cpu chosen = selectIdleSibling(task, prev, target);
+    if (chosen != prev) {
+      stats.migrated(org.lockvisor.machine.MigrationCause.WAKE);
+    }
+    return chosen;
+  }
+
+  /**
+   * select_idle_sibling(p, prev, target): target if idle; prev if it shares the LLC and is idle;
+   * else within sd_llc: era 3.0 the first idle CPU in CPU order; era 4.8 (3.10+) a group of the
+   * LLC level that is wholly idle, then level by level down to an idle SMT sibling; else target.
+   */
+  private Cpu selectIdleSibling(Task p, Cpu prev, Cpu target) {
     if (availableIdle(target)) {
       return target;
     }
     if (target != prev && kernel.sharesCache(prev, target) && availableIdle(prev)) {
       return prev;
     }
-    int n = kernel.cpuCount();
-    for (int i = 1; i < n; i++) {
-      Cpu c = kernel.cpu((target.index() + i) % n);
-      if (kernel.sharesCache(c, target) && availableIdle(c)) {
-        return c;
+    SchedDomains d = domains();
+    int llc = d.llcLevel();
+    if (llc < 0) {
+      return target;
+    }
+    int t = target.index();
+    if (era == Era.LINUX_3_0) {
+      for (int i = d.spanStart(llc, t); i < d.spanEnd(llc, t); i++) {
+        if (availableIdle(kernel.cpu(i))) {
+          return kernel.cpu(i);
+        }
+      }
+      return target;
+    }
+    for (int l = llc; l >= 0; l--) {
+      int start = d.spanStart(l, t);
+      int end = d.spanEnd(l, t);
+      int g = d.level(l).groupSize();
+      int groups = (end - start + g - 1) / g;
+      int local = (t - start) / g;
+      for (int k = 1; k < groups; k++) {
+        int gs = start + ((local + k) % groups) * g;
+        int ge = Math.min(end, gs + g);
+        boolean idle = true;
+        for (int i = gs; i < ge && idle; i++) {
+          idle = availableIdle(kernel.cpu(i));
+        }
+        if (idle) {
+          return kernel.cpu(gs);
+        }
       }
     }
     return target;
@@ -330,26 +502,28 @@ public final class CfsScheduler implements Scheduler, EventHandler {
     }
   }
 
-  /** wake_wide: both fan out to at least an LLC's worth of partners, one by that factor more. */
+  /** wake_wide (4.8): both fan out to at least an LLC's worth of partners, one by that factor more. */
   private boolean wakeWide(Entity waker, Entity wakee) {
-    int factor = Math.max(1, Math.min(kernel.cpuCount(), kernel.config().llcSize()));
+    int factor = Math.max(1, Math.min(kernel.cpuCount(), kernel.topology().llcCpus()));
     int master = Math.max(waker.wakeeFlips, wakee.wakeeFlips);
     int slave = Math.min(waker.wakeeFlips, wakee.wakeeFlips);
     return slave >= factor && master >= (long) slave * factor;
   }
 
   /**
-   * wake_affine (4.x, no cgroups, equal capacities): {@code 100 × (this_load + w) <= (100 +
-   * (imbalance_pct - 100) / 2) × (prev_load + w)}, or an empty waker runqueue.
+   * wake_affine (3.x–4.8, root task group, equal capacities, not sync): {@code 100 × (this_load +
+   * w) <= (100 + (imbalance_pct - 100) / 2) × prev_load}, or an empty waker runqueue (4.8). The
+   * wakee is asleep, so only the waker's side adds its weight ({@code effective_load} of the root
+   * group returns its argument).
    */
-  private boolean affine(Cpu thisCpu, Cpu prevCpu, Task p) {
+  private boolean affine(Cpu thisCpu, Cpu prevCpu, Task p, int imbalancePct) {
     long thisLoad = load(rqs[thisCpu.index()]);
     long prevLoad = load(rqs[prevCpu.index()]);
     if (thisLoad <= 0) {
       return true;
     }
     long w = p.weight;
-    return 100 * (thisLoad + w) <= (100 + (IMBALANCE_PCT - 100) / 2) * (prevLoad + w);
+    return 100 * (thisLoad + w) <= (100 + (imbalancePct - 100) / 2) * prevLoad;
   }
 
   @Override
@@ -375,6 +549,15 @@ public final class CfsScheduler implements Scheduler, EventHandler {
     updateCurr(rq);
     if (nrRunning(rq) > 1) {
       checkPreemptTick(cpu, rq);
+    }
+    if (balancing) {
+      long now = sim.now();
+      if (now >= rq.nextBalance) {
+        rebalanceDomains(rq, CPU_NOT_IDLE, org.lockvisor.machine.MigrationCause.PERIODIC);
+      }
+      if (now >= nohzNextBalance && (nrRunning(rq) >= 2 || busySibling(cpu.index()))) {
+        nohzIdleBalance();
+      }
     }
   }
 
@@ -423,6 +606,29 @@ public final class CfsScheduler implements Scheduler, EventHandler {
   @Override
   public Task balanceIdle(Cpu cpu) {
     Rq dst = rqs[cpu.index()];
+    if (!balancing) {
+      return legacyIdlePull(cpu, dst);
+    }
+    // idle_balance
+    dst.idleStamp = sim.now();
+    if (dst.avgIdle < MIGRATION_COST_NS || (era == Era.LINUX_4_8 && !overload)) {
+      return null;
+    }
+    SchedDomains d = domains();
+    for (int l = 0; l < d.count(); l++) {
+      if (loadBalance(dst, l, CPU_NEWLY_IDLE, org.lockvisor.machine.MigrationCause.NEWIDLE) > 0) {
+        break;
+      }
+    }
+    if (dst.size == 0) {
+      return null;
+    }
+    dst.idleStamp = -1;
+    return pickNext(cpu);
+  }
+
+  /** The model's newidle pull before issue 17: the longest-waiting movable task of the busiest runqueue. */
+  private Task legacyIdlePull(Cpu cpu, Rq dst) {
     Rq busiest = null;
     for (Rq rq : rqs) {
       if (rq == dst || rq.size == 0 || !hasMovable(rq, cpu.index())) {
@@ -449,16 +655,357 @@ public final class CfsScheduler implements Scheduler, EventHandler {
     }
     remove(busiest, pick);
     updateMinVruntime(busiest);
+    lengthChanged(busiest);
     Task t = pick.task;
     t.vruntime = t.vruntime - busiest.minVruntime + dst.minVruntime;
     dst.migrationsIn++;
+    stats.migrated(org.lockvisor.machine.MigrationCause.NEWIDLE);
     setNext(dst, pick);
+    lengthChanged(dst);
     return t;
   }
 
-  /** Tasks pulled to {@code cpu} by idle balancing so far. */
+  /** Tasks pulled to {@code cpu} by balancing so far. */
   public long idlePulls(Cpu cpu) {
     return rqs[cpu.index()].migrationsIn;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Load balancing (kernel/sched/fair.c).
+
+  /** rebalance_domains for {@code rq}'s CPU: each level whose interval is due runs load_balance. */
+  private void rebalanceDomains(Rq rq, int idle, org.lockvisor.machine.MigrationCause cause) {
+    SchedDomains d = domains();
+    long now = sim.now();
+    long tick = kernel.config().tickNs();
+    // max_load_balance_interval = HZ * num_online_cpus / 10 jiffies
+    long maxInterval = Math.max(tick, 100_000_000L * kernel.cpuCount());
+    long next = Long.MAX_VALUE;
+    for (int l = 0; l < d.count(); l++) {
+      SchedDomains.Level level = d.level(l);
+      long interval = rq.balanceInterval[l] * 1_000_000L;
+      if (idle != CPU_IDLE) {
+        interval *= level.busyFactor();
+      }
+      interval = Math.max(tick, Math.min(maxInterval, roundToTicks(interval, tick)));
+      if (now - rq.lastBalance[l] >= interval) {
+        if (loadBalance(rq, l, idle, cause) > 0) {
+          idle = CPU_NOT_IDLE;
+        }
+        rq.lastBalance[l] = now;
+      }
+      next = Math.min(next, rq.lastBalance[l] + interval);
+    }
+    rq.nextBalance = next == Long.MAX_VALUE ? now + tick : next;
+  }
+
+  private static long roundToTicks(long ns, long tick) {
+    return (ns + tick - 1) / tick * tick; // msecs_to_jiffies rounds up
+  }
+
+  /**
+   * nohz_idle_balance: a busy CPU's tick found two or more tasks and tick-stopped idle CPUs; the
+   * first idle CPU balances on behalf of every idle CPU whose balance is due.
+   */
+  private void nohzIdleBalance() {
+    long now = sim.now();
+    nohzNextBalance = now + kernel.config().tickNs();
+    boolean any = false;
+    for (Rq rq : rqs) {
+      if (rq.curr != null || rq.size > 0 || !kernel.cpu(rq.index).isIdle()) {
+        continue;
+      }
+      any = true;
+      if (now >= rq.nextBalance) {
+        rebalanceDomains(rq, CPU_IDLE, org.lockvisor.machine.MigrationCause.NOHZ);
+      }
+    }
+    if (!any) {
+      nohzNextBalance = now + kernel.config().tickNs();
+    }
+  }
+
+  /**
+   * load_balance(dst, sd, idle) at level {@code l}: should_we_balance, find_busiest_group,
+   * find_busiest_queue, detach/attach tasks, nr_balance_failed and active balance, the
+   * balance_interval backoff. Returns the number of tasks moved.
+   */
+  private int loadBalance(Rq dst, int l, int idle, org.lockvisor.machine.MigrationCause cause) {
+    SchedDomains d = domains();
+    SchedDomains.Level level = d.level(l);
+    int cpu = dst.index;
+    int start = d.spanStart(l, cpu);
+    int end = d.spanEnd(l, cpu);
+    int g = level.groupSize();
+    int localStart = start + (cpu - start) / g * g;
+    int localEnd = Math.min(end, localStart + g);
+    if (idle != CPU_NEWLY_IDLE && !shouldWeBalance(cpu, localStart, localEnd)) {
+      return 0;
+    }
+    // update_sd_lb_stats: per group load, nr_running, capacity
+    long totalLoad = 0;
+    int totalCpus = 0;
+    long localLoad = 0;
+    int localNr = 0;
+    int localCpus = localEnd - localStart;
+    int localCapacity = level.smtGroups() ? 1 : localCpus;
+    int localIdle = 0;
+    int busiestStart = -1;
+    long busiestLoad = 0;
+    int busiestNr = 0;
+    int busiestCpus = 0;
+    int busiestIdle = 0;
+    boolean busiestOverloaded = false;
+    boolean anyOverloaded = false;
+    for (int gs = start; gs < end; gs += g) {
+      int ge = Math.min(end, gs + g);
+      long load = 0;
+      int nr = 0;
+      int idleCpus = 0;
+      for (int i = gs; i < ge; i++) {
+        Rq rq = rqs[i];
+        int n = nrRunning(rq);
+        load += load(rq);
+        nr += n;
+        if (n == 0) {
+          idleCpus++;
+        }
+        if (n > 1) {
+          anyOverloaded = true;
+        }
+      }
+      int ncpu = ge - gs;
+      totalLoad += load;
+      totalCpus += ncpu;
+      if (gs == localStart) {
+        localLoad = load;
+        localNr = nr;
+        localIdle = idleCpus;
+        continue;
+      }
+      int capacity = level.smtGroups() ? 1 : ncpu;
+      boolean overloaded = nr > capacity;
+      // update_sd_pick_busiest: overloaded groups first, then the highest average load
+      boolean pick;
+      if (busiestStart < 0) {
+        pick = nr > 0;
+      } else if (overloaded != busiestOverloaded) {
+        pick = overloaded;
+      } else {
+        pick = load * busiestCpus > busiestLoad * ncpu;
+      }
+      if (pick) {
+        busiestStart = gs;
+        busiestLoad = load;
+        busiestNr = nr;
+        busiestCpus = ncpu;
+        busiestIdle = idleCpus;
+        busiestOverloaded = overloaded;
+      }
+    }
+    if (l == d.count() - 1) {
+      overload = anyOverloaded; // the root domain's update_sd_lb_stats
+    }
+    int moved = 0;
+    long imbalance = 0;
+    boolean balanced;
+    if (busiestStart < 0 || busiestNr == 0) {
+      balanced = true;
+    } else {
+      // find_busiest_group (per-CPU average loads, SCHED_CAPACITY_SCALE cancelled out)
+      double avg = (double) totalLoad / totalCpus;
+      double localAvg = (double) localLoad / localCpus;
+      double busiestAvg = (double) busiestLoad / busiestCpus;
+      boolean force = idle != CPU_NOT_IDLE && localNr < localCapacity && busiestOverloaded;
+      if (force) {
+        balanced = false;
+      } else if (localAvg >= busiestAvg || localAvg >= avg) {
+        balanced = true;
+      } else if (idle == CPU_IDLE) {
+        balanced = !busiestOverloaded && localIdle <= busiestIdle + 1;
+      } else {
+        balanced = 100 * busiestAvg <= level.imbalancePct() * localAvg;
+      }
+      if (!balanced) {
+        // calculate_imbalance + fix_small_imbalance
+        long loadPerTask = busiestLoad / Math.max(1, busiestNr);
+        double pull = Math.min((busiestAvg - avg) * busiestCpus, (avg - localAvg) * localCpus);
+        imbalance = (long) Math.max(0, pull);
+        if (imbalance < loadPerTask && busiestAvg - localAvg >= loadPerTask) {
+          imbalance = loadPerTask;
+        }
+        Rq busiest = findBusiestQueue(busiestStart, Math.min(end, busiestStart + g), imbalance, cpu);
+        if (busiest != null && nrRunning(busiest) > 1) {
+          moved = detachTasks(busiest, dst, imbalance, level, l, cause);
+        }
+        if (moved == 0) {
+          if (idle != CPU_NEWLY_IDLE) {
+            dst.nrBalanceFailed[l]++;
+          }
+          if (busiest != null && dst.nrBalanceFailed[l] > level.cacheNiceTries() + 2
+              && busiest.curr != null && movable(busiest.curr.task, cpu) && busiest.activeBalanceTarget < 0) {
+            // need_active_balance: kick the busiest CPU's stopper
+            busiest.activeBalanceTarget = cpu;
+            kernel.cpu(busiest.index).reschedule();
+            dst.nrBalanceFailed[l] = level.cacheNiceTries() + 1;
+          }
+        } else {
+          dst.nrBalanceFailed[l] = 0;
+        }
+      }
+    }
+    if (moved > 0) {
+      dst.balanceInterval[l] = level.minIntervalMs();
+    } else {
+      if (balanced) {
+        dst.nrBalanceFailed[l] = 0;
+      }
+      if (dst.balanceInterval[l] < level.maxIntervalMs()) {
+        dst.balanceInterval[l] *= 2;
+      }
+    }
+    return moved;
+  }
+
+  /**
+   * nohz_kick_needed's second reason (3.x {@code sd_busy} / 4.8 {@code sd_llc_shared}
+   * nr_busy_cpus): another thread of this CPU's SMT core is busy too.
+   */
+  private boolean busySibling(int cpu) {
+    SchedDomains d = domains();
+    if (d.count() == 0 || !"SMT".equals(d.level(0).name())) {
+      return false;
+    }
+    for (int i = d.spanStart(0, cpu); i < d.spanEnd(0, cpu); i++) {
+      if (i != cpu && nrRunning(rqs[i]) > 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** should_we_balance: the first idle CPU of the local group, else the group's first CPU. */
+  private boolean shouldWeBalance(int cpu, int localStart, int localEnd) {
+    for (int i = localStart; i < localEnd; i++) {
+      if (nrRunning(rqs[i]) == 0 && kernel.cpu(i).isIdle()) {
+        return i == cpu;
+      }
+    }
+    return localStart == cpu;
+  }
+
+  /** find_busiest_queue: the most loaded runqueue, skipping one whose single task outweighs the imbalance. */
+  private Rq findBusiestQueue(int gs, int ge, long imbalance, int dstCpu) {
+    Rq best = null;
+    long bestLoad = -1;
+    for (int i = gs; i < ge; i++) {
+      Rq rq = rqs[i];
+      if (i == dstCpu) {
+        continue;
+      }
+      long wl = load(rq);
+      if (nrRunning(rq) == 1 && wl > imbalance) {
+        continue;
+      }
+      if (wl > bestLoad) {
+        best = rq;
+        bestLoad = wl;
+      }
+    }
+    return best;
+  }
+
+  /**
+   * detach_tasks/attach_tasks: least recently run queued tasks first, skipping pinned and
+   * cache-hot ones (unless balancing failed more than cache_nice_tries times) and ones whose half
+   * load exceeds what is left of the imbalance; at most sysctl_sched_nr_migrate looked at.
+   */
+  private int detachTasks(Rq src, Rq dst, long imbalance, SchedDomains.Level level, int l,
+      org.lockvisor.machine.MigrationCause cause) {
+    long now = sim.now();
+    int moved = 0;
+    int looked = 0;
+    long lastPicked = Long.MIN_VALUE;
+    int lastSeq = -1;
+    int limit = Math.min(NR_MIGRATE, nrRunning(src));
+    boolean hotOk = dst.nrBalanceFailed[l] > level.cacheNiceTries();
+    while (imbalance > 0 && looked < limit && src.size > 0) {
+      // the next least recently run entity after (lastPicked, lastSeq) in (lastRanAt, seq) order
+      Entity pick = null;
+      for (int i = 0; i < src.size; i++) {
+        Entity se = src.heap[i];
+        long ran = se.task.lastRanAt;
+        if (ran < lastPicked || (ran == lastPicked && se.seq <= lastSeq)) {
+          continue;
+        }
+        if (pick == null || ran < pick.task.lastRanAt || (ran == pick.task.lastRanAt && se.seq < pick.seq)) {
+          pick = se;
+        }
+      }
+      if (pick == null) {
+        break;
+      }
+      looked++;
+      lastPicked = pick.task.lastRanAt;
+      lastSeq = (int) pick.seq;
+      long w = pick.task.weight;
+      if (!movable(pick, dst.index)) {
+        continue;
+      }
+      if (!hotOk && now - pick.task.lastRanAt < MIGRATION_COST_NS && pick.task.lastRanAt > 0) {
+        continue; // task_hot
+      }
+      if (w / 2 > imbalance) {
+        continue;
+      }
+      migrate(src, dst, pick, cause);
+      moved++;
+      imbalance -= w;
+    }
+    return moved;
+  }
+
+  /** Moves a queued entity between runqueues (vruntime relative to min_vruntime) and kicks {@code dst}. */
+  private void migrate(Rq src, Rq dst, Entity se, org.lockvisor.machine.MigrationCause cause) {
+    updateCurr(src);
+    remove(src, se);
+    updateMinVruntime(src);
+    Task t = se.task;
+    t.vruntime = t.vruntime - src.minVruntime + dst.minVruntime;
+    updateCurr(dst);
+    insert(dst, se);
+    kernel.moveQueued(t, kernel.cpu(dst.index));
+    dst.migrationsIn++;
+    stats.migrated(cause);
+    if (nrRunning(dst) >= 2) {
+      overload = true;
+    }
+    lengthChanged(src);
+    lengthChanged(dst);
+    Cpu c = kernel.cpu(dst.index);
+    if (c.isIdle() || (dst.curr != null && wakeupPreempt(c, dst.curr.task, t))) {
+      c.reschedule(); // check_preempt_curr after attach_task
+    }
+  }
+
+  /** active_load_balance_cpu_stop on {@code rq}: push the task that was running to the idle CPU. */
+  private void activeBalance(Rq rq) {
+    int target = rq.activeBalanceTarget;
+    rq.activeBalanceTarget = -1;
+    Entity se = rq.lastPut;
+    Rq dst = rqs[target];
+    if (se == null || se.heapIndex < 0 || se.rqIndex != rq.index || !movable(se, target) || nrRunning(dst) > 0) {
+      return;
+    }
+    migrate(rq, dst, se, org.lockvisor.machine.MigrationCause.ACTIVE);
+  }
+
+  private void lengthChanged(Rq rq) {
+    int n = nrRunning(rq);
+    if (n >= 2) {
+      overload = true; // add_nr_running (4.x)
+    }
+    stats.nrRunning(rq.index, n, sim.now());
   }
 
   // ---------------------------------------------------------------------------------------
@@ -599,6 +1146,67 @@ public final class CfsScheduler implements Scheduler, EventHandler {
     return c.isIdle() && rq.size == 0 && rq.curr == null;
   }
 
+  /**
+   * SD_BALANCE_FORK placement (select_task_rq_fair's slow path): from the highest domain of
+   * {@code start} down, find_idlest_group (the group with the lowest per-CPU load, taken only if
+   * {@code 100 × local < (100 + (imbalance_pct - 100) / 2) × idlest}, else the level below), then
+   * find_idlest_cpu in it (an idle CPU first, else the least loaded), and on from that CPU one
+   * level lower.
+   */
+  private Cpu findIdlest(Cpu start, Task p) {
+    SchedDomains d = domains();
+    int cpu = start.index();
+    for (int l = d.count() - 1; l >= 0; l--) {
+      SchedDomains.Level level = d.level(l);
+      int s0 = d.spanStart(l, cpu);
+      int e0 = d.spanEnd(l, cpu);
+      int g = level.groupSize();
+      int localStart = s0 + (cpu - s0) / g * g;
+      long localLoad = 0;
+      int localCpus = 0;
+      int idlestStart = -1;
+      long idlestLoad = 0;
+      int idlestCpus = 1;
+      int groups = (e0 - s0 + g - 1) / g;
+      int localIdx = (cpu - s0) / g;
+      for (int k = 0; k < groups; k++) {
+        int gs = s0 + ((localIdx + k) % groups) * g;
+        int ge = Math.min(e0, gs + g);
+        long load = 0;
+        for (int i = gs; i < ge; i++) {
+          load += load(rqs[i]);
+        }
+        if (gs == localStart) {
+          localLoad = load;
+          localCpus = ge - gs;
+        } else if (idlestStart < 0 || load * idlestCpus < idlestLoad * (ge - gs)) {
+          idlestStart = gs;
+          idlestLoad = load;
+          idlestCpus = ge - gs;
+        }
+      }
+      int imbalance = 100 + (level.imbalancePct() - 100) / 2;
+      if (idlestStart < 0 || 100 * localLoad * idlestCpus < (long) imbalance * idlestLoad * localCpus) {
+        continue; // stay in the local group, one level down
+      }
+      int best = -1;
+      long bestLoad = Long.MAX_VALUE;
+      for (int i = idlestStart; i < Math.min(e0, idlestStart + g); i++) {
+        if (availableIdle(kernel.cpu(i))) {
+          best = i;
+          break;
+        }
+        long load = load(rqs[i]);
+        if (load < bestLoad) {
+          best = i;
+          bestLoad = load;
+        }
+      }
+      cpu = best;
+    }
+    return kernel.cpu(cpu);
+  }
+
   /** find_idlest_cpu, reduced: the first idle CPU, else the one with the fewest runnable tasks. */
   private Cpu idlest(Cpu wakerCpu) {
     Cpu best = null;
@@ -615,7 +1223,11 @@ public final class CfsScheduler implements Scheduler, EventHandler {
   }
 
   private static boolean movable(Entity se, int cpuIndex) {
-    int pin = se.task.pinnedCpu();
+    return movable(se.task, cpuIndex);
+  }
+
+  private static boolean movable(Task t, int cpuIndex) {
+    int pin = t.pinnedCpu();
     return pin < 0 || pin == cpuIndex;
   }
 
@@ -758,6 +1370,16 @@ public final class CfsScheduler implements Scheduler, EventHandler {
     long minVruntime;
     long hrtickHandle = EventQueue.NO_EVENT;
     long migrationsIn;
+    /** idle_stamp (-1: not idle) and avg_idle, starting at twice the migration cost (sched_init). */
+    long idleStamp = -1;
+    long avgIdle = 2 * MIGRATION_COST_NS;
+    long nextBalance;
+    long[] lastBalance;
+    long[] balanceInterval;
+    int[] nrBalanceFailed;
+    int activeBalanceTarget = -1;
+    /** The entity put back last (the stopper's victim for active balance). */
+    Entity lastPut;
 
     Rq(int index) {
       this.index = index;

@@ -26,7 +26,15 @@ public final class CfsSchedulerFactory implements SchedulerFactory {
           "sysctl_sched_tunable_scaling: factor on the three durations: none = 1, log = 1 + ilog2(min(cpus, 8)),"
               + " linear = min(cpus, 8)", "none", "log", "linear"),
       PluginOption.ofBoolean("hrtick", false,
-          "sched_feat HRTICK: preempt at the exact slice expiry with a timer instead of at the next tick"));
+          "sched_feat HRTICK: preempt at the exact slice expiry with a timer instead of at the next tick"),
+      PluginOption.ofBoolean("wake-affine", true,
+          "SD_WAKE_AFFINE: wake_affine may pull a wakee to the waker's CPU (false: start from its previous CPU)"),
+      PluginOption.ofEnum("era", "3.0",
+          "kernel generation of the domains and gates: 3.0 (3.0-3.15, SD_*_INIT, no wake_wide, no overload gate)"
+              + " or 4.8 (sd_init, wake_wide, newidle gated by rd->overload)", "3.0", "4.8"),
+      PluginOption.ofBoolean("balancing", true,
+          "periodic, nohz, newidle (avg_idle-gated) and active load balancing over sched domains; false: only"
+              + " the earlier model's newidle pull of the longest-waiting task"));
 
   @Override
   public String name() {
@@ -36,7 +44,7 @@ public final class CfsSchedulerFactory implements SchedulerFactory {
   @Override
   public String summary() {
     return "Linux CFS (pre-EEVDF): vruntime runqueues, latency-derived slices, tick and wakeup preemption,"
-        + " sleeper credit, idle-sibling wakeup placement, idle balancing.";
+        + " sched domains from topology, select_task_rq_fair placement, periodic/nohz/newidle/active balancing.";
   }
 
   @Override
@@ -47,11 +55,19 @@ public final class CfsSchedulerFactory implements SchedulerFactory {
   @Override
   public Scheduler create(Map<String, String> options) {
     BuiltinOptions o = BuiltinOptions.of(name(), options, OPTIONS);
-    return new CfsScheduler(
+    CfsScheduler s = new CfsScheduler(
         o.duration("latency"),
         o.duration("min-granularity"),
         o.duration("wakeup-granularity"),
         CfsScheduler.Scaling.valueOf(o.choice("scaling").toUpperCase(Locale.ROOT)),
         o.bool("hrtick"));
+    s.era(o.choice("era").equals("4.8") ? CfsScheduler.Era.LINUX_4_8 : CfsScheduler.Era.LINUX_3_0);
+    if (!o.bool("wake-affine")) {
+      s.disableWakeAffine();
+    }
+    if (!o.bool("balancing")) {
+      s.disableBalancing();
+    }
+    return s;
   }
 }

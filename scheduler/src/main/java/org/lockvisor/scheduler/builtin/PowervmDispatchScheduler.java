@@ -44,6 +44,10 @@ import org.lockvisor.machine.VcpuTask;
  *       (if entitled) to one running a VP on leftover capacity, else to its previous one.
  * </ul>
  *
+ * <p>{@code H_CONFER} to a target ({@link #yieldTo}) dispatches a preempted target VP next on
+ * the conferring processor with the caller's remaining entitlement; {@code H_PROD} ({@code
+ * Vm.prod}) makes a ceded VP dispatchable like any wakeup.
+ *
  * <p>SMT gang dispatch ({@code smt} 2, 4 or 8; default 1 = one guest CPU per VP, the model
  * above unchanged): on POWER8 a shared-processor VP is a whole core and the guest sees its SMT
  * threads as {@code smt} CPUs ({@code ppc64_cpu --smt}); PHYP dispatches and preempts them
@@ -67,8 +71,8 @@ import org.lockvisor.machine.VcpuTask;
  *
  * <p>Simplifications: leftover capacity is handed out in FIFO order at exhaustion points and
  * window boundaries, not in proportion to uncapped weights (equal weights give the same long-run
- * shares, not the same per-window shares); no home-node/chip affinity, no dispatch latency, no
- * H_CONFER/H_PROD directed dispatch; a VP's time is charged while it is
+ * shares, not the same per-window shares); no home-node/chip affinity, no dispatch latency; a
+ * VP's time is charged while it is
  * dispatched, whether in the guest or in the hypervisor on its behalf. Host tasks that are not
  * vCPU threads (hypervisor work) are never exhausted. Per-LPAR entitlements can be set with
  * {@link #entitle(String, double)} before the VM is created.
@@ -237,6 +241,13 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
       rq.curr = null;
     }
     cancelExhaust(rq);
+    if (rq.conferred != null) {
+      // H_CONFER: the holder's VP runs next on the conferring processor
+      Vp c = rq.conferred;
+      rq.conferred = null;
+      dispatch(rq, c, now);
+      return c.task;
+    }
     Vp next = firstEntitled(rq.ready, now);
     if (next != null) {
       rq.ready.remove(next);
@@ -317,7 +328,50 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
     if (smt > 1) {
       return gangPickable(cpu.index()) ? 1 : 0;
     }
-    return rqs[cpu.index()].ready.size();
+    Rq rq = rqs[cpu.index()];
+    return rq.ready.size() + (rq.conferred != null ? 1 : 0);
+  }
+
+  /**
+   * The dispatcher's side of {@code H_CONFER} to a target processor (arch/powerpc/lib/locks.c
+   * 4.8 {@code __spin_yield}: {@code plpar_hcall_norets(H_CONFER, get_hard_smp_processor_id(
+   * holder_cpu), yield_count)}): the preempted target VP leaves the queue it waits in and is
+   * dispatched next on the caller's processor, with the caller's remaining entitlement for the
+   * window added to its own (the caller confers its cycles). Not modelled with {@code smt > 1}
+   * (gang mode answers false: the caller just gives up the processor).
+   */
+  @Override
+  public boolean yieldTo(Cpu cpu, Task current, Task target) {
+    if (smt > 1) {
+      return false;
+    }
+    Vp t = vp(target);
+    Rq from = rqs[t.cpuIndex];
+    if (!from.ready.remove(t) && !from.throttled.remove(t)) {
+      return false;
+    }
+    long now = sim.now();
+    Rq rq = rqs[cpu.index()];
+    refresh(t, now);
+    if (rq.curr != null && rq.curr.task == current) {
+      charge(rq.curr, now);
+      if (t.entitledNs != UNLIMITED && rq.curr.entitledNs != UNLIMITED) {
+        t.remainingNs += rq.curr.remainingNs;
+        rq.curr.remainingNs = 0;
+      }
+    }
+    t.cpuIndex = rq.index;
+    rq.conferred = t;
+    kernel.moveQueued(target, cpu);
+    confersDispatched++;
+    return true;
+  }
+
+  private long confersDispatched;
+
+  /** H_CONFER calls that dispatched the target VP on the caller's processor. */
+  public long confersDispatched() {
+    return confersDispatched;
   }
 
   @Override
@@ -854,6 +908,8 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
     final ArrayDeque<Vp> ready = new ArrayDeque<>(8);
     final ArrayDeque<Vp> throttled = new ArrayDeque<>(4);
     Vp curr;
+    /** A VP conferred to by this processor's caller: dispatched next. */
+    Vp conferred;
     long exhaustHandle = EventQueue.NO_EVENT;
     long exhausted;
 

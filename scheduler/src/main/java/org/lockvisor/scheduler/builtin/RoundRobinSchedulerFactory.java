@@ -30,7 +30,6 @@ public final class RoundRobinSchedulerFactory implements SchedulerFactory {
 
   @Override
   public Scheduler create(Map<String, String> options) {
-    String q = options.get("quantum");
-    return new RoundRobinScheduler(q == null ? DEFAULT_QUANTUM_NS : Long.parseLong(q));
+    return new RoundRobinScheduler(BuiltinOptions.of(name(), options, options()).duration("quantum"));
   }
 }

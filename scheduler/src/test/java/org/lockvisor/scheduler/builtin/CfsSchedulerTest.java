@@ -187,8 +187,8 @@ class CfsSchedulerTest {
   /** The wakee last ran on CPU 1; CPU 0 (the waker's) and CPU 1 run the given numbers of hogs. */
   private int affinePlacement(boolean wakeAffine, int hogsOnWakerCpu, int hogsOnPrevCpu) {
     CfsScheduler cfs = CfsScheduler.withDefaults();
-    if (wakeAffine) {
-      cfs.enableWakeAffine();
+    if (!wakeAffine) {
+      cfs.disableWakeAffine(); // on by default, as SD_WAKE_AFFINE in the kernel
     }
     Kernel host = machine.createHost("host", 2, KernelConfig.zeroCost(TICK).withLlcSize(2), cfs);
     boolean[] woken = {false};
@@ -228,7 +228,7 @@ class CfsSchedulerTest {
 
   @Test
   void wakeAffine_wakerCpuBusierBeyondImbalancePct_leavesTheWakeeOnItsPreviousCpu() {
-    // 100 × (3 + 1) > 112 × (1 + 1): not balanced
+    // 100 × (3 + 1) > 112 × 1: not balanced (the sleeping wakee adds nothing to its previous CPU)
     assertThat(affinePlacement(true, 3, 1)).isEqualTo(1);
   }
 

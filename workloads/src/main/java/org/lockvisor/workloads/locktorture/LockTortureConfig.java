@@ -26,9 +26,12 @@ public record LockTortureConfig(
     long holdNs,
     long holdJitterNs,
     long thinkNs,
-    long thinkJitterNs) {
+    long thinkJitterNs,
+    java.util.Map<String, String> lockOptions) {
 
   public LockTortureConfig {
+    lockOptions = lockOptions == null ? com.google.common.collect.ImmutableSortedMap.of()
+        : com.google.common.collect.ImmutableSortedMap.copyOf(lockOptions);
     checkArgument(kindOf(tortureType) != null, "torture-type [%s] is not one of %s", tortureType, TYPES);
     lock = lock == null ? "" : lock;
     checkArgument(nwriters >= 0, "nwriters must not be negative: %s", nwriters);
@@ -37,6 +40,33 @@ public record LockTortureConfig(
         "nreaders [%s] needs torture-type rwsem_lock; [%s] has no readers", nreaders, tortureType);
     checkArgument(holdNs >= 0 && holdJitterNs >= 0 && thinkNs >= 0 && thinkJitterNs >= 0,
         "hold and think times must not be negative");
+  }
+
+  /** Without options of its own for the lock. */
+  public LockTortureConfig(String tortureType, String lock, int nwriters, int nreaders, long holdNs, long holdJitterNs,
+      long thinkNs, long thinkJitterNs) {
+    this(tortureType, lock, nwriters, nreaders, holdNs, holdJitterNs, thinkNs, thinkJitterNs, null);
+  }
+
+  /**
+   * {@code KEY=VALUE[,KEY=VALUE...]} as a map (the {@code lock-options} option); empty text is no
+   * options.
+   *
+   * @throws IllegalArgumentException an entry without {@code =} or with an empty key, or a key twice
+   */
+  public static java.util.Map<String, String> parseLockOptions(String text) {
+    java.util.Map<String, String> options = new java.util.TreeMap<>();
+    if (text == null || text.isBlank()) {
+      return options;
+    }
+    for (String entry : text.split(",")) {
+      int eq = entry.indexOf('=');
+      checkArgument(eq > 0 && !entry.substring(0, eq).isBlank(),
+          "lock-options entry [%s] is not KEY=VALUE; e.g. [optimistic-spin=false,wait-lock=ticket]", entry.trim());
+      String key = entry.substring(0, eq).trim();
+      checkArgument(options.put(key, entry.substring(eq + 1).trim()) == null, "lock-options: [%s] given twice", key);
+    }
+    return options;
   }
 
   /** The torture types lockvisor models. */

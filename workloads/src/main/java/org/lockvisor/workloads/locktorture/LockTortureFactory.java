@@ -20,6 +20,10 @@ public final class LockTortureFactory implements WorkloadFactory {
       new PluginOption("lock", PluginOption.Type.STRING, "",
           "lock plugin of the matching kind (e.g. ticket, mutex-owner, rwsem-xadd); empty: the VM's kernel choice",
           List.of(), 0, 0),
+      new PluginOption("lock-options", PluginOption.Type.STRING, "",
+          "options of its lock as KEY=VALUE[,KEY=VALUE] (lockvisor plugins --options <lock>), over the kernel's"
+              + " locks: options when the lock is the kernel's choice",
+          List.of(), 0, 0),
       PluginOption.ofInt("nwriters", 0, 0, 4096, "writer kthreads (nwriters_stress); 0: twice the VM's vCPUs"),
       PluginOption.ofInt("nreaders", 0, 0, 4096, "reader kthreads (nreaders_stress), rwsem_lock only"),
       PluginOption.ofDuration("hold-ns", 2_000, 0, 1_000_000_000L,
@@ -67,6 +71,7 @@ public final class LockTortureFactory implements WorkloadFactory {
         o.integer("hold-ns"),
         o.integer("hold-jitter-ns"),
         o.integer("think-ns"),
-        o.integer("think-jitter-ns"));
+        o.integer("think-jitter-ns"),
+        LockTortureConfig.parseLockOptions(o.string("lock-options")));
   }
 }

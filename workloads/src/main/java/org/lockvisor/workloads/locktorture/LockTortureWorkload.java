@@ -94,9 +94,9 @@ public final class LockTortureWorkload implements Workload {
     boolean withReaders = config.nreaders() > 0;
     String lockName = ctx.vm().name() + "/" + name + "/torture_lock";
     this.lock = withReaders
-        ? ctx.locks().create(guest, lockName, algorithm, config.kind(), Map.of(), "lock_torture_writer",
+        ? ctx.locks().create(guest, lockName, algorithm, config.kind(), config.lockOptions(), "lock_torture_writer",
             "lock_torture_reader")
-        : ctx.locks().create(guest, lockName, algorithm, config.kind(), Map.of(), "lock_torture_writer");
+        : ctx.locks().create(guest, lockName, algorithm, config.kind(), config.lockOptions(), "lock_torture_writer");
     LockMode writeMode = config.writeMode();
     Program writer = loop("lock_torture_writer", writeMode, false);
     Program reader = withReaders ? loop("lock_torture_reader", LockMode.READ, true) : null;

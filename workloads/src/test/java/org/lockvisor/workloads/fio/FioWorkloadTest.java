@@ -98,8 +98,8 @@ class FioWorkloadTest {
   void factory_badOptions_allReportedAtOnce() {
     assertThatThrownBy(() -> new FioFactory().create("fio", Map.of("iodpeth", "8", "rw", "randrw")))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("unknown option [iodpeth], did you mean [iodepth]?")
-        .hasMessageContaining("option rw [randrw] is not one of [randread, read, randwrite, write]");
+        .hasMessageContaining("unknown option [iodpeth]; known: [").hasMessageContaining("did you mean [iodepth]?")
+        .hasMessageContaining("option [rw] [randrw] is not one of [randread, read, randwrite, write]");
   }
 
   @Test

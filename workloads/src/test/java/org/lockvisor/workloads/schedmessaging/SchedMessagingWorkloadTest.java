@@ -14,6 +14,7 @@ import org.lockvisor.locking.builtin.CountMutexFactory;
 import org.lockvisor.locking.builtin.QueuedSpinLockFactory;
 import org.lockvisor.locking.builtin.XaddRwsemFactory;
 import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.Vm;
 import org.lockvisor.workloads.spi.WorkloadContext;
@@ -35,9 +36,9 @@ class SchedMessagingWorkloadTest {
     LockProvider locks = (kernel, name, kind) -> {
       names.add(name);
       return switch (kind) {
-        case MUTEX -> new CountMutexFactory().create(name, kernel, COSTS, false, Map.of());
-        case RWSEM -> new XaddRwsemFactory().create(name, kernel, COSTS, false, Map.of());
-        default -> new QueuedSpinLockFactory().create(name, kernel, COSTS, false, Map.of());
+        case MUTEX -> LockContext.builder(kernel, COSTS).name(name).create(new CountMutexFactory());
+        case RWSEM -> LockContext.builder(kernel, COSTS).name(name).create(new XaddRwsemFactory());
+        default -> LockContext.builder(kernel, COSTS).name(name).create(new QueuedSpinLockFactory());
       };
     };
     SchedMessagingWorkload bench = new SchedMessagingWorkload("bench", config, null);

@@ -2,14 +2,12 @@ package ${package};
 
 import com.google.auto.service.AutoService;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import org.lockvisor.core.plugin.PluginOption;
 import org.lockvisor.locking.spi.KernelLock;
-import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.locking.spi.LockCapability;
+import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockFactory;
-import org.lockvisor.machine.Kernel;
 
 /** The plugin's entry class: its name, summary, capabilities and options, and the lock it creates. */
 @AutoService(LockFactory.class)
@@ -38,8 +36,8 @@ public final class PluginLockFactory implements LockFactory {
   }
 
   @Override
-  public Set<String> capabilities() {
-    return Set.of("fifo");
+  public Set<LockCapability> lockCapabilities() {
+    return Set.of(LockCapability.FIFO);
   }
 
   @Override
@@ -47,19 +45,9 @@ public final class PluginLockFactory implements LockFactory {
     return OPTIONS;
   }
 
+  /** The framework has bound the options (unknown keys and bad values never get here). */
   @Override
-  public KernelLock create(String name, Kernel kernel, LockCosts costs, boolean vcpuIsPreemptedCheck,
-      Map<String, String> options) {
-    Map<String, String> given = options == null ? Map.of() : options;
-    Set<String> unknown = new TreeSet<>(given.keySet());
-    unknown.remove("handoff-delay-ns");
-    if (!unknown.isEmpty()) {
-      throw new IllegalArgumentException(NAME + ": unknown option(s) " + unknown + "; known: [handoff-delay-ns]");
-    }
-    long handoffDelayNs = Long.parseLong(given.getOrDefault("handoff-delay-ns", "0").trim());
-    if (handoffDelayNs < 0) {
-      throw new IllegalArgumentException(NAME + ": handoff-delay-ns must not be negative: [" + handoffDelayNs + "]");
-    }
-    return new PluginLock(name, kernel, costs, handoffDelayNs);
+  public KernelLock create(LockContext context) {
+    return new PluginLock(context, context.options().durationNs("handoff-delay-ns"));
   }
 }

@@ -11,6 +11,7 @@ import org.lockvisor.arch.builtin.X86KvmArchProfile;
 import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.devices.spi.CostSource;
 import org.lockvisor.locking.builtin.TicketSpinLockFactory;
+import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockCosts;
 import org.lockvisor.machine.HypervisorConfig;
 import org.lockvisor.machine.KernelConfig;
@@ -40,8 +41,9 @@ class PluginWorkloadTest {
     Vm vm = machine.createVm("vm0", 4, kernel, new RoundRobinScheduler(500_000), new HypervisorConfig(700, 500, 0),
         0, 1 % physicalCpus, 2 % physicalCpus, 3 % physicalCpus);
     LockCosts costs = new LockCosts(6, 60, 4, 1 << 13, 1_500, 300, 1_000);
-    WorkloadLocks locks = WorkloadLocks.of((k, name, kind) -> new TicketSpinLockFactory().create(name, k, costs, false,
-        Map.of()));
+    machine.setCacheLines(costs.flatCacheLines(physicalCpus)); // atomics priced by where the line was
+    WorkloadLocks locks = WorkloadLocks.of((k, name, kind) -> LockContext.builder(k, costs).name(name)
+        .create(new TicketSpinLockFactory()));
     Workload workload = new PluginWorkloadFactory().create("w", options);
     workload.start(new WorkloadContext(machine, vm, List.of(), CostSource.of(new X86KvmArchProfile().create()), locks));
     machine.sim().runUntil(warmupNs);
