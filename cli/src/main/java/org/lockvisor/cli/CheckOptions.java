@@ -27,6 +27,11 @@ final class CheckOptions {
       description = "Fail a run after this much wall-clock time, e.g. 30s or 2m.")
   String maxWall;
 
+  @Option(names = "--max-memory", paramLabel = "SIZE",
+      description = "Refuse, before building, a machine whose estimated heap exceeds SIZE, e.g. 512m or 2g"
+          + " (default and ceiling: three quarters of the JVM's maximum heap).")
+  String maxMemory;
+
   @Option(names = "--perturb", paramLabel = "P", hidden = true,
       description = "Schedule-exploration perturbation seed (what explore's replay commands pass).")
   Long perturb;
@@ -57,6 +62,70 @@ final class CheckOptions {
       throw new UserInputException("--grace must be positive: [" + grace + "]");
     }
     return new RunChecks(invariants || forceInvariants, events, wall, perturbSeed, j, graceNs, replay);
+  }
+
+  /**
+   * Applies {@code --max-memory} and {@code --max-wall} to {@code runner} before anything is
+   * validated or built: the memory estimate of every machine, and a wall-clock deadline from now
+   * that also covers validation and building.
+   */
+  void limit(org.lockvisor.experiment.runner.ExperimentRunner runner, java.io.PrintWriter err) {
+    limitRuns(runner, err);
+    if (maxWall != null) {
+      long wall = wallNs(maxWall);
+      runner.limitBuilding(System.nanoTime() + wall, "--max-wall " + maxWall.strip());
+    } else {
+      runner.limitBuilding(Long.MAX_VALUE, "");
+    }
+  }
+
+  /** {@code --max-memory} and the --max-wall watchdog of each build, for a runner that runs (not validates). */
+  void limitRuns(org.lockvisor.experiment.runner.ExperimentRunner runner, java.io.PrintWriter err) {
+    limitMemory(runner, maxMemory, 1);
+    if (maxWall != null) {
+      BuildWatchdog.arm(runner, wallNs(maxWall), "--max-wall " + maxWall.strip(), err);
+    }
+  }
+
+  /** After validation: each run's building counts against that run's own --max-wall. */
+  static void validated(org.lockvisor.experiment.runner.ExperimentRunner runner) {
+    runner.limitBuilding(Long.MAX_VALUE, "");
+  }
+
+  /** {@code --max-memory} split over {@code jobs} machines built at once. */
+  static void limitMemory(org.lockvisor.experiment.runner.ExperimentRunner runner, String maxMemory, int jobs) {
+    if (maxMemory != null) {
+      long bytes = bytes("--max-memory", maxMemory);
+      runner.limitMemory(bytes / jobs, "--max-memory " + maxMemory.strip() + (jobs > 1 ? " / " + jobs + " jobs" : ""));
+    } else {
+      long max = Runtime.getRuntime().maxMemory();
+      if (jobs > 1 && max != Long.MAX_VALUE) {
+        runner.limitMemory(max / 4 * 3 / jobs, "three quarters of the JVM heap / " + jobs + " jobs");
+      } else {
+        runner.limitMemory(0, ""); // the default
+      }
+    }
+  }
+
+  /** {@code 512m}, {@code 2g}, {@code 1048576}: binary units k, m, g, t; at least 1 MiB. */
+  static long bytes(String option, String text) {
+    String t = text.strip().toLowerCase(java.util.Locale.ROOT);
+    long unit = 1;
+    if (!t.isEmpty() && "kmgt".indexOf(t.charAt(t.length() - 1)) >= 0) {
+      unit = 1L << (10 * ("kmgt".indexOf(t.charAt(t.length() - 1)) + 1));
+      t = t.substring(0, t.length() - 1);
+    }
+    long n;
+    try {
+      n = Math.multiplyExact(Long.parseLong(t), unit);
+    } catch (RuntimeException e) {
+      throw new UserInputException(option + ": [" + org.lockvisor.experiment.model.Problem.echo(text)
+          + "] is not a size such as 512m, 2g or 1048576");
+    }
+    if (n < (1 << 20)) {
+      throw new UserInputException(option + " must be at least 1m: [" + text + "]");
+    }
+    return n;
   }
 
   /** The perturbation seed given with {@code --perturb} (0: none). */
@@ -90,7 +159,8 @@ final class CheckOptions {
 
   /**
    * {@code lockvisor run FILE ...} replaying one run of {@code variant} with these checks;
-   * {@code launcher} is {@code lockvisor} with its global options ({@code --plugins}).
+   * {@code launcher} is {@code lockvisor} with its global options ({@code --plugins}; see {@link
+   * ReplayLauncher}).
    */
   String replay(String launcher, Path file, List<String> sets, Long seed, String variant, long perturbSeed) {
     List<String> words = new ArrayList<>();

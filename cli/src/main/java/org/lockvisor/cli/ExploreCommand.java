@@ -67,7 +67,9 @@ public final class ExploreCommand implements Callable<Integer> {
       throw new UserInputException("--runs must be in [1, " + MAX_RUNS + "]: [" + runs + "]");
     }
     ExperimentRunner runner = lockvisor.injector().getInstance(ExperimentRunner.class);
+    checks.limit(runner, spec.commandLine().getErr()); // before the file is validated: validation builds every machine
     Experiment e = runner.validateTree(file.toString(), ExperimentFiles.load(file, sets, null));
+    CheckOptions.validated(runner);
     List<String> labels = new ArrayList<>();
     if (variant == null || variant.equals("base")) {
       labels.add("base");
@@ -79,6 +81,7 @@ public final class ExploreCommand implements Callable<Integer> {
       labels.add(variant);
     }
     checks.toRunChecks(true, 1, ""); // bad options fail before the first run
+    String launcher = ReplayLauncher.of(lockvisor, runner.plugins());
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     long start = System.nanoTime();
@@ -89,7 +92,7 @@ public final class ExploreCommand implements Callable<Integer> {
       long perturb = Perturbation.seedOfRun(seed, i);
       for (String label : labels) {
         Experiment point = label.equals("base") ? e : ExperimentYaml.variant(e, label);
-        String replay = checks.replay(lockvisor.launcher(), file, sets, null, label, perturb);
+        String replay = checks.replay(launcher, file, sets, null, label, perturb);
         try {
           ExperimentResult r = runner.run(point, label, checks.toRunChecks(true, perturb, ""));
           events += r.events();

@@ -45,6 +45,11 @@ public final class Lockvisor implements Runnable {
   public static final int EXIT_FAILED = 1;
   public static final int EXIT_USAGE = 2;
 
+  /** Problems printed at most; the rest are counted in one more line. */
+  static final int MAX_PROBLEM_LINES = 50;
+  /** Characters of one message line printed at most. */
+  static final int MAX_LINE = 1_000;
+
   @Spec
   private CommandSpec spec;
 
@@ -68,6 +73,7 @@ public final class Lockvisor implements Runnable {
   }
 
   public static void main(String[] args) {
+    BuildWatchdog.ownsProcess = true;
     System.exit(commandLine(Lockvisor.class.getClassLoader()).execute(args));
   }
 
@@ -84,7 +90,44 @@ public final class Lockvisor implements Runnable {
     CommandLine commandLine = new CommandLine(new Lockvisor(classPathLoader, environment));
     commandLine.setParameterExceptionHandler(Lockvisor::handleParameterException);
     commandLine.setExecutionExceptionHandler(Lockvisor::handleExecutionException);
+    commandLine.setExecutionStrategy(Lockvisor::executeCatchingErrors);
     return commandLine;
+  }
+
+  /**
+   * Runs the chosen command; a {@link StackOverflowError} or {@link OutOfMemoryError}, which
+   * picocli's handler does not see, becomes one line with its advice and exit status 1.
+   */
+  private static int executeCatchingErrors(CommandLine.ParseResult parsed) {
+    try {
+      return new CommandLine.RunLast().execute(parsed);
+    } catch (StackOverflowError | OutOfMemoryError e) {
+      CommandLine command = parsed.commandSpec().commandLine();
+      while (parsed.hasSubcommand()) {
+        parsed = parsed.subcommand();
+        command = parsed.commandSpec().commandLine();
+      }
+      PrintWriter err = command.getErr();
+      err.println("lockvisor: " + resourceMessage(command.getCommandSpec().qualifiedName(), e));
+      if (isDebug(command)) {
+        e.printStackTrace(err);
+      }
+      err.flush();
+      return EXIT_FAILED;
+    }
+  }
+
+  /** The one line for an exhausted JVM resource, with what to do about it. */
+  static String resourceMessage(String command, Error e) {
+    if (e instanceof OutOfMemoryError) {
+      long max = Runtime.getRuntime().maxMemory();
+      return "out of memory in [" + command + "] (Java heap at most " + (max >> 20) + " MiB): the experiment"
+          + " needs more than the heap holds; make it smaller (fewer tasks, requests in flight, sweep points or"
+          + " trace events), give --max-memory a lower value so the estimate refuses it up front, or raise the"
+          + " heap with JAVA_TOOL_OPTIONS=-Xmx<size>";
+    }
+    return "stack overflow in [" + command + "]: an input is nested or repeated too deeply to process; simplify"
+        + " the experiment file or the --set paths (rerun with --debug for the stack trace)";
   }
 
   @Override
@@ -195,7 +238,12 @@ public final class Lockvisor implements Runnable {
     int exitCode;
     if (e instanceof InvalidExperimentException invalid) {
       // One line per problem, each with its file and path.
-      invalid.lines().forEach(line -> err.println("lockvisor: " + oneLine(line)));
+      List<String> lines = invalid.lines();
+      lines.stream().limit(MAX_PROBLEM_LINES).forEach(line -> err.println("lockvisor: " + oneLine(line)));
+      if (lines.size() > MAX_PROBLEM_LINES) {
+        err.println("lockvisor: " + invalid.source() + (invalid.source().isEmpty() ? "" : ": ")
+            + (lines.size() - MAX_PROBLEM_LINES) + " more problems not shown (" + lines.size() + " in all)");
+      }
       exitCode = EXIT_USAGE;
     } else if (e instanceof UserInputException || e instanceof UnknownPluginException
         || e instanceof PluginDiscoveryException) {
@@ -206,7 +254,7 @@ public final class Lockvisor implements Runnable {
       err.println("lockvisor: " + oneLine(e.getMessage()));
       exitCode = EXIT_FAILED;
     } else if (e instanceof UncheckedIOException) {
-      err.println("lockvisor: " + oneLine(e.getMessage()) + ": " + e.getCause());
+      err.println("lockvisor: " + oneLine(e.getMessage()) + ": " + ioReason(e.getCause()));
       exitCode = EXIT_FAILED;
     } else {
       err.println("lockvisor: internal error in [" + command.getCommandSpec().qualifiedName() + "]: "
@@ -220,6 +268,21 @@ public final class Lockvisor implements Runnable {
     return exitCode;
   }
 
+  /** An I/O failure in words, without the library's class name: {@code no space left on device}. */
+  static String ioReason(Throwable cause) {
+    if (cause instanceof java.nio.file.AccessDeniedException) {
+      return "permission denied";
+    }
+    if (cause instanceof java.nio.file.NoSuchFileException) {
+      return "no such file or directory";
+    }
+    if (cause instanceof java.nio.file.FileSystemException fs && fs.getReason() != null) {
+      return fs.getReason();
+    }
+    String message = cause == null ? null : cause.getMessage();
+    return message == null || message.isBlank() ? "I/O error" : message;
+  }
+
   private static boolean isDebug(CommandLine command) {
     CommandLine root = command;
     while (root.getParent() != null) {
@@ -230,6 +293,11 @@ public final class Lockvisor implements Runnable {
 
   /** Messages from nested causes may span lines; the contract is one line. */
   static String oneLine(String message) {
-    return message == null ? "" : message.strip().replaceAll("\\s*\\R\\s*", "; ");
+    if (message == null) {
+      return "";
+    }
+    String line = message.strip().replaceAll("\\s*\\R\\s*", "; ");
+    return line.length() <= MAX_LINE ? line
+        : line.substring(0, MAX_LINE) + "... (" + (line.length() - MAX_LINE) + " more characters)";
   }
 }

@@ -16,7 +16,12 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** {@code lockvisor merge DIR...}: assembles the point files of sweep shards into one {@code sweep.json}. */
+/**
+ * {@code lockvisor merge DIR...}: assembles the point files of sweep shards into one {@code
+ * sweep.json}. Every point of the sweep must be given exactly once (exit 2 naming the missing
+ * points and shards, or the duplicate); {@code --allow-partial} merges what there is and marks
+ * the result {@code "partial": true}, its plots "PARTIAL".
+ */
 @Command(name = "merge", mixinStandardHelpOptions = true,
     description = "Merges sweep shard directories into one sweep.json (printed, or written with --out).")
 public final class MergeCommand implements Callable<Integer> {
@@ -30,12 +35,22 @@ public final class MergeCommand implements Callable<Integer> {
   @Option(names = "--out", paramLabel = "DIR", description = "Write sweep.json into DIR.")
   private Path out;
 
+  @Option(names = "--force",
+      description = "Write into an existing non-empty --out directory that is not a lockvisor output.")
+  private boolean force;
+
+  @Option(names = "--allow-partial",
+      description = "Merge an incomplete shard set (points missing) or one that gives points twice; sweep.json"
+          + " and the plots are marked partial.")
+  private boolean allowPartial;
+
   @Override
   public Integer call() {
-    ObjectNode merged = SweepRunner.merge(dirs);
+    ObjectNode merged = SweepRunner.merge(dirs, allowPartial);
     String json = ResultJson.write(merged);
     if (out != null) {
-      OutputDirectory.prepare("--out", out); // after the inputs merged: no directory for a bad command
+      // after the inputs merged: no directory for a bad command
+      OutputDirectory.prepare("--out", out, force, spec.commandLine().getErr());
       try {
         AtomicFiles.writeString(out.resolve("sweep.json"), json + System.lineSeparator());
         SweepPlots.write(merged, out.resolve("plots"));

@@ -63,6 +63,10 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
           + " <name>/runs/<run>/, into DIR (see docs/outputs.md).")
   private Path out;
 
+  @Option(names = "--force",
+      description = "Write into an existing non-empty --out directory that is not a lockvisor output.")
+  private boolean force;
+
   @Option(names = "--set", paramLabel = "KEY=VALUE",
       description = {"A what-if, repeatable; its output is labelled WHAT-IF and is not the reproduction.",
           "cost.<profile>.<COST_KEY>=<number> overrides one cost of an arch profile (in the key's unit; keys and"
@@ -88,7 +92,8 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
         ? registry.all().values().asList()
         : ImmutableList.of(registry.choose(target));
     WhatIf whatIf = WhatIf.parse(settings, chosen, ALL.equals(target));
-    OutputDirectory.prepare("--out", out); // after every check of the input: no directory for a bad command
+    // after every check of the input: no directory for a bad command
+    OutputDirectory.prepare("--out", out, force, spec.commandLine().getErr());
     PrintWriter stdout = spec.commandLine().getOut();
     PrintWriter stderr = spec.commandLine().getErr();
     if (chosen.isEmpty()) {

@@ -74,6 +74,10 @@ public final class RunCommand implements Callable<Integer> {
           + " workload JSON and report.html into DIR (see docs/outputs.md).")
   private Path out;
 
+  @Option(names = "--force",
+      description = "Write into an existing non-empty --out directory that is not a lockvisor output.")
+  private boolean force;
+
   @Mixin
   private TraceOptions traceOptions = new TraceOptions();
 
@@ -88,12 +92,17 @@ public final class RunCommand implements Callable<Integer> {
   public Integer call() {
     int traceEvents = traceOptions.eventsFor(out);
     ExperimentRunner unchanged = lockvisor.injector().getInstance(ExperimentRunner.class);
+    checks.limit(unchanged, spec.commandLine().getErr()); // before the file is validated: validation builds every machine
     List<String> paths = CostSettings.paths(sets);
     ObjectNode tree = ExperimentFiles.load(file, paths, seed);
     Experiment e = unchanged.validateTree(file.toString(), tree);
+    CheckOptions.validated(unchanged);
     WhatIf whatIf = CostSettings.parse(CostSettings.costs(sets), e, unchanged);
     ExperimentRunner runner = CostSettings.apply(unchanged, whatIf);
-    OutputDirectory.prepare("--out", out);
+    if (runner != unchanged) {
+      checks.limitRuns(runner, spec.commandLine().getErr()); // a what-if's runner builds the machines
+    }
+    OutputDirectory.prepare("--out", out, force, spec.commandLine().getErr());
     List<String> labels = new ArrayList<>();
     if (variant == null || variant.equals("base")) {
       labels.add("base");
@@ -111,7 +120,8 @@ public final class RunCommand implements Callable<Integer> {
       Experiment run = label.equals("base") ? e : ExperimentYaml.variant(e, label);
       RunOutputs o = new RunOutputs(runner.plugins(), run.arch(), label, traceEvents);
       RunChecks runChecks = checks.toRunChecks(RunChecks.defaults().invariants(), checks.perturbSeed(),
-          checks.replay(lockvisor.launcher(), file, sets, seed, label, checks.perturbSeed()));
+          checks.replay(ReplayLauncher.of(lockvisor, runner.plugins()), file, sets, seed, label,
+              checks.perturbSeed()));
       results.add(runner.run(run, label, runChecks, out == null ? RunObserver.NONE : o));
       outputs.add(o);
       if (out != null && o.files().containsKey(RunOutputs.fileName("trace", "json", label))) {

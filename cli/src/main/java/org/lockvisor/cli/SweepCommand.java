@@ -46,6 +46,10 @@ public final class SweepCommand implements Callable<Integer> {
   @Option(names = "--out", paramLabel = "DIR", required = true, description = "Output directory.")
   private Path out;
 
+  @Option(names = "--force",
+      description = "Write into an existing non-empty --out directory that is not a lockvisor output.")
+  private boolean force;
+
   @Option(names = "--jobs", paramLabel = "N", description = "Parallel runs (default: available processors).")
   private Integer jobs;
 
@@ -62,6 +66,11 @@ public final class SweepCommand implements Callable<Integer> {
   @Option(names = "--set", paramLabel = "PATH=VALUE", description = "Override a value, or an arch profile's cost"
       + " (cost.<profile>.<COST_KEY>=<number>, a what-if) (repeatable).")
   private List<String> sets = new ArrayList<>();
+
+  @Option(names = "--max-memory", paramLabel = "SIZE",
+      description = "Refuse, before building, a machine whose estimated heap exceeds SIZE, e.g. 512m or 2g"
+          + " (default and ceiling: three quarters of the JVM's maximum heap).")
+  private String maxMemory;
 
   @Option(names = "--emit", paramLabel = "slurm|k8s",
       description = "Do not run here: write a Slurm job array script (slurm) or a Kubernetes Indexed Job (k8s)"
@@ -108,6 +117,8 @@ public final class SweepCommand implements Callable<Integer> {
       throw new UserInputException("--jobs [" + threads + "] is out of range; allowed: [1, 1024]");
     }
     ExperimentRunner unchanged = lockvisor.injector().getInstance(ExperimentRunner.class);
+    unchanged.limitBuilding(Long.MAX_VALUE, "");
+    CheckOptions.limitMemory(unchanged, maxMemory, threads); // each of the parallel runs builds its own machine
     Experiment e = unchanged.validateTree(file.toString(), ExperimentFiles.load(file, CostSettings.paths(sets), seed));
     WhatIf whatIf = CostSettings.parse(CostSettings.costs(sets), e, unchanged);
     if (!whatIf.isEmpty() && resume) {
@@ -115,11 +126,15 @@ public final class SweepCommand implements Callable<Integer> {
           + " directory do not record their costs, so they cannot be checked; write a fresh --out instead");
     }
     ExperimentRunner runner = CostSettings.apply(unchanged, whatIf);
+    if (runner != unchanged) {
+      CheckOptions.limitMemory(runner, maxMemory, threads);
+    }
     if (e.sweep().isEmpty() && e.replications() == 1) {
       throw new UserInputException(file + ": nothing to sweep; add [sweep] parameters or [replications] (or use"
           + " 'lockvisor run')");
     }
-    OutputDirectory.prepare("--out", out); // after every check of the input: no directory for a bad command
+    // after every check of the input: no directory for a bad command
+    OutputDirectory.prepare("--out", out, force, resume ? null : spec.commandLine().getErr());
     PrintWriter err = spec.commandLine().getErr();
     Progress progress = new Progress(err);
     SweepRunner.Outcome outcome = new SweepRunner(runner).run(file.toString(), e, out,

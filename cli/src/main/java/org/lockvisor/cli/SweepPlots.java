@@ -79,7 +79,9 @@ final class SweepPlots {
         continue;
       }
       String xLabel = numeric ? xParam : xParam + " (" + String.join(", ", numbered(xValues)) + ")";
-      Plot plot = new Plot(merged.path("experiment").asText("sweep") + ": " + metric, xLabel, metric).yAuto();
+      String partial = merged.path("partial").asBoolean() ? "PARTIAL (" + points.size() + " of "
+          + merged.path("points_total").asText("?") + " points) " : "";
+      Plot plot = new Plot(partial + merged.path("experiment").asText("sweep") + ": " + metric, xLabel, metric).yAuto();
       series.forEach((name, byX) -> {
         double[] xs = byX.keySet().stream().mapToDouble(Double::doubleValue).toArray();
         double[] ys = byX.values().stream().mapToDouble(v -> v[0]).toArray();

@@ -28,6 +28,22 @@ final class TraceOptions {
     if (maxEvents <= 0) {
       throw new UserInputException("--trace-max-events must be a positive number of events: [" + maxEvents + "]");
     }
+    if (trace) {
+      long heap = Runtime.getRuntime().maxMemory() / 4 * 3;
+      long bytes = (long) maxEvents * BYTES_PER_EVENT;
+      if (bytes > heap) {
+        throw new UserInputException("--trace-max-events [" + maxEvents + "] could hold about " + (bytes >> 20)
+            + " MiB of trace per run (" + BYTES_PER_EVENT + " bytes an event, its record and its JSON text), over"
+            + " three quarters of the JVM heap (" + (heap >> 20) + " MiB); give a smaller bound or a larger heap"
+            + " (JAVA_TOOL_OPTIONS=-Xmx<size>)");
+      }
+    }
     return trace ? maxEvents : 0;
   }
+
+  /**
+   * Heap one recorded trace event may take until its file is written: its record in the
+   * recorder's arrays (with their doubling slack) and its line of JSON text, rounded up.
+   */
+  static final long BYTES_PER_EVENT = 256;
 }

@@ -36,10 +36,17 @@ public final class ValidateCommand implements Callable<Integer> {
       description = "Override a value before validating, e.g. vms[0].locks.spinlock=ticket (repeatable).")
   private List<String> sets = new ArrayList<>();
 
+  @Option(names = "--max-memory", paramLabel = "SIZE",
+      description = "Refuse, before building, a machine whose estimated heap exceeds SIZE, e.g. 512m or 2g"
+          + " (default and ceiling: three quarters of the JVM's maximum heap).")
+  private String maxMemory;
+
   @Override
   public Integer call() {
-    Experiment e = lockvisor.injector().getInstance(ExperimentRunner.class)
-        .validateTree(file.toString(), ExperimentFiles.load(file, sets, null));
+    ExperimentRunner runner = lockvisor.injector().getInstance(ExperimentRunner.class);
+    runner.limitBuilding(Long.MAX_VALUE, "");
+    CheckOptions.limitMemory(runner, maxMemory, 1);
+    Experiment e = runner.validateTree(file.toString(), ExperimentFiles.load(file, sets, null));
     PrintWriter out = spec.commandLine().getOut();
     out.println(file + ": valid experiment [" + e.name() + "] with " + e.vms().size() + " VM(s)"
         + (e.variants().isEmpty() ? "" : " and variants " + e.variants().keySet()));

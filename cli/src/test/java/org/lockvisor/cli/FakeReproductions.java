@@ -105,6 +105,47 @@ final class FakeReproductions {
     }
   }
 
+  /** Recurses until the stack overflows (a real StackOverflowError, as deep input once caused). */
+  public static final class OverflowsTheStack implements Reproduction {
+    @Override
+    public String name() {
+      return "fake-deep";
+    }
+
+    @Override
+    public String summary() {
+      return "recurses without bound";
+    }
+
+    @Override
+    public ReproductionResult run(ReproductionOptions options) {
+      return recurse(0);
+    }
+
+    private static ReproductionResult recurse(long depth) {
+      ReproductionResult r = recurse(depth + 1);
+      return depth < 0 ? null : r;
+    }
+  }
+
+  /** Runs out of heap (thrown, as the JVM would, without filling the test JVM's heap). */
+  public static final class RunsOutOfMemory implements Reproduction {
+    @Override
+    public String name() {
+      return "fake-oom";
+    }
+
+    @Override
+    public String summary() {
+      return "runs out of heap";
+    }
+
+    @Override
+    public ReproductionResult run(ReproductionOptions options) {
+      throw new OutOfMemoryError("Java heap space");
+    }
+  }
+
   /**
    * Declares a parameter and builds on x86_64-kvm: reports the profile's TTWU_FULL and the
    * parameter as it receives them through its options (a what-if's overrides must reach it).

@@ -195,7 +195,8 @@ class LockvisorTest {
     assertThat(written).isEqualTo(result);
     assertThat(out.resolve("fake-ok/artefact.txt")).hasContent("made by fake-ok");
     try (var files = Files.list(out)) {
-      assertThat(files.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder("fake-ok.json", "fake-ok");
+      assertThat(files.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder("fake-ok.json", "fake-ok",
+          OutputDirectory.MARKER);
     }
   }
 

@@ -109,7 +109,49 @@ class SweepCommandsTest {
     Run merge = CliFixture.run("merge", a.toString(), b.toString(), "--out", merged.toString());
 
     assertThat(merge.exitCode()).as(merge.err()).isZero();
-    assertThat(json(merged.resolve("sweep.json"))).isEqualTo(json(full.resolve("sweep.json")));
+    ObjectNode fromShards = (ObjectNode) json(merged.resolve("sweep.json"));
+    ObjectNode unsharded = (ObjectNode) json(full.resolve("sweep.json"));
+    // the descriptor records how the points were run; everything else is equal
+    assertThat(fromShards.remove("shards")).containsExactly(MAPPER.valueToTree("0/2"), MAPPER.valueToTree("1/2"));
+    assertThat(unsharded.remove("shards")).containsExactly(MAPPER.valueToTree("0/1"));
+    assertThat(fromShards).isEqualTo(unsharded);
+    assertThat(fromShards.get("points_total").asInt()).isEqualTo(8);
+    assertThat(fromShards.get("partial").asBoolean()).isFalse();
+  }
+
+  @Test
+  void mergeOfOneShardOfTwo_exit2NamingTheMissingShard_orPartialWithAllowPartial() throws IOException {
+    Path a = temp.resolve("shard0");
+    assertThat(sweep(a, "--shard", "0/2").exitCode()).isZero();
+
+    Run refused = CliFixture.run("merge", a.toString(), "--out", temp.resolve("m1").toString());
+    Run partial = CliFixture.run("merge", a.toString(), "--allow-partial", "--out", temp.resolve("m2").toString());
+
+    assertThat(refused.exitCode()).isEqualTo(2);
+    assertThat(refused.errLines()).singleElement().asString()
+        .contains("incomplete", "4 of 8 points missing", "points 1, 3, 5, 7", "shard 1/2 not given", "--allow-partial");
+    assertThat(temp.resolve("m1")).doesNotExist();
+    assertThat(partial.exitCode()).as(partial.err()).isZero();
+    JsonNode sweep = json(temp.resolve("m2/sweep.json"));
+    assertThat(sweep.get("partial").asBoolean()).isTrue();
+    assertThat(sweep.get("missing_points")).hasSize(4);
+    assertThat(sweep.get("points")).hasSize(4);
+  }
+
+  @Test
+  void mergeOfTheSameShardTwice_exit2() {
+    Path a = temp.resolve("shard0");
+    Path b = temp.resolve("shard1");
+    assertThat(sweep(a, "--shard", "0/2").exitCode()).isZero();
+    assertThat(sweep(b, "--shard", "1/2").exitCode()).isZero();
+
+    Run twice = CliFixture.run("merge", a.toString(), b.toString(), a.toString());
+    Run bothCopies = CliFixture.run("merge", a.toString(), b.toString(), full.toString());
+
+    assertThat(twice.exitCode()).isEqualTo(2);
+    assertThat(twice.errLines()).singleElement().asString().contains("duplicated", "given twice");
+    assertThat(bothCopies.exitCode()).isEqualTo(2);
+    assertThat(bothCopies.errLines()).singleElement().asString().contains("duplicated", "point 0 is in both");
   }
 
   @Test

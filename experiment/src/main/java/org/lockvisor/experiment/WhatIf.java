@@ -265,11 +265,11 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
     }
     String allowed = allowed(costKey) + " (" + profile.name() + ": " + format(current.value()) + ")";
     double v = NUMBER.matcher(value).matches() ? Double.parseDouble(value) : Double.NaN;
-    boolean ok = Double.isFinite(v) && v >= 0
+    boolean ok = Double.isFinite(v) && v >= 0 && v <= ceiling(costKey)
         && (costKey.unit() != CostKey.Unit.COUNT || v == Math.rint(v))
         && (costKey != CostKey.CPU_CYCLE || v > 0);
     if (!ok) {
-      throw bad(s, "bad value [" + value + "] for cost [" + costKey + "] of " + profile.name() + "; allowed: " + allowed);
+      throw bad(s, "bad value [" + org.lockvisor.experiment.model.Problem.echo(value) + "] for cost [" + costKey + "] of " + profile.name() + "; allowed: " + allowed);
     }
     Map<CostKey, Double> overrides = costs.computeIfAbsent(profile.name(), n -> new LinkedHashMap<>());
     if (overrides.put(costKey, v) != null) {
@@ -277,12 +277,28 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
     }
   }
 
-  private static String allowed(CostKey key) {
+  /**
+   * The largest value a cost override may take, per unit: far above any real machine (a cost is
+   * one kernel or hardware operation, nanoseconds to microseconds), low enough that simulated time
+   * cannot overflow. Documented in docs/experiments.md.
+   */
+  static double ceiling(CostKey key) {
     return switch (key.unit()) {
-      case COUNT -> "a whole number >= 0 (a count)";
-      case NANOSECONDS -> key == CostKey.CPU_CYCLE ? "a number > 0, in ns" : "a number >= 0, in ns";
-      case CYCLES -> "a number >= 0, in cycles";
-      case NS_PER_BYTE -> "a number >= 0, in ns per byte";
+      case COUNT -> 1e6;
+      case NANOSECONDS -> 1e9; // one second
+      case CYCLES -> 1e9;
+      case NS_PER_BYTE -> 1e6; // one millisecond per byte
+    };
+  }
+
+  private static String allowed(CostKey key) {
+    String max = format(ceiling(key));
+    return switch (key.unit()) {
+      case COUNT -> "a whole number in [0, " + max + "] (a count)";
+      case NANOSECONDS -> key == CostKey.CPU_CYCLE ? "a number in (0, " + max + "], in ns"
+          : "a number in [0, " + max + "], in ns";
+      case CYCLES -> "a number in [0, " + max + "], in cycles";
+      case NS_PER_BYTE -> "a number in [0, " + max + "], in ns per byte";
     };
   }
 
@@ -314,7 +330,7 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
   }
 
   private static UserInputException bad(String setting, String message) {
-    return new UserInputException("--set [" + setting + "]: " + message);
+    return new UserInputException("--set [" + org.lockvisor.experiment.model.Problem.echo(setting) + "]: " + message);
   }
 
   /** A value as written in labels and sources: {@code 4000}, {@code 0.35}. */

@@ -110,7 +110,9 @@ public final class ExperimentYaml {
     }
     JsonNode tree;
     try {
-      tree = MAPPER.readTree(text);
+      tree = YamlTree.read(MAPPER, text); // aliases expanded, one document, bounded size and depth
+    } catch (YamlTree.YamlException e) {
+      throw invalid(source, "", "YAML error" + e.where() + e.getMessage());
     } catch (JsonProcessingException e) {
       JsonLocation at = e.getLocation();
       String where = at == null ? "" : "line " + at.getLineNr() + ", column " + at.getColumnNr() + ": ";
@@ -133,6 +135,16 @@ public final class ExperimentYaml {
     if (message == null) {
       return "";
     }
+    if (message.startsWith("Expected a field name")) {
+      // Jackson's words for a list or mapping used as a key, with SnakeYAML's event class in them
+      return "a key must be a plain name, not a list or a mapping (YAML complex keys are not supported)";
+    }
+    message = SNAKEYAML_EVENT.matcher(message).replaceAll(r -> switch (r.group(1)) {
+      case "SequenceStart" -> "a list";
+      case "MappingStart" -> "a mapping";
+      case "Scalar" -> "a value";
+      default -> "[" + r.group(1).replaceAll("([a-z])([A-Z])", "$1 $2").toLowerCase(java.util.Locale.ROOT) + "]";
+    });
     List<String> parts = new ArrayList<>();
     String[] lines = message.split("\\R");
     for (int i = 0; i < lines.length; i++) {
@@ -150,6 +162,9 @@ public final class ExperimentYaml {
     }
     return String.join("; ", parts);
   }
+
+  /** SnakeYAML's event objects as Jackson prints them: {@code <org.yaml.snakeyaml.events.ScalarEvent(...)>}. */
+  private static final Pattern SNAKEYAML_EVENT = Pattern.compile("<?org\\.yaml\\.snakeyaml\\.events\\.(\\w+?)Event(\\([^)]*\\))?>?");
 
   private static String firstLine(String message) {
     String m = message == null ? "" : message.strip();
@@ -174,6 +189,9 @@ public final class ExperimentYaml {
   // -------------------------------------------------------------------------------------------
   // Overrides.
 
+  /** The longest {@code --set} path; an experiment's paths are a few dozen characters. */
+  static final int MAX_PATH_LENGTH = 256;
+
   private static final Pattern SEGMENT = Pattern.compile("([a-zA-Z0-9_-]+)((?:\\[\\d+])*)");
 
   /**
@@ -190,12 +208,18 @@ public final class ExperimentYaml {
     JsonNode parsedValue;
     try {
       parsedValue = value == null || value.isEmpty() ? JsonNodeFactory.instance.textNode("")
-          : MAPPER.readTree(value);
+          : YamlTree.read(MAPPER, value);
       if (parsedValue == null || parsedValue.isMissingNode()) {
         parsedValue = JsonNodeFactory.instance.textNode(value);
       }
     } catch (JsonProcessingException e) {
-      return new Problem(path, "cannot read value [" + value + "]: " + firstLine(e.getOriginalMessage()));
+      return new Problem(path, "cannot read value [" + Problem.echo(value) + "]: " + firstLine(e.getOriginalMessage()));
+    } catch (YamlTree.YamlException e) {
+      return new Problem(path, "cannot read value [" + Problem.echo(value) + "]: " + e.getMessage());
+    }
+    if (path.length() > MAX_PATH_LENGTH) {
+      return new Problem(Problem.echo(path), "override path of " + path.length() + " characters; at most "
+          + MAX_PATH_LENGTH);
     }
     String[] parts = path.split("\\.", -1);
     JsonNode current = tree;
@@ -695,7 +719,7 @@ public final class ExperimentYaml {
     void keys(ObjectNode o, String path, Set<String> known) {
       o.fieldNames().forEachRemaining(k -> {
         if (!known.contains(k)) {
-          problems.add(new Problem(join(path, k), DidYouMean.unknownMessage("key", k, known)));
+          problems.add(new Problem(join(path, k), DidYouMean.unknownMessage("key", Problem.echo(k), known)));
         }
       });
     }

@@ -89,6 +89,14 @@ public final class ExperimentRunner {
 
   private final ExperimentPlugins plugins;
   private final ExperimentValidator validator;
+  /** Heap one machine may take (see {@link MemoryBudget}); 0: three quarters of the JVM's. */
+  private volatile long memoryLimit;
+  private volatile String memoryLimitSource = "";
+  /** {@link System#nanoTime()} after which building a machine stops (Long.MAX_VALUE: never). */
+  private volatile long buildDeadline = Long.MAX_VALUE;
+  private volatile String buildDeadlineSource = "";
+  /** {@link System#nanoTime()} when the machine now being built began (0: none is being built). */
+  private final java.util.concurrent.atomic.AtomicLong buildingSince = new java.util.concurrent.atomic.AtomicLong();
   private java.util.function.UnaryOperator<org.lockvisor.machine.HypervisorConfig> hypervisorAdjust =
       java.util.function.UnaryOperator.identity();
 
@@ -102,6 +110,50 @@ public final class ExperimentRunner {
   }
 
   /**
+   * Limits the heap one machine may take to {@code bytes} ({@code source} names the setting in
+   * messages, e.g. {@code --max-memory 2g}); 0 restores the default, three quarters of the JVM's
+   * maximum heap. An experiment whose estimate is over the limit is refused before it is built.
+   */
+  public void limitMemory(long bytes, String source) {
+    this.memoryLimit = bytes;
+    this.memoryLimitSource = source;
+  }
+
+  /**
+   * Stops the building of any machine (validation included) after {@link System#nanoTime()}
+   * reaches {@code deadlineNanos}: a {@code --max-wall} that also covers the time before the
+   * first event. {@code source} names the setting in the message.
+   */
+  public void limitBuilding(long deadlineNanos, String source) {
+    this.buildDeadline = deadlineNanos;
+    this.buildDeadlineSource = source;
+  }
+
+  /**
+   * When the machine being built now began ({@link System#nanoTime()}), or 0 when none is: a
+   * watchdog can stop a build that one plugin's start keeps busy past the wall-clock budget.
+   */
+  public long buildingSince() {
+    return buildingSince.get();
+  }
+
+  private void checkMemory(Experiment e) {
+    // --max-memory can only lower the limit: above the heap it would trade a refusal for an OutOfMemoryError
+    long heap = MemoryBudget.defaultLimit();
+    boolean given = memoryLimit > 0 && memoryLimit < heap;
+    MemoryBudget.check(e, plugins, given ? memoryLimit : heap, given ? memoryLimitSource
+        : "three quarters of the JVM heap of " + MemoryBudget.bytes(Runtime.getRuntime().maxMemory()));
+  }
+
+  /** Throws when building has run past {@code deadline} (checked between components). */
+  private static void checkBuilding(long deadline, String source, String after) {
+    if (deadline != Long.MAX_VALUE && System.nanoTime() > deadline) {
+      throw new SimulationFailedException("wall-clock budget (" + source + ") exceeded while building the machine,"
+          + " after " + after + "; make the experiment smaller or raise the budget");
+    }
+  }
+
+  /**
    * Validates {@code e} and its variants, then assembles each machine without running it (which
    * catches what only the plugins can see, e.g. a workload that needs a device the VM lacks).
    *
@@ -109,6 +161,11 @@ public final class ExperimentRunner {
    */
   public void validate(String source, Experiment e) {
     validator.check(source, e);
+    try {
+      checkMemory(e); // once for the base: its variants would repeat the same line
+    } catch (InvalidExperimentException ex) {
+      throw new InvalidExperimentException(source, ex.problems());
+    }
     List<Problem> problems = new ArrayList<>();
     List<Map<String, String>> points = SweepPoints.of(e);
     for (int i = 0; i < points.size(); i++) {
@@ -476,6 +533,25 @@ public final class ExperimentRunner {
   }
 
   private Assembly assemble(Experiment e, RunChecks checks) {
+    checkMemory(e); // before anything is allocated
+    buildingSince.set(System.nanoTime());
+    try {
+      return build(e, checks);
+    } finally {
+      buildingSince.set(0);
+    }
+  }
+
+  private Assembly build(Experiment e, RunChecks checks) {
+    long deadline = buildDeadline;
+    String deadlineSource = buildDeadlineSource;
+    if (checks.wallBudgetNs() != Long.MAX_VALUE) {
+      long runDeadline = System.nanoTime() + checks.wallBudgetNs();
+      if (runDeadline < deadline) {
+        deadline = runDeadline;
+        deadlineSource = String.format(java.util.Locale.ROOT, "%.1f s", checks.wallBudgetNs() / 1e9);
+      }
+    }
     List<Problem> problems = new ArrayList<>();
     // The experiment's hypervisor: section (checked by the validator) changes the profile it runs on.
     ArchProfile profile = HypervisorSettings.apply(plugins.arches().get(e.arch()).create(), e.hypervisor());
@@ -549,6 +625,7 @@ public final class ExperimentRunner {
         } catch (IllegalArgumentException | IllegalStateException ex) {
           problems.add(new Problem(path, oneLine(ex.getMessage())));
         }
+        checkBuilding(deadline, deadlineSource, path);
       }
       for (int w = 0; w < spec.workloads().size(); w++) {
         ComponentSpec c = spec.workloads().get(w);
@@ -566,6 +643,7 @@ public final class ExperimentRunner {
         } catch (IllegalArgumentException | IllegalStateException ex) {
           problems.add(new Problem(path, oneLine(ex.getMessage())));
         }
+        checkBuilding(deadline, deadlineSource, path);
       }
     }
     if (!problems.isEmpty()) {

@@ -17,7 +17,9 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -136,12 +138,17 @@ public final class SweepRunner {
           }
         }
         int i = entry.getKey();
+        ObjectNode document;
         if (error != null) {
           failed.add("point " + i + " " + points.get(i) + ": " + error);
-          write(pointFile(out, i), ResultJson.write(failedPointDocument(source, e, hash, i, points.get(i), error)));
+          document = failedPointDocument(source, e, hash, i, points.get(i), error);
         } else {
-          write(pointFile(out, i), ResultJson.write(pointDocument(source, e, hash, i, points.get(i), reps)));
+          document = pointDocument(source, e, hash, i, points.get(i), reps);
         }
+        // what merge checks a shard set against: how many points the sweep has, which shard ran this one
+        document.put("points_total", points.size());
+        document.put("shard", options.shard() + "/" + options.shards());
+        write(pointFile(out, i), ResultJson.write(document));
         done++;
         double elapsed = (System.nanoTime() - start) / 1e9;
         double eta = elapsed / done * (todo.size() - done);
@@ -157,7 +164,7 @@ public final class SweepRunner {
       complete &= Files.exists(pointFile(out, i));
     }
     if (complete) {
-      write(out.resolve("sweep.json"), ResultJson.write(merge(List.of(out))));
+      write(out.resolve("sweep.json"), ResultJson.write(merge(List.of(out), false)));
     }
     return new Outcome(points.size(), todo.size(), skipped, complete, List.copyOf(failed));
   }
@@ -281,18 +288,38 @@ public final class SweepRunner {
 
   /**
    * {@code sweep.json} from the point files under {@code dirs} (shards of one sweep): {@code
-   * {experiment, sweep_hash, points: [{point, overrides, summary}]}}, points in index order.
+   * {experiment, sweep_hash, points_total, shards, partial, points: [{point, overrides, summary}]}},
+   * points in index order; a partial merge also lists {@code missing_points}.
    *
-   * @throws UserInputException when the directories hold different sweeps or conflicting points
+   * @param allowPartial merge an incomplete set (points missing) or one that gives a point twice
+   *     (a shard directory given twice, two runs of one shard); the result says {@code partial}
+   * @throws UserInputException when the directories hold different sweeps or conflicting points,
+   *     or, without {@code allowPartial}, when points are missing or given twice
    */
-  public static ObjectNode merge(List<Path> dirs) {
+  public static ObjectNode merge(List<Path> dirs, boolean allowPartial) {
     TreeMap<Integer, JsonNode> points = new TreeMap<>();
+    Map<Integer, Path> pointDirs = new TreeMap<>();
+    TreeSet<String> shards = new TreeSet<>();
+    List<String> duplicates = new ArrayList<>();
     String hash = null;
     String experiment = "";
+    long total = -1;
+    Map<Path, Path> seenDirs = new LinkedHashMap<>();
     for (Path dir : dirs) {
       Path pointsDir = dir.resolve("points");
       if (!Files.isDirectory(pointsDir)) {
         throw new UserInputException("cannot merge [" + dir + "]: no points/ directory (not a sweep output)");
+      }
+      Path real;
+      try {
+        real = dir.toRealPath();
+      } catch (IOException ex) {
+        real = dir.toAbsolutePath().normalize();
+      }
+      Path earlier = seenDirs.putIfAbsent(real, dir);
+      if (earlier != null) {
+        duplicates.add("[" + dir + "] is given twice" + (earlier.equals(dir) ? "" : " (as [" + earlier + "])"));
+        continue;
       }
       List<Path> files;
       try (var stream = Files.list(pointsDir)) {
@@ -305,7 +332,10 @@ public final class SweepRunner {
         try {
           n = ResultJson.MAPPER.readTree(file.toFile());
         } catch (IOException ex) {
-          throw new UserInputException("cannot merge [" + file + "]: not a point file (" + ex.getMessage() + ")");
+          String why = ex instanceof com.fasterxml.jackson.core.JsonProcessingException json
+              ? "not JSON: " + json.getOriginalMessage().lines().findFirst().orElse("") : "unreadable";
+          throw new UserInputException("cannot merge [" + file + "]: not a point file ("
+              + org.lockvisor.experiment.model.Problem.echo(why) + ")");
         }
         String h = n.path("sweep_hash").asText();
         if (hash == null) {
@@ -315,16 +345,65 @@ public final class SweepRunner {
           throw new UserInputException("cannot merge [" + file + "]: it belongs to sweep [" + h + "], not [" + hash
               + "]");
         }
+        long fileTotal = n.path("points_total").asLong(-1);
+        if (fileTotal >= 0 && total >= 0 && fileTotal != total) {
+          throw new UserInputException("cannot merge [" + file + "]: its sweep has " + fileTotal + " points, another"
+              + " file's has " + total);
+        }
+        total = Math.max(total, fileTotal);
+        if (n.hasNonNull("shard")) {
+          shards.add(n.path("shard").asText());
+        }
         int index = n.path("point").asInt();
         JsonNode previous = points.putIfAbsent(index, n);
-        if (previous != null && !previous.path("summary").equals(n.path("summary"))) {
-          throw new UserInputException("cannot merge [" + file + "]: point " + index + " differs from another copy");
+        if (previous != null) {
+          if (!previous.path("summary").equals(n.path("summary"))) {
+            throw new UserInputException("cannot merge [" + file + "]: point " + index + " differs from another copy");
+          }
+          duplicates.add("point " + index + " is in both [" + pointDirs.get(index) + "] and [" + dir + "]");
+        } else {
+          pointDirs.put(index, dir);
         }
       }
+    }
+    List<Integer> missing = new ArrayList<>();
+    if (total < 0) {
+      missing.add(-1); // unknown: point files of a lockvisor before 0.1 record no total
+    } else {
+      for (int i = 0; i < total; i++) {
+        if (!points.containsKey(i)) {
+          missing.add(i);
+        }
+      }
+    }
+    boolean partial = !missing.isEmpty() || !duplicates.isEmpty();
+    if (partial && !allowPartial) {
+      String why;
+      if (!duplicates.isEmpty()) {
+        why = "the shard set is duplicated: " + duplicates.get(0)
+            + (duplicates.size() > 1 ? " (and " + (duplicates.size() - 1) + " more)" : "");
+      } else if (total < 0) {
+        why = "its point files do not record how many points the sweep has";
+      } else {
+        why = "the shard set is incomplete: " + missing.size() + " of " + total + " points missing ("
+            + abbreviated(missing) + ")" + missingShards(shards);
+      }
+      throw new UserInputException("cannot merge " + dirs + ": " + why + "; give every shard once, or add"
+          + " --allow-partial for a result marked partial");
     }
     ObjectNode root = ResultJson.MAPPER.createObjectNode();
     root.put("experiment", experiment);
     root.put("sweep_hash", hash == null ? "" : hash);
+    if (total >= 0) {
+      root.put("points_total", total);
+    }
+    ArrayNode shardList = root.putArray("shards");
+    shards.forEach(shardList::add);
+    root.put("partial", partial);
+    if (partial && total >= 0 && !missing.isEmpty()) {
+      ArrayNode m = root.putArray("missing_points");
+      missing.forEach(m::add);
+    }
     ArrayNode list = root.putArray("points");
     List<Integer> failures = new ArrayList<>();
     points.forEach((index, n) -> {
@@ -343,6 +422,34 @@ public final class SweepRunner {
       failures.forEach(f::add);
     }
     return root;
+  }
+
+  private static String abbreviated(List<Integer> indexes) {
+    String shown = indexes.subList(0, Math.min(10, indexes.size())).toString();
+    return "points " + shown.substring(1, shown.length() - 1) + (indexes.size() > 10 ? ", ..." : "");
+  }
+
+  /** "; shard 1/2 not given" when the shards seen all split the sweep the same way. */
+  private static String missingShards(TreeSet<String> shards) {
+    Set<Integer> counts = new TreeSet<>();
+    Set<Integer> seen = new TreeSet<>();
+    for (String s : shards) {
+      String[] parts = s.split("/");
+      seen.add(Integer.parseInt(parts[0]));
+      counts.add(Integer.parseInt(parts[1]));
+    }
+    if (counts.size() != 1) {
+      return "";
+    }
+    int n = counts.iterator().next();
+    List<String> absent = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      if (!seen.contains(i)) {
+        absent.add(i + "/" + n);
+      }
+    }
+    return absent.isEmpty() ? "" : "; shard" + (absent.size() > 1 ? "s " : " ") + String.join(", ", absent)
+        + " not given";
   }
 
   private static void write(Path target, String content) {

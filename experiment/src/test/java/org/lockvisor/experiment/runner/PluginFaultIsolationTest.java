@@ -85,7 +85,7 @@ class PluginFaultIsolationTest {
     assertThat(outcome.complete()).isTrue();
     assertThat(outcome.failed()).hasSize(1);
     assertThat(outcome.failed().get(0)).startsWith("point 1 ").contains("workload [faulty] failed while running");
-    JsonNode merged = SweepRunner.merge(List.of(dir));
+    JsonNode merged = SweepRunner.merge(List.of(dir), false);
     assertThat(merged.get("failed_points")).hasSize(1);
     assertThat(merged.at("/failed_points/0").asInt()).isEqualTo(1);
     assertThat(merged.at("/points/1/error").asText()).contains("ArrayIndexOutOfBoundsException");

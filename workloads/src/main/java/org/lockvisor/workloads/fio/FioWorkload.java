@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.function.ToLongFunction;
+import org.lockvisor.core.plugin.Footprint;
 import org.lockvisor.core.stats.LatencyRecorder;
 import org.lockvisor.devices.spi.BlockBatch;
 import org.lockvisor.devices.spi.BlockCompletion;
@@ -190,6 +191,19 @@ public final class FioWorkload implements Workload {
   @Override
   public String model() {
     return FioFactory.NAME;
+  }
+
+  /**
+   * Each job: a task with its latency recorders (about 16 KiB); each request in flight: its
+   * {@code BlockRequest} and the device's request state (about 100 bytes). Measured on
+   * quick-virtio-blk: 1,000 jobs x depth 1 took 16.3 MB, 10 jobs x depth 65,536 took 63 MB.
+   */
+  @Override
+  public Footprint footprint() {
+    long depth = config.ioengine().equals("psync") ? 1 : config.iodepth();
+    long requests = Footprint.times(config.numjobs(), depth);
+    return new Footprint(Footprint.plus(Footprint.times(config.numjobs(), 16_384), Footprint.times(requests, 100)),
+        config.numjobs() + " jobs x iodepth " + depth + " = " + requests + " requests in flight");
   }
 
   public FioConfig config() {

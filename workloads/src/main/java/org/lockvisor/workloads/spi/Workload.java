@@ -3,6 +3,7 @@ package org.lockvisor.workloads.spi;
 import com.google.common.collect.ImmutableMap;
 import java.util.Map;
 import java.util.Optional;
+import org.lockvisor.core.plugin.Footprint;
 
 /**
  * A benchmark running in one VM: it spawns its guest tasks when started and reports its own
@@ -61,6 +62,16 @@ public interface Workload {
    */
   default long finishedNs() {
     return -1;
+  }
+
+  /**
+   * What {@link #start} will allocate, estimated from the configuration alone (called after the
+   * factory created the workload and before it starts): tasks, pipes, requests in flight. The
+   * runner refuses an experiment whose estimate exceeds the memory limit before building
+   * anything. {@link Footprint#NONE} (the default): nothing worth counting.
+   */
+  default Footprint footprint() {
+    return Footprint.NONE;
   }
 
   /** Whether the workload has ended: {@link #finishedNs()} is known. */
