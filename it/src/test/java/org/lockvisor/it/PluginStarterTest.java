@@ -27,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
  * package}, which runs each one's contract test against the kits), and run {@code ./lockvisor
  * --plugins ...} on an experiment that chooses all four by name and sets their options in YAML.
  * The plugins' own options must change the result: a slower completion timer of the device lowers
- * fio's IOPS, a longer critical section of the workload lowers its rate; the provenance names each
+ * fio's IOPS, a longer critical section of the workload lowers its rate, a hand-off delay of the
+ * lock (set in the kernel's {@code locks:} section) lowers it too; the provenance names each
  * plugin with the version its jar's manifest carries.
  *
  * <p>Every Maven call uses a private local repository: a temporary directory whose entries link to
@@ -125,6 +126,7 @@ class PluginStarterTest {
     JsonNode base = variant(result, "base");
     JsonNode slowDevice = variant(result, "slow-device");
     JsonNode longHold = variant(result, "long-hold");
+    JsonNode slowHandoff = variant(result, "slow-handoff");
     assertThat(base.get("arch").asText()).isEqualTo("it-profile");
     assertThat(base.get("devices").get(0).get("type").asText()).isEqualTo("it-device");
     double iops = workload(base, "fio").get("iops").asDouble();
@@ -135,6 +137,11 @@ class PluginStarterTest {
     double longHoldRate = workload(longHold, "hammer").get("ops_per_s").asDouble();
     assertThat(longHoldRate).as("workload rate with hold-ns 20us vs 1us (%s)", rate).isPositive()
         .isLessThan(rate / 2);
+    // the generated lock's own option, set in the experiment's locks: section, reaches the lock
+    // the workload creates: 20 us per hand-off to a queued waiter slows the hammer down
+    double slowHandoffRate = workload(slowHandoff, "hammer").get("ops_per_s").asDouble();
+    assertThat(slowHandoffRate).as("workload rate with the lock's handoff-delay-ns 20us vs 0 (%s)", rate)
+        .isPositive().isLessThan(rate * 0.8);
     assertThat(base.get("lock_stat").toString()).as("the workload's lock is in lock_stat").contains("hammer_lock");
     System.out.printf("plugin starter: generated, built offline and ran 4 plugins in %.0f s%n",
         (System.nanoTime() - start) / 1e9);
