@@ -103,13 +103,15 @@ public final class Calibrator {
           new InitialGuess(start), new SimpleBounds(lower, upper));
       best = p.getPoint();
     }
-    double objective = objective(best);
+    // the optimum's figures once: its objective, its residuals and the reported figures
+    Map<String, Double> atBest = mean(setting(best));
     Map<String, Double> values = new LinkedHashMap<>();
     for (int i = 0; i < parameters.size(); i++) {
       values.put(parameters.get(i).name(), parameters.get(i).numberAt(clamp(best[i])));
     }
-    return new Fit(ImmutableMap.copyOf(values), setting(best), standardErrors(best), objective, evaluations,
-        ImmutableSortedMap.copyOf(mean(setting(best))));
+    ImmutableMap<String, Double> errors = standardErrors(best, atBest);
+    return new Fit(ImmutableMap.copyOf(values), setting(best), errors, objective(atBest), evaluations,
+        ImmutableSortedMap.copyOf(atBest));
   }
 
   /** The setting ({@code --set} texts) of a point of the unit box. */
@@ -136,7 +138,11 @@ public final class Calibrator {
   }
 
   private double objective(double[] u) {
-    Map<String, Double> sim = mean(setting(u));
+    return objective(mean(setting(u)));
+  }
+
+  /** The mean squared relative error of {@code sim}, the target's figures averaged over the seeds. */
+  private double objective(Map<String, Double> sim) {
     double sum = 0;
     for (Map.Entry<String, Double> t : target.entrySet()) {
       double r = (sim.get(t.getKey()) - t.getValue()) / t.getValue();
@@ -159,12 +165,12 @@ public final class Calibrator {
     return sum;
   }
 
-  private ImmutableMap<String, Double> standardErrors(double[] best) {
+  private ImmutableMap<String, Double> standardErrors(double[] best, Map<String, Double> atBest) {
     int m = target.size();
     int n = parameters.size();
     List<String> names = new ArrayList<>(target.keySet());
     double h = 0.02;
-    double[] base = residuals(mean(setting(best)), names);
+    double[] base = residuals(atBest, names);
     double[][] jac = new double[m][n];
     for (int j = 0; j < n; j++) {
       double[] u = best.clone();
