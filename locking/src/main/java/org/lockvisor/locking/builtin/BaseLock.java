@@ -151,6 +151,14 @@ abstract class BaseLock implements KernelLock {
     owner = null;
   }
 
+  /**
+   * Whether {@code spin_trylock} of this lock fails now: the word is held. The queued locks
+   * override it (a queued or spinning waiter also makes their word non-zero).
+   */
+  boolean trylockFails() {
+    return owner != null;
+  }
+
   /** Charges the interval since the last update to holder-preempted wait time if it applies. */
   final void accountHolder() {
     accounting.accountHolder();

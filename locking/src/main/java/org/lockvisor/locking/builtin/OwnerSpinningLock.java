@@ -38,6 +38,7 @@ abstract class OwnerSpinningLock<N extends OwnerSpinningLock.Node> extends BaseL
     final Inline inline = new Inline();
     long waitStart;
     Task spinOwner;
+    long ownerSpinStart;
   }
 
   OwnerSpinningLock(LockContext context, String algorithm, Set<LockMode> modes, boolean optimisticSpin,
@@ -92,6 +93,7 @@ abstract class OwnerSpinningLock<N extends OwnerSpinningLock.Node> extends BaseL
    */
   final int spinOnOwner(Task t, N n, Task o, int spunStep, int sym) {
     n.spinOwner = o;
+    n.ownerSpinStart = now();
     ownerSpinner = t;
     n.step = spunStep;
     t.startSpin(sym, ownerChanged, 0, o.cpu());
@@ -113,10 +115,12 @@ abstract class OwnerSpinningLock<N extends OwnerSpinningLock.Node> extends BaseL
   }
 
   /**
-   * After a spin on the owner: true (a bail-out, counted) if the owner is still the same, so the
-   * spin gave up (owner off CPU, preempted, or need_resched).
+   * After a spin on the owner (counted with its duration, the OSQ head's share of the spin): true
+   * (a bail-out, counted) if the owner is still the same, so the spin gave up (owner off CPU,
+   * preempted, or need_resched).
    */
   final boolean ownerSpinGaveUp(N n) {
+    stats.ownerSpun(now() - n.ownerSpinStart);
     if (owner == n.spinOwner) {
       stats.spinBailout();
       return true;

@@ -412,4 +412,10 @@ final class QueuedSpinLock extends SpinLockBase {
       return algorithm + " " + mode.unlockSymbol() + "(" + name + ")";
     }
   }
+
+  /** queued_spin_trylock: any of locked, pending or tail makes the word non-zero. */
+  @Override
+  boolean trylockFails() {
+    return owner != null || accounting.waiters() > 0;
+  }
 }

@@ -197,4 +197,10 @@ final class TicketSpinLock extends SpinLockBase {
       return algorithm + " " + mode.unlockSymbol() + "(" + name + ")";
     }
   }
+
+  /** arch_spin_trylock: fails unless head == tail, i.e. held or tickets taken. */
+  @Override
+  boolean trylockFails() {
+    return owner != null || accounting.waiters() > 0;
+  }
 }

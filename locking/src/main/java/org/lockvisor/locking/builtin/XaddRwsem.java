@@ -11,24 +11,48 @@ import org.lockvisor.machine.Task;
 import org.lockvisor.machine.TaskState;
 
 /**
- * The xadd rwsem with writer optimistic spinning (kernel/locking/rwsem-xadd.c, v3.16–v5.2;
- * 4.9-era reader-owned marking): {@code rwsem_down_write_failed}, {@code
- * rwsem_optimistic_spin}, {@code rwsem_spin_on_owner}, {@code rwsem_down_read_failed},
- * {@code rwsem_wake}, {@code __rwsem_mark_wake}.
+ * The xadd rwsem with writer optimistic spinning (kernel/locking/rwsem-xadd.c, v3.16–v5.2), in
+ * its 4.7 or 4.8 form (option {@code kernel-version}): {@code rwsem_down_write_failed}, {@code
+ * rwsem_optimistic_spin}, {@code rwsem_can_spin_on_owner}, {@code rwsem_spin_on_owner}, {@code
+ * rwsem_down_read_failed}, {@code rwsem_wake}, {@code __rwsem_mark_wake}.
  *
  * <p>The count is kept as its meaning: active readers, the active writer (the owner) and whether
  * tasks wait. down_write succeeds at once only with no active holder and no waiter; otherwise a
- * writer spins optimistically — if the owner is a running writer (and with the vcpu_is_preempted
- * check its vCPU is not preempted) or there is no owner, it takes the OSQ and its head spins in
- * {@code rwsem_spin_on_owner} while the owner stays the same, on CPU and not preempted, and takes
- * the lock with {@code try_write_lock_unqueued} as soon as there is no active holder (stealing
- * from queued waiters). A reader-owned rwsem is not spun on. Failing that, the writer queues
- * under {@code wait_lock} and sleeps until it can take the lock itself. down_read succeeds with
- * no writer and no waiter; otherwise the reader queues and sleeps until a waker grants it the
- * lock ({@code __rwsem_mark_wake} grants the readers at the front of the queue, or wakes the
- * front writer). up_read/up_write call {@code rwsem_wake} when waiters exist and no holder is
- * left (the {@code rwsem_has_spinner} shortcut — skip the wakeup when a spinner exists and
- * wait_lock is busy — is not modelled: the wakeup always takes wait_lock).
+ * writer spins optimistically ({@code rwsem_optimistic_spin}) if {@code rwsem_can_spin_on_owner}
+ * allows — need_resched clear and either a running writer owner (with the vcpu_is_preempted check
+ * of 4.9, its vCPU not preempted) or no writer owner (see below) — takes the OSQ, and its head
+ * spins in {@code rwsem_spin_on_owner} while the owner stays the same, on CPU and not preempted,
+ * and takes the lock with {@code rwsem_try_write_lock_unqueued} as soon as there is no active
+ * holder (stealing from queued waiters). Failing that, the writer queues under {@code wait_lock}
+ * and sleeps until it can take the lock itself. down_read succeeds with no writer and no waiter;
+ * otherwise the reader queues and sleeps until a waker grants it the lock ({@code
+ * __rwsem_mark_wake} grants the readers at the front of the queue, or wakes the front writer).
+ *
+ * <p>Where 4.7 and 4.8 differ (read from both versions' rwsem-xadd.c and rwsem.h):
+ *
+ * <ul>
+ *   <li><b>4.7</b> ({@code rwsem_spin_on_owner(sem, owner)}, called only when {@code sem->owner}
+ *       is set): with no owner, {@code rwsem_can_spin_on_owner} refuses if the count shows an
+ *       active holder (readers); in the spin loop an owner-less lock is not spun on in {@code
+ *       rwsem_spin_on_owner} but the loop itself goes round ({@code try_write_lock_unqueued},
+ *       {@code cpu_relax}) until the readers leave, a writer owner appears, or need_resched — a
+ *       spin on readers, charged to {@code rwsem_down_write_failed} (where {@code
+ *       rwsem_optimistic_spin} is inlined). After an owner spin ends with the owner gone, the count
+ *       decides: free ({@code count == 0 || count == RWSEM_WAITING_BIAS}) goes on, readers stop.
+ *   <li><b>4.8</b> ({@code rwsem_spin_on_owner(sem)}, commit "locking/rwsem: Add reader-owned
+ *       state to the owner field"): a reader that takes the lock sets {@code sem->owner =
+ *       RWSEM_READER_OWNED} ({@code rwsem_set_reader_owned} in {@code down_read} and {@code
+ *       __rwsem_mark_wake}); readers never clear it, only a writer's {@code rwsem_set_owner} /
+ *       {@code rwsem_clear_owner} does. A reader-owned mark — even a stale one after the readers
+ *       left — stops spinning in {@code rwsem_can_spin_on_owner} and at the end of {@code
+ *       rwsem_spin_on_owner}; an owner-less unmarked lock is spinnable.
+ * </ul>
+ *
+ * <p>up_read/up_write call {@code rwsem_wake} when waiters exist and no holder is left; with a
+ * spinner queued on the OSQ ({@code rwsem_has_spinner}, since 4.2) the wakeup only tries {@code
+ * raw_spin_trylock_irqsave(&sem->wait_lock)} and is skipped when wait_lock is busy (the spinner
+ * will try the lock before it sleeps) — counted as {@link
+ * org.lockvisor.locking.spi.LockStats#wakeupLeftToSpinner}.
  */
 final class XaddRwsem extends OwnerSpinningLock<XaddRwsem.Node> {
   private static final int SLOW = 1;
@@ -44,6 +68,7 @@ final class XaddRwsem extends OwnerSpinningLock<XaddRwsem.Node> {
   private static final int WOKEN = 11;
   private static final int RELOCK = 12;
   private static final int UNLOCK_GOT = 13;
+  private static final int COUNT_SPUN = 14;
   private static final int R_LOCK = 20;
   private static final int R_UNLOCK = 21;
   private static final int R_WAKE = 22;
@@ -52,12 +77,43 @@ final class XaddRwsem extends OwnerSpinningLock<XaddRwsem.Node> {
   private static final int W_UNLOCK = 31;
   private static final int W_WAKE = 32;
   private static final int W_END = 33;
+  private static final int W_START = 34;
+
+  /** The rwsem-xadd.c of a kernel version, where the spin conditions differ. */
+  enum KernelVersion {
+    V4_7("4.7"),
+    V4_8("4.8");
+
+    private final String label;
+
+    KernelVersion(String label) {
+      this.label = label;
+    }
+
+    String label() {
+      return label;
+    }
+
+    static KernelVersion of(String label) {
+      for (KernelVersion v : values()) {
+        if (v.label.equals(label)) {
+          return v;
+        }
+      }
+      throw new IllegalArgumentException("unknown rwsem kernel-version [" + label + "]; known: [4.7, 4.8]");
+    }
+  }
 
   private final Op waitLockIrq;
   private final Op waitUnlockIrq;
   private final Op waitLockIrqsave;
   private final Op waitUnlockIrqsave;
   private int readers;
+  private final KernelVersion version;
+  /** 4.8: {@code sem->owner == RWSEM_READER_OWNED} (set by readers, cleared only by writers). */
+  private boolean readerOwned;
+  /** 4.7: the OSQ head's loop on an owner-less lock with active readers ends. */
+  private final org.lockvisor.machine.SpinCondition countChanged = this::countCondition;
   private final Op writeLock = new LockOp(true);
   private final Op readLock = new LockOp(false);
   private final Op writeUnlock = new UnlockOp(true);
@@ -72,6 +128,8 @@ final class XaddRwsem extends OwnerSpinningLock<XaddRwsem.Node> {
   private final int symUpRead;
   private final int symSpinOnOwner;
   private final int symMarkWake;
+  private final int symDownWriteFailed;
+  private final int symRwsemWake;
 
   static final class Node extends OwnerSpinningLock.Node {
     boolean writer;
@@ -95,8 +153,15 @@ final class XaddRwsem extends OwnerSpinningLock<XaddRwsem.Node> {
   }
 
   XaddRwsem(LockContext context, boolean optimisticSpin, String waitLockAlgorithm) {
+    this(context, optimisticSpin, waitLockAlgorithm, KernelVersion.V4_8);
+  }
+
+  XaddRwsem(LockContext context, boolean optimisticSpin, String waitLockAlgorithm, KernelVersion version) {
     super(context, "rwsem-xadd", EnumSet.of(LockMode.READ, LockMode.WRITE),
         optimisticSpin, waitLockAlgorithm, t -> new Node());
+    this.version = version;
+    this.symDownWriteFailed = sym("rwsem_down_write_failed");
+    this.symRwsemWake = sym("rwsem_wake");
     this.waitLockIrq = waitLock.lock(LockMode.IRQ);
     this.waitUnlockIrq = waitLock.unlock(LockMode.IRQ);
     this.waitLockIrqsave = waitLock.lock(LockMode.IRQSAVE);
@@ -141,8 +206,42 @@ final class XaddRwsem extends OwnerSpinningLock<XaddRwsem.Node> {
     return owner == null && readers == 0;
   }
 
+  /** The kernel version whose spin conditions this rwsem follows. */
+  KernelVersion kernelVersion() {
+    return version;
+  }
+
+  /** 4.8's reader-owned mark of the owner field (always false in 4.7, which has none). */
+  boolean readerOwned() {
+    return readerOwned;
+  }
+
+  /** A reader took the lock: 4.8's {@code rwsem_set_reader_owned}. */
+  private void readerAcquired() {
+    if (version == KernelVersion.V4_8) {
+      readerOwned = true;
+    }
+  }
+
+  /**
+   * rwsem_can_spin_on_owner (without need_resched): a writer owner must run (and, with the
+   * check, not be preempted); with no writer owner 4.7 reads the count (no active holder), 4.8
+   * the reader-owned mark.
+   */
+  private boolean canSpinOnOwner(Task o) {
+    if (o != null) {
+      return o.onCpu() && !vcpuIsPreempted(o);
+    }
+    return version == KernelVersion.V4_7 ? readers == 0 : !readerOwned;
+  }
+
+  private boolean countCondition(Task s) {
+    return owner != null || readers == 0 || needResched(s);
+  }
+
   private void takeWrite(Task t, Node n, boolean contended) {
     touch(t);
+    readerOwned = false; // rwsem_set_owner
     if (contended) {
       waiterLeft();
     }
@@ -171,6 +270,7 @@ final class XaddRwsem extends OwnerSpinningLock<XaddRwsem.Node> {
       Task r = waitList.pollFirst();
       Node rn = nodes.get(r);
       readers++;
+      readerAcquired();
       rn.granted = true;
       rn.acquiredAt = now();
       waiterLeft();
@@ -202,6 +302,7 @@ final class XaddRwsem extends OwnerSpinningLock<XaddRwsem.Node> {
               takeWrite(t, n, false);
             } else {
               readers++;
+              readerAcquired();
               n.acquiredAt = now();
               acquiredShared(t, false, 0);
             }
@@ -237,9 +338,7 @@ final class XaddRwsem extends OwnerSpinningLock<XaddRwsem.Node> {
         switch (n.step) {
           case SLOW -> {
             // rwsem_optimistic_spin: rwsem_can_spin_on_owner
-            Task o = owner;
-            boolean canSpin = optimisticSpin && !needResched(t)
-                && (o != null ? o.onCpu() && !vcpuIsPreempted(o) : readers == 0);
+            boolean canSpin = optimisticSpin && !needResched(t) && canSpinOnOwner(owner);
             if (!canSpin) {
               n.step = WAIT_LOCK;
               continue;
@@ -266,9 +365,22 @@ final class XaddRwsem extends OwnerSpinningLock<XaddRwsem.Node> {
               }
               continue;
             }
-            if (readers > 0) { // reader-owned: not spinnable
+            if (readerOwned) { // 4.8: rwsem_spin_on_owner returns !rwsem_owner_is_reader
               n.step = OSQ_UNLOCK_FAIL;
               continue;
+            }
+            if (readers > 0) {
+              // try_write_lock_unqueued fails; if (!owner && need_resched()) break; else
+              // cpu_relax() and round again (4.7: the count's readers; 4.8 cannot get here, its
+              // readers mark the owner field)
+              if (needResched(t)) {
+                n.step = OSQ_UNLOCK_FAIL;
+                continue;
+              }
+              ownerSpinner = t;
+              n.step = COUNT_SPUN;
+              t.startSpin(symDownWriteFailed, countChanged, 0, null);
+              return AGAIN;
             }
             // try_write_lock_unqueued
             ownerSpinner = null;
@@ -278,7 +390,22 @@ final class XaddRwsem extends OwnerSpinningLock<XaddRwsem.Node> {
             t.startWork(costs.atomicNs(), symDownWrite, false);
             return AGAIN;
           }
-          case SPUN -> n.step = ownerSpinGaveUp(n) ? OSQ_UNLOCK_FAIL : SPIN_LOOP;
+          case SPUN -> {
+            if (ownerSpinGaveUp(n)) {
+              n.step = OSQ_UNLOCK_FAIL;
+            } else if (version == KernelVersion.V4_7 && owner == null && readers > 0) {
+              // 4.7: the owner left; "check the counter": held by readers, stop
+              n.step = OSQ_UNLOCK_FAIL;
+            } else {
+              n.step = SPIN_LOOP;
+            }
+          }
+          case COUNT_SPUN -> {
+            if (ownerSpinner == t) {
+              ownerSpinner = null;
+            }
+            n.step = SPIN_LOOP;
+          }
           case OSQ_UNLOCK_OK -> {
             return osqUnlockAcquired(t, n);
           }
@@ -422,7 +549,7 @@ final class XaddRwsem extends OwnerSpinningLock<XaddRwsem.Node> {
           }
           pokeSpinner();
           long cost = rmw(t);
-          n.wakeStep = noActiveHolder() && !waitList.isEmpty() ? W_LOCK : W_END;
+          n.wakeStep = noActiveHolder() && !waitList.isEmpty() ? W_START : W_END;
           t.startWork(cost, write ? symUpWrite : symUpRead, false);
           return AGAIN;
         }
@@ -446,13 +573,26 @@ final class XaddRwsem extends OwnerSpinningLock<XaddRwsem.Node> {
     }
   }
 
-  /** rwsem_wake: under wait_lock, mark and wake (no {@code rwsem_has_spinner} shortcut). */
+  /**
+   * rwsem_wake: with a spinner on the OSQ ({@code rwsem_has_spinner}) only a trylock of wait_lock,
+   * and no wakeup if it fails; else under wait_lock, mark and wake.
+   */
   private final class WakeOp extends Op {
     @Override
     public int execute(Task t, int phase) {
       Node n = nodes.get(t);
       for (;;) {
         switch (n.wakeStep) {
+          case W_START -> {
+            if (optimisticSpin && osq.isLocked() && waitLock.trylockFails()) {
+              // raw_spin_trylock_irqsave failed: the spinner will try the lock before it sleeps
+              stats.wakeupLeftToSpinner();
+              n.wakeStep = W_END;
+              t.startWork(waitLock.rmw(t), symRwsemWake, false);
+              return AGAIN;
+            }
+            n.wakeStep = W_LOCK;
+          }
           case W_LOCK -> {
             if (n.wakeInline.run(waitLockIrqsave, t) == AGAIN) {
               return AGAIN;

@@ -16,7 +16,9 @@ public final class XaddRwsemFactory implements LockFactory {
   private static final List<PluginOption> OPTIONS = List.of(
       PluginOption.ofBoolean("optimistic-spin", true, "CONFIG_RWSEM_SPIN_ON_OWNER: writers spin on the OSQ and the owner before sleeping"),
       PluginOption.ofEnum("wait-lock", "qspinlock", "the spinlock algorithm of wait_lock (the kernel's spinlock choice)",
-          "qspinlock", "pv-qspinlock", "ticket", "pv-ticket", "tas", "ppc-splpar"));
+          "qspinlock", "pv-qspinlock", "ticket", "pv-ticket", "tas", "ppc-splpar"),
+      PluginOption.ofEnum("kernel-version", "4.8", "rwsem-xadd.c of 4.7 (rwsem_spin_on_owner(sem, owner), count-based reader check) "
+          + "or 4.8 (RWSEM_READER_OWNED owner mark)", "4.7", "4.8"));
 
   @Override
   public String name() {
@@ -46,6 +48,7 @@ public final class XaddRwsemFactory implements LockFactory {
   @Override
   public KernelLock create(LockContext context) {
     BoundOptions o = context.options();
-    return new XaddRwsem(context, o.bool("optimistic-spin"), o.choice("wait-lock"));
+    return new XaddRwsem(context, o.bool("optimistic-spin"), o.choice("wait-lock"),
+        XaddRwsem.KernelVersion.of(o.choice("kernel-version")));
   }
 }

@@ -28,6 +28,9 @@ public final class LockStats {
   private long spinAcquisitions;
   private long handoffs;
   private long confers;
+  private long ownerSpins;
+  private long ownerSpinNs;
+  private long wakeupsLeftToSpinner;
 
   /** An acquisition; {@code waitNs} > 0 or {@code contended} marks a contended one. */
   public void acquired(boolean contended, long waitNs, boolean bounced) {
@@ -100,6 +103,24 @@ public final class LockStats {
   /** A sleeping lock taken by optimistic spinning (without sleeping), possibly a steal. */
   public void spinAcquired() {
     spinAcquisitions++;
+  }
+
+  /**
+   * An optimistic spinner at the head of the OSQ spun on the owner ({@code mutex_spin_on_owner},
+   * {@code rwsem_spin_on_owner}) for {@code ns}: the heads' share of the spin, beside the queue
+   * members' time in {@code osq_lock}.
+   */
+  public void ownerSpun(long ns) {
+    ownerSpins++;
+    ownerSpinNs += ns;
+  }
+
+  /**
+   * An unlock skipped its wakeup because a spinner exists and wait_lock was busy ({@code
+   * rwsem_wake}'s {@code rwsem_has_spinner} trylock shortcut).
+   */
+  public void wakeupLeftToSpinner() {
+    wakeupsLeftToSpinner++;
   }
 
   /** A waiter gave its cycles to the holder's vCPU (H_CONFER, directed yield). */
@@ -196,6 +217,21 @@ public final class LockStats {
     return confers;
   }
 
+  /** Spins of an OSQ head on the owner (see {@link #ownerSpun}). */
+  public long ownerSpins() {
+    return ownerSpins;
+  }
+
+  /** Time the OSQ heads spent spinning on the owner. */
+  public long ownerSpinNs() {
+    return ownerSpinNs;
+  }
+
+  /** Unlocks that left the wakeup to a spinner (see {@link #wakeupLeftToSpinner}). */
+  public long wakeupsLeftToSpinner() {
+    return wakeupsLeftToSpinner;
+  }
+
   /** Forgets everything (end of warm-up). */
   public void reset() {
     acquisitions = contentions = conBounces = acqBounces = 0;
@@ -203,6 +239,7 @@ public final class LockStats {
     waitMin = holdMin = Long.MAX_VALUE;
     holderPreemptedWaitNs = handoffsToPreemptedWaiter = sleeps = halts = kicks = spinBailouts = 0;
     spinAcquisitions = handoffs = confers = 0;
+    ownerSpins = ownerSpinNs = wakeupsLeftToSpinner = 0;
     preemptedHolds = holdPreemptedNs = 0;
   }
 }
