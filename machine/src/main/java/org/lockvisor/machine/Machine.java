@@ -271,7 +271,7 @@ public final class Machine {
         return AGAIN;
       }
       t.activity = Activity.EXIT;
-      c.vcpuTask.requestExit("HLT", c.kernel.vm.haltHandler());
+      c.vcpuTask.requestExit(c.kernel.vm.haltExitReason(), c.kernel.vm.haltHandler());
       return AGAIN;
     }
   }

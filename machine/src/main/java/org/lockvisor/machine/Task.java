@@ -190,6 +190,11 @@ public non-sealed class Task implements EventHandler, SpinWatch {
     return activity;
   }
 
+  /** The symbol the current spin is charged to, or -1 when the task is not spinning. */
+  public int spinSymbol() {
+    return activity == Activity.SPIN ? spinSymbol : -1;
+  }
+
   public int preemptCount() {
     return preemptCount;
   }

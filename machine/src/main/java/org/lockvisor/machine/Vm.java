@@ -1,6 +1,7 @@
 package org.lockvisor.machine;
 
 import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -141,6 +142,38 @@ public final class Vm {
   /** The kvm_vcpu_on_spin variant this VM's hypervisor runs. */
   public DirectedYield directedYieldVariant() {
     return directedYield;
+  }
+
+  /** The hypervisor calls {@link #hcalls()} counts, in output order. */
+  public static final List<String> HCALLS = List.of("H_CEDE", "H_PROD", "H_CONFER", "H_IPI", "H_XIRR", "H_EOI");
+
+  /** The exit reason of an idle or pv halt: {@code H_CEDE} under partition firmware, else HLT. */
+  public String haltExitReason() {
+    return partitionFirmware ? "H_CEDE" : "HLT";
+  }
+
+  /**
+   * PowerVM hypervisor calls made by this VM's vCPUs since the last reset, by name ({@link
+   * #HCALLS}): each is a VM exit of that reason (H_CEDE from the idle loop and pv halts, H_CONFER
+   * from {@code __spin_yield}/{@code __rw_yield}, H_IPI from {@code smp_muxed_ipi_message_pass},
+   * H_XIRR and H_EOI from the XICS interrupt accept), and H_PROD from {@link #prod}. All zero on
+   * KVM.
+   */
+  public ImmutableMap<String, Long> hcalls() {
+    ImmutableMap.Builder<String, Long> b = ImmutableMap.builder();
+    for (String h : HCALLS) {
+      long n = 0;
+      if (h.equals("H_PROD")) {
+        n = partitionFirmware ? yieldCounts[YieldStats.Counter.PRODS.ordinal()] : 0;
+      } else if (partitionFirmware) {
+        for (VcpuTask v : vcpus) {
+          VcpuTask.ExitStats e = v.exitStats().get(h);
+          n += e == null ? 0 : e.count();
+        }
+      }
+      b.put(h, n);
+    }
+    return b.buildOrThrow();
   }
 
   /** Directed-yield, confer/prod and pv halt/kick counters of this VM. */

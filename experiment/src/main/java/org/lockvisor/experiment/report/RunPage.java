@@ -129,6 +129,10 @@ public final class RunPage {
           t.forEach((k, v) -> yieldRows.add(List.of(String.valueOf(k), String.valueOf(v))));
           page.table(List.of("directed yield / confer / pv (all VMs)", "count"), yieldRows);
         }
+        List<List<String>> hcallRows = SchedulingReport.hcallRows(r.scheduling());
+        if (!hcallRows.isEmpty()) {
+          page.table(List.of("VM", "hcall", "count", "per second"), hcallRows);
+        }
       }
       page.heading("Variant " + r.variant() + ": profile (top " + 15 + " per report)");
       page.preformatted(o.perfTop());

@@ -34,6 +34,9 @@ public final class SchedulingReport {
       b.append(String.format(Locale.ROOT, "VM %s (kvm_vcpu_on_spin %s)%n", vm.name(),
           vm.directedYieldVariant().name().toLowerCase(Locale.ROOT)));
       vm.yieldStats().asMap().forEach((k, v) -> b.append(String.format(Locale.ROOT, "  %-24s %12d%n", k, v)));
+      if (vm.partitionFirmware()) {
+        vm.hcalls().forEach((k, v) -> b.append(String.format(Locale.ROOT, "  %-24s %12d%n", k, v)));
+      }
     }
     b.append("\nScheduler (migrations by cause, runqueue length shares):\n\n");
     append(b, machine.host(), machine.sim().now());
@@ -54,6 +57,26 @@ public final class SchedulingReport {
     shares.forEach((k, v) -> b.append(b.length() > 1 ? ", " : "").append(k).append('=')
         .append(String.format(Locale.ROOT, "%.3f", v)));
     return b.append('}').toString();
+  }
+
+  /**
+   * Table rows for report.html: per PowerVM guest and hcall (H_CEDE, H_PROD, H_CONFER, H_IPI,
+   * H_XIRR, H_EOI) the count and the rate per second of the measured window; none on KVM.
+   */
+  public static List<List<String>> hcallRows(Map<String, Object> scheduling) {
+    List<List<String>> rows = new ArrayList<>();
+    if (!(scheduling.get("guests") instanceof List<?> guests)) {
+      return rows;
+    }
+    for (Object o : guests) {
+      if (!(o instanceof Map<?, ?> g) || !(g.get("hcalls") instanceof Map<?, ?> counts)
+          || !(g.get("hcalls_per_second") instanceof Map<?, ?> rates)) {
+        continue;
+      }
+      counts.forEach((k, v) -> rows.add(List.of(String.valueOf(g.get("vm")), String.valueOf(k), String.valueOf(v),
+          String.format(Locale.ROOT, "%.1f", ((Number) rates.get(k)).doubleValue()))));
+    }
+    return rows;
   }
 
   /** Table rows for report.html: one per level (migrations by cause, mean and max nr_running). */

@@ -523,7 +523,7 @@ public final class ExperimentRunner {
       return new ExperimentResult(e.name(), variant, e.arch(), e.seed(), e.warmupNs(), endNs - e.warmupNs(), wallNs,
           sim.eventsProcessed(), HexFormat.of().toHexDigits(sim.fingerprint()), workloadResults, deviceResults,
           LockStatReport.of(classes), threads, e.untilDone() ? lastFinishedNs() : -1,
-          SchedulingCounters.of(machine));
+          SchedulingCounters.of(machine, endNs - e.warmupNs()));
     }
   }
 

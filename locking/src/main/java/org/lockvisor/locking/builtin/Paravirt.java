@@ -26,7 +26,7 @@ final class Paravirt {
     checkState(guest.isGuest(), "pv_wait in a host kernel");
     return Program.named(frame)
         .work(costs.pvWaitNs(), "native_safe_halt")
-        .op(Ops.vmExit("HLT", guest.vm().haltHandler()))
+        .op(Ops.vmExit(guest.vm().haltExitReason(), guest.vm().haltHandler()))
         .build();
   }
 

@@ -160,6 +160,8 @@ final class SchedMessagingRun {
     if (capture != null) {
       capture.workload(vm.name(), bench).measurementStarted(machine);
     }
+    SpinnerSampler sampler = new SpinnerSampler(machine, vm);
+    sampler.start();
     long step = 20_000_000L;
     long t = 0;
     while (!bench.finished() && t < limitNs) {
@@ -176,6 +178,9 @@ final class SchedMessagingRun {
     long contentions = 0;
     long confers = 0;
     long rwsemHold = 0;
+    long ownerSpins = 0;
+    long ownerSpinNs = 0;
+    long wakeupsLeft = 0;
     for (var l : created) {
       if (l.algorithm().equals("rwsem-xadd")) {
         rwsemHold += l.stats().holdTotalNs();
@@ -186,9 +191,77 @@ final class SchedMessagingRun {
       spinAcq += s.spinAcquisitions();
       contentions += s.contentions();
       confers += s.confers();
+      ownerSpins += s.ownerSpins();
+      ownerSpinNs += s.ownerSpinNs();
+      wakeupsLeft += s.wakeupsLeftToSpinner();
     }
-    ImmutableMap<String, Long> stats = ImmutableMap.of("contentions", contentions, "sleeps", sleeps,
-        "spin_bailouts", bailouts, "spin_acquisitions", spinAcq, "confers", confers, "rwsem_hold_ns", rwsemHold);
-    return new Outcome(report, Bench.of(bench), sim.now(), sim.eventsProcessed(), stats);
+    ImmutableMap.Builder<String, Long> stats = ImmutableMap.<String, Long>builder()
+        .put("contentions", contentions).put("sleeps", sleeps).put("spin_bailouts", bailouts)
+        .put("spin_acquisitions", spinAcq).put("confers", confers).put("rwsem_hold_ns", rwsemHold)
+        .put("owner_spins", ownerSpins).put("owner_spin_ns", ownerSpinNs).put("wakeups_left_to_spinner", wakeupsLeft)
+        .put("spinner_samples", sampler.samples).put("spinner_runnable_sum", sampler.runnableSum)
+        .put("spinner_runnable_max", sampler.runnableMax).put("spinner_osq_member_samples", sampler.osqSamples)
+        .put("guest_runqueue_mean_milli", Math.round(vm.guest().schedStats().meanLength(sim.now()) * 1000))
+        .put("host_runqueue_mean_milli", Math.round(host.schedStats().meanLength(sim.now()) * 1000));
+    vm.hcalls().forEach((k, v) -> stats.put("hcall." + k, v));
+    return new Outcome(report, Bench.of(bench), sim.now(), sim.eventsProcessed(), stats.buildOrThrow());
+  }
+
+  /**
+   * Samples, every {@link #PERIOD_NS} of simulated time, the guest CPUs whose vCPU is dispatched
+   * and whose current task spins in {@code osq_lock}, {@code rwsem_spin_on_owner} or {@code
+   * mutex_spin_on_owner} (what perf would sample there), and the length of that CPU's guest
+   * runqueue (tasks waiting behind the spinner): the runqueue lengths under spinners.
+   */
+  static final class SpinnerSampler implements org.lockvisor.core.sim.EventHandler {
+    static final long PERIOD_NS = 100_000;
+    private final Machine machine;
+    private final Vm vm;
+    private final List<org.lockvisor.machine.Cpu> cpus;
+    private final List<org.lockvisor.machine.VcpuTask> vcpus;
+    private final int symOsq;
+    private final int symRwsem;
+    private final int symMutex;
+    long samples;
+    long osqSamples;
+    long runnableSum;
+    long runnableMax;
+
+    SpinnerSampler(Machine machine, Vm vm) {
+      this.machine = machine;
+      this.vm = vm;
+      this.cpus = List.copyOf(vm.guest().cpus());
+      this.vcpus = List.copyOf(vm.vcpus());
+      this.symOsq = machine.symbols().symbol("osq_lock", Machine.DOMAIN_KERNEL);
+      this.symRwsem = machine.symbols().symbol("rwsem_spin_on_owner", Machine.DOMAIN_KERNEL);
+      this.symMutex = machine.symbols().symbol("mutex_spin_on_owner", Machine.DOMAIN_KERNEL);
+    }
+
+    void start() {
+      machine.sim().schedule(PERIOD_NS, this, 0, 0);
+    }
+
+    @Override
+    public void onEvent(int kind, long arg) {
+      for (int i = 0; i < cpus.size(); i++) {
+        var c = cpus.get(i);
+        var cur = c.current();
+        if (cur == null || !vcpus.get(i).onCpu()) {
+          continue;
+        }
+        int sym = cur.spinSymbol();
+        if (sym < 0 || (sym != symOsq && sym != symRwsem && sym != symMutex)) {
+          continue;
+        }
+        int runnable = vm.guest().scheduler().runnable(c);
+        samples++;
+        if (sym == symOsq) {
+          osqSamples++;
+        }
+        runnableSum += runnable;
+        runnableMax = Math.max(runnableMax, runnable);
+      }
+      machine.sim().schedule(PERIOD_NS, this, 0, 0);
+    }
   }
 }

@@ -53,6 +53,24 @@ final class Variant {
     return runs.stream().mapToDouble(o -> o.lockStats().get(key)).average().orElse(0);
   }
 
+  /** Mean over the replications of {@code key} per simulated second of each run. */
+  double perSecond(String key) {
+    return runs.stream().mapToDouble(o -> o.simulatedNs() <= 0 ? 0
+        : o.lockStats().getOrDefault(key, 0L) * 1e9 / o.simulatedNs()).average().orElse(0);
+  }
+
+  /** The ratio of two summed statistics over the replications (0 when the denominator is 0). */
+  double ratio(String numerator, String denominator) {
+    double n = runs.stream().mapToDouble(o -> o.lockStats().getOrDefault(numerator, 0L)).sum();
+    double d = runs.stream().mapToDouble(o -> o.lockStats().getOrDefault(denominator, 0L)).sum();
+    return d == 0 ? 0 : n / d;
+  }
+
+  /** The largest value of {@code key} over the replications. */
+  double maxStat(String key) {
+    return runs.stream().mapToDouble(o -> o.lockStats().getOrDefault(key, 0L)).max().orElse(0);
+  }
+
   double meanEvents() {
     return runs.stream().mapToDouble(SchedMessagingRun.Outcome::events).average().orElse(0);
   }

@@ -278,6 +278,7 @@ public final class VcpuPreemptedReproduction implements Reproduction {
         "fork/exit rwsems (i_mmap of %d files, %d root anon_vmas): held %.1f ms in total in the patched run, fork and "
             + "exit together (hold per acquisition grows with log n, the count with n)",
         bench.mappedFiles(), bench.anonVmas(), p.meanStat("rwsem_hold_ns") / 1e6));
+    report.addAll(mechanismLines(b, p));
     report.add("");
     report.add(String.format(Locale.ROOT,
         "x86_64-kvm, -g %d, %d vCPUs on %d CPUs (2x overcommit): spin symbols %.2f%% -> %.2f%%, total time %.3f -> %.3f s",
@@ -305,6 +306,14 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     metrics.put("x86_64-kvm.patched.spin_total", kp.spin());
     metrics.put("x86_64-kvm.baseline.runtime_s", kb.runtimeSeconds());
     metrics.put("x86_64-kvm.patched.runtime_s", kp.runtimeSeconds());
+    for (String h : org.lockvisor.machine.Vm.HCALLS) {
+      metrics.put("baseline.hcalls_per_s." + h, b.perSecond("hcall." + h));
+      metrics.put("patched.hcalls_per_s." + h, p.perSecond("hcall." + h));
+    }
+    metrics.put("baseline.owner_spins", b.meanStat("owner_spins"));
+    metrics.put("patched.owner_spins", p.meanStat("owner_spins"));
+    metrics.put("baseline.runnable_under_spinners", b.ratio("spinner_runnable_sum", "spinner_samples"));
+    metrics.put("patched.runnable_under_spinners", p.ratio("spinner_runnable_sum", "spinner_samples"));
     metrics.put("checks_passed", (double) checks.values().stream().filter(x -> x).count());
     metrics.put("checks_total", (double) checks.size());
 
@@ -342,6 +351,43 @@ public final class VcpuPreemptedReproduction implements Reproduction {
         reproduced ? "reproduced" : "not reproduced", b.spin(), p.spin(), b.share("mutex_unlock"),
         p.share("mutex_unlock"), b.share("[H]"), p.share("[H]"), passed, checks.size());
     return ReproductionResult.of(NAME, reproduced, headline, report, metrics, data);
+  }
+
+  /**
+   * What the mechanism did (issue 22): the spin split between OSQ queue members ({@code
+   * osq_lock}) and heads spinning on the owner ({@code *_spin_on_owner}), how often a head spun on
+   * an owner, the guest runqueue behind sampled spinners, and the PowerVM hcall rates.
+   */
+  private static List<String> mechanismLines(Variant b, Variant p) {
+    List<String> out = new ArrayList<>();
+    TextTable m = new TextTable("mechanism (means over the seeds)", "baseline", "patched");
+    m.row("spin in osq_lock (queue members)", pct(b.share("osq_lock")), pct(p.share("osq_lock")));
+    m.row("spin on the owner (OSQ heads)", pct(b.share("rwsem_spin_on_owner") + b.share("mutex_spin_on_owner")),
+        pct(p.share("rwsem_spin_on_owner") + p.share("mutex_spin_on_owner")));
+    m.row("head spins on an owner", TextTable.f("%.0f", b.meanStat("owner_spins")),
+        TextTable.f("%.0f", p.meanStat("owner_spins")));
+    m.row("  mean length [us]", TextTable.f("%.1f", b.ratio("owner_spin_ns", "owner_spins") / 1e3),
+        TextTable.f("%.1f", p.ratio("owner_spin_ns", "owner_spins") / 1e3));
+    m.row("rwsem wakeups left to a spinner", TextTable.f("%.0f", b.meanStat("wakeups_left_to_spinner")),
+        TextTable.f("%.0f", p.meanStat("wakeups_left_to_spinner")));
+    m.row("spinners sampled (every 100 us)", TextTable.f("%.0f", b.meanStat("spinner_samples")),
+        TextTable.f("%.0f", p.meanStat("spinner_samples")));
+    m.row("  of them in osq_lock", pct(100 * b.ratio("spinner_osq_member_samples", "spinner_samples")),
+        pct(100 * p.ratio("spinner_osq_member_samples", "spinner_samples")));
+    m.row("  guest runqueue behind them, mean", TextTable.f("%.1f", b.ratio("spinner_runnable_sum", "spinner_samples")),
+        TextTable.f("%.1f", p.ratio("spinner_runnable_sum", "spinner_samples")));
+    m.row("  max", TextTable.f("%.0f", b.maxStat("spinner_runnable_max")),
+        TextTable.f("%.0f", p.maxStat("spinner_runnable_max")));
+    m.row("guest nr_running mean (all CPUs)", TextTable.f("%.2f", b.meanStat("guest_runqueue_mean_milli") / 1e3),
+        TextTable.f("%.2f", p.meanStat("guest_runqueue_mean_milli") / 1e3));
+    m.row("PHYP dispatcher runqueue mean", TextTable.f("%.2f", b.meanStat("host_runqueue_mean_milli") / 1e3),
+        TextTable.f("%.2f", p.meanStat("host_runqueue_mean_milli") / 1e3));
+    for (String h : org.lockvisor.machine.Vm.HCALLS) {
+      m.row(h + " per second", TextTable.f("%.0f", b.perSecond("hcall." + h)),
+          TextTable.f("%.0f", p.perSecond("hcall." + h)));
+    }
+    out.addAll(m.lines());
+    return out;
   }
 
   /** {@code {"baseline": b, "patched": p}} in that order. */
