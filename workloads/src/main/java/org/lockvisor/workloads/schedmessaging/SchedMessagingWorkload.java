@@ -51,9 +51,14 @@ import org.lockvisor.workloads.spi.WorkloadContext;
  *       ({@code anon_vma_fork}) under the root anon_vma's rwsem for write: the root of the
  *       parent VMA's anon_vma ({@code lock_anon_vma_root}), one per anonymous VMA of the
  *       parent, each shared by every child's copy of that VMA.
+ *   <li>{@code anon_vma_fork} takes that root rwsem twice per anonymous VMA: in {@code
+ *       anon_vma_clone} (link into the parent's anon_vma) and again under {@code
+ *       anon_vma_lock_write} of the child's new anon_vma, whose root is the parent's root.
  *   <li>exit ({@code exit_mmap}, {@code unlink_anon_vmas}, {@code unlink_file_vma}): each file
  *       VMA is unlinked under the file's i_mmap rwsem for write, each anonymous VMA under its
- *       root anon_vma rwsem (VMAs in address order, see {@link #vmaOrder}), the rest of the
+ *       root anon_vma rwsem (VMAs in address order, see {@link #vmaOrder}); freeing the child's
+ *       own anon_vma ({@code anon_vma_free}) write-locks and unlocks the root rwsem again if it is
+ *       locked at that moment (by another fork or exit); the rest of the
  *       address space is torn down; {@code exit_files} closes the pipe ends the child holds
  *       ({@code pipe_release}: the pipe mutex and a wakeup of the pipe's sleepers); then {@code
  *       exit_notify} under {@code tasklist_lock} and {@code __wake_up_parent}. Threads ({@code
@@ -103,6 +108,7 @@ public final class SchedMessagingWorkload implements Workload {
   private long messagesRead;
   private long readerSleeps;
   private long writerSleeps;
+  private long anonVmaRelocks;
   private long parentScans;
   private long childrenScanned;
 
@@ -332,6 +338,13 @@ public final class SchedMessagingWorkload implements Workload {
           .build();
 
       // exit
+      // anon_vma_free (mm/rmap.c, 4.8): unlink_anon_vmas' second loop puts the child's own,
+      // now empty anon_vma; freeing it write-locks and unlocks the root's rwsem if that is locked
+      // at the moment (rwsem_is_locked), to wait out a page_lock_anon_vma_read holder
+      Program anonVmaFree = Program.named("anon_vma_free")
+          .op(new MmLock(true))
+          .op(new MmLock(false))
+          .build();
       Program unlinkVma = Program.named("unlink_file_vma")
           .run(t -> {
             Member m = member(t);
@@ -340,6 +353,7 @@ public final class SchedMessagingWorkload implements Workload {
           .op(new MmLock(true))
           .op(new TreeWork(false, "vma_interval_tree_remove"))
           .op(new MmLock(false))
+          .branch(t -> relockOnFree(member(t)), anonVmaFree, null)
           .run(t -> member(t).vma++)
           .build();
       Program.Builder exit = Program.named("do_exit");
@@ -395,11 +409,20 @@ public final class SchedMessagingWorkload implements Workload {
           .build();
 
       // the parent: fork everyone, wait until ready, start, reap in creation order
+      // anon_vma_fork (mm/rmap.c, 4.8): after anon_vma_clone linked the child's VMA into the
+      // parent's anon_vma under the root's rwsem, the child's own anon_vma (root = the parent's
+      // root) is linked under anon_vma_lock_write, the same root rwsem taken a second time
+      Program anonVmaLink = Program.named("anon_vma_fork")
+          .op(new MmLock(true))
+          .work(costs.vmaTreeNs(), "anon_vma_interval_tree_insert")
+          .op(new MmLock(false))
+          .build();
       Program linkVma = Program.named("dup_mmap")
           .run(t -> parentState.mmLock = mmLocks[lockIndex(parentState.vma)])
           .op(new MmLock(true))
           .op(new TreeWork(true, "vma_interval_tree_insert_after"))
           .op(new MmLock(false))
+          .branch(t -> isAnon(parentState.vma), anonVmaLink, null)
           .run(t -> parentState.vma++)
           .build();
       Program fork = Program.named("_do_fork")
@@ -479,6 +502,25 @@ public final class SchedMessagingWorkload implements Workload {
       return k < 2 ? readyPipe : wakePipe;
     }
     return pipes[m.group * config.fds() + (k - 4)];
+  }
+
+  /** Whether the {@code k}-th address-space operation is an anonymous VMA's (its root anon_vma rwsem). */
+  private boolean isAnon(int k) {
+    return !config.threads() && lockIndex(k) >= config.mappedFiles();
+  }
+
+  /** anon_vma_free's test for the exiting child's anonymous VMA: is the root rwsem locked now? */
+  private boolean relockOnFree(Member m) {
+    if (isAnon(m.vma) && isLocked(m.mmLock)) {
+      anonVmaRelocks++;
+      return true;
+    }
+    return false;
+  }
+
+  /** rwsem_is_locked: held by a writer or by readers. */
+  private static boolean isLocked(KernelLock l) {
+    return l.owner() != null || l.readers() > 0;
   }
 
   /**
@@ -753,6 +795,7 @@ public final class SchedMessagingWorkload implements Workload {
         .put("writer_sleeps", writerSleeps)
         .put("wait4_scans", parentScans)
         .put("children_scanned", childrenScanned)
+        .put("anon_vma_free_relocks", anonVmaRelocks)
         .build();
   }
 

@@ -14,6 +14,7 @@ import org.lockvisor.locking.builtin.CountMutexFactory;
 import org.lockvisor.locking.builtin.QueuedSpinLockFactory;
 import org.lockvisor.locking.builtin.XaddRwsemFactory;
 import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.Vm;
@@ -27,19 +28,22 @@ import org.lockvisor.workloads.spi.WorkloadContext;
 class SchedMessagingWorkloadTest {
   private static final LockCosts COSTS = new LockCosts(6, 60, 4, 1 << 13, 1_500, 300, 1_000);
 
-  private record Run(Machine machine, SchedMessagingWorkload bench, List<String> locks) {}
+  private record Run(Machine machine, SchedMessagingWorkload bench, List<String> locks, List<KernelLock> created) {}
 
   private static Run run(SchedMessagingConfig config, long seed) {
     Machine m = TestMachines.machine(seed, 4);
     Vm vm = TestMachines.vm(m, 4);
     List<String> names = new ArrayList<>();
+    List<KernelLock> created = new ArrayList<>();
     LockProvider locks = (kernel, name, kind) -> {
       names.add(name);
-      return switch (kind) {
+      KernelLock l = switch (kind) {
         case MUTEX -> LockContext.builder(kernel, COSTS).name(name).create(new CountMutexFactory());
         case RWSEM -> LockContext.builder(kernel, COSTS).name(name).create(new XaddRwsemFactory());
         default -> LockContext.builder(kernel, COSTS).name(name).create(new QueuedSpinLockFactory());
       };
+      created.add(l);
+      return l;
     };
     SchedMessagingWorkload bench = new SchedMessagingWorkload("bench", config, null);
     bench.start(new WorkloadContext(m, vm, List.of(), TestMachines.X86_COSTS, org.lockvisor.workloads.spi.WorkloadLocks.of(locks)));
@@ -48,7 +52,7 @@ class SchedMessagingWorkloadTest {
       t += 10 * TestMachines.MS;
       m.sim().runUntil(t);
     }
-    return new Run(m, bench, names);
+    return new Run(m, bench, names, created);
   }
 
   private static SchedMessagingConfig small() {
@@ -106,6 +110,27 @@ class SchedMessagingWorkloadTest {
     Run big = run(c.withPageSize(65536), 1);
     assertThat(big.bench().finished()).isTrue();
     assertThat(big.bench().figures().get("writer_sleeps").longValue()).isZero();
+  }
+
+  @Test
+  void processes_rootAnonVmaRwsem_twicePerForkOncePerExitPlusRelocksWhenLocked() {
+    Run r = run(small(), 1);
+    assertThat(r.bench().finished()).isTrue();
+    long children = r.bench().exited();
+    long relocks = 0;
+    for (KernelLock l : r.created()) {
+      if (!l.name().startsWith("anon_vma")) {
+        continue;
+      }
+      long acq = l.stats().acquisitions();
+      // anon_vma_fork: anon_vma_clone + anon_vma_lock_write of the child's anon_vma; exit:
+      // unlink_anon_vmas; anon_vma_free: at most once more per exit, only when it finds the lock held
+      assertThat(acq).as(l.name()).isBetween(3 * children, 4 * children);
+      relocks += acq - 3 * children;
+    }
+    // anon_vma_free relocks exactly when it found the root rwsem held (rare: the window is the
+    // few instructions between unlock_anon_vma_root and put_anon_vma)
+    assertThat(relocks).isEqualTo(r.bench().figures().get("anon_vma_free_relocks").longValue());
   }
 
   @Test
