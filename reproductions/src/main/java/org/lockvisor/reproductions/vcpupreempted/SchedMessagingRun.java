@@ -202,7 +202,7 @@ final class SchedMessagingRun {
         .put("spinner_samples", sampler.samples).put("spinner_runnable_sum", sampler.runnableSum)
         .put("spinner_runnable_max", sampler.runnableMax).put("spinner_osq_member_samples", sampler.osqSamples)
         .put("guest_runqueue_mean_milli", Math.round(vm.guest().schedStats().meanLength(sim.now()) * 1000))
-        .put("host_runqueue_mean_milli", Math.round(host.schedStats().meanLength(sim.now()) * 1000));
+        .put("preempted_vps_sum", sampler.preemptedVpSum).put("sampler_periods", sampler.periods);
     vm.hcalls().forEach((k, v) -> stats.put("hcall." + k, v));
     return new Outcome(report, Bench.of(bench), sim.now(), sim.eventsProcessed(), stats.buildOrThrow());
   }
@@ -226,6 +226,8 @@ final class SchedMessagingRun {
     long osqSamples;
     long runnableSum;
     long runnableMax;
+    long periods;
+    long preemptedVpSum;
 
     SpinnerSampler(Machine machine, Vm vm) {
       this.machine = machine;
@@ -243,6 +245,12 @@ final class SchedMessagingRun {
 
     @Override
     public void onEvent(int kind, long arg) {
+      periods++;
+      for (org.lockvisor.machine.VcpuTask v : vcpus) {
+        if (v.hostState() == org.lockvisor.machine.VcpuTask.HostState.PREEMPTED) {
+          preemptedVpSum++; // runnable, waiting for a processor of the pool
+        }
+      }
       for (int i = 0; i < cpus.size(); i++) {
         var c = cpus.get(i);
         var cur = c.current();

@@ -22,6 +22,7 @@ import org.lockvisor.experiment.ReproductionParameter;
 import org.lockvisor.experiment.ReproductionResult;
 import org.lockvisor.experiment.ReproductionRuns;
 import org.lockvisor.experiment.SimulationFailedException;
+import org.lockvisor.experiment.UserInputException;
 import org.lockvisor.experiment.io.AtomicFiles;
 import org.lockvisor.experiment.report.PerfReport;
 import org.lockvisor.experiment.report.RunCapture;
@@ -78,6 +79,13 @@ public final class VcpuPreemptedReproduction implements Reproduction {
       "hardware threads per PowerVM VP, dispatched together by powervm-dispatch smt (default 1)", 1, 2, 4, 8);
   static final ReproductionParameter<Boolean> WAKE_AFFINE = ReproductionParameter.bool("wake-affine",
       "the guest CFS's wake_affine of select_task_rq_fair (default true, as in 4.8; false: the pre-issue-17 placement)");
+  static final ReproductionParameter<Integer> VPS = ReproductionParameter.integer("vps",
+      "LPAR size: virtual processors of the PowerVM LPAR (default 16, --quick 8; PowerVM allows up to 20 VPs per "
+          + "processing unit of entitlement, entitlement here 0.5 per VP)", 1, 160);
+  static final ReproductionParameter<Integer> POOL_CPUS = ReproductionParameter.integer("pool-cpus",
+      "pool load: physical processors of the shared pool free for the LPAR (default 8, --quick 4; the profile's "
+          + "server has 20 cores; fewer free processors = more load from other LPARs); must cover the LPAR's "
+          + "entitlement of 0.5 per VP", 1, 160);
   static final ReproductionParameter<List<Long>> SEEDS_PARAMETER = ReproductionParameter.seeds(
       "the seeds of the replications, each running every variant (default 1,2,3)");
 
@@ -93,7 +101,7 @@ public final class VcpuPreemptedReproduction implements Reproduction {
 
   @Override
   public List<ReproductionParameter<?>> parameters() {
-    return List.of(GROUPS, SMT, WAKE_AFFINE, SEEDS_PARAMETER);
+    return List.of(GROUPS, SMT, WAKE_AFFINE, VPS, POOL_CPUS, SEEDS_PARAMETER);
   }
 
   @Override
@@ -113,7 +121,16 @@ public final class VcpuPreemptedReproduction implements Reproduction {
             Math.max(base.limitNs(), GROUPS_LIMIT_NS)))
         .orElse(base);
     SchedMessagingConfig bench = SchedMessagingConfig.perfDefaults();
-    var ppc = new SchedMessagingRun.Platform("ppc64-powervm", scale.powervmCpus(), 2 * scale.powervmCpus());
+    int poolCpus = options.parameter(POOL_CPUS).orElse(scale.powervmCpus());
+    int vps = options.parameter(VPS).orElse(2 * scale.powervmCpus());
+    double entitlement = options.profile("ppc64-powervm").hypervisor().entitlement() * vps;
+    if (entitlement > poolCpus) {
+      throw new UserInputException(String.format(Locale.ROOT,
+          "vcpu-preempted: the LPAR's entitled capacity [%.1f] (vps %d x %.2f) exceeds the pool's free processors "
+              + "[%d]; PowerVM refuses such a partition: raise pool-cpus or lower vps", entitlement, vps,
+          entitlement / vps, poolCpus));
+    }
+    var ppc = new SchedMessagingRun.Platform("ppc64-powervm", poolCpus, vps);
     var kvm = new SchedMessagingRun.Platform("x86_64-kvm", scale.kvmCpus(), 2 * scale.kvmCpus());
     SchedMessagingConfig ppcBench = bench.withGroups(scale.powervmGroups());
     SchedMessagingConfig kvmBench = bench.withGroups(scale.kvmGroups());
@@ -134,7 +151,7 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     for (int i = 0; i < done.size(); i++) {
       byVariant.get(i % 4).add(done.get(i));
     }
-    return meter.attach(judge(scale, seeds, bench, new Variant(byVariant.get(0)), new Variant(byVariant.get(1)),
+    return meter.attach(judge(scale, ppc, seeds, bench, new Variant(byVariant.get(0)), new Variant(byVariant.get(1)),
         new Variant(byVariant.get(2)), new Variant(byVariant.get(3)), options.outputDirectory().orElse(null)));
   }
 
@@ -238,7 +255,7 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     return c;
   }
 
-  private ReproductionResult judge(Scale scale, List<Long> seeds, SchedMessagingConfig bench, Variant b, Variant p, Variant kb,
+  private ReproductionResult judge(Scale scale, SchedMessagingRun.Platform ppc, List<Long> seeds, SchedMessagingConfig bench, Variant b, Variant p, Variant kb,
       Variant kp, Path out) {
     Map<String, Boolean> checks = checks(b, p, kb, kp);
     boolean reproduced = !checks.containsValue(false);
@@ -247,8 +264,8 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     report.add(String.format(Locale.ROOT,
         "perf bench sched messaging -p -g %d (%d tasks) on ppc64-powervm: %d VPs on %d processors, entitlement %.1f "
             + "units, 10 ms window, uncapped",
-        scale.powervmGroups(), b.first().workload().config().tasks(), 2 * scale.powervmCpus(), scale.powervmCpus(),
-        0.5 * 2 * scale.powervmCpus()));
+        scale.powervmGroups(), b.first().workload().config().tasks(), ppc.vcpus(), ppc.physicalCpus(),
+        0.5 * ppc.vcpus()));
     report.add(String.format(Locale.ROOT, "shares are means over %d seeds %s (paired: each seed runs both variants)",
         seeds.size(), seeds));
     TextTable t = new TextTable("symbol", "published before", "simulated before", "published after", "simulated after");
@@ -380,8 +397,8 @@ public final class VcpuPreemptedReproduction implements Reproduction {
         TextTable.f("%.0f", p.maxStat("spinner_runnable_max")));
     m.row("guest nr_running mean (all CPUs)", TextTable.f("%.2f", b.meanStat("guest_runqueue_mean_milli") / 1e3),
         TextTable.f("%.2f", p.meanStat("guest_runqueue_mean_milli") / 1e3));
-    m.row("PHYP dispatcher runqueue mean", TextTable.f("%.2f", b.meanStat("host_runqueue_mean_milli") / 1e3),
-        TextTable.f("%.2f", p.meanStat("host_runqueue_mean_milli") / 1e3));
+    m.row("VPs preempted (runnable, no processor), mean", TextTable.f("%.2f", b.ratio("preempted_vps_sum", "sampler_periods")),
+        TextTable.f("%.2f", p.ratio("preempted_vps_sum", "sampler_periods")));
     for (String h : org.lockvisor.machine.Vm.HCALLS) {
       m.row(h + " per second", TextTable.f("%.0f", b.perSecond("hcall." + h)),
           TextTable.f("%.0f", p.perSecond("hcall." + h)));

@@ -173,6 +173,29 @@ class VcpuPreemptedReproductionTest {
   }
 
   @Test
+  void lparLargerThanThePoolCanEntitle_refusedBeforeAnySimulation() {
+    List<String> started = new ArrayList<>();
+    ReproductionRuns runs = new ReproductionRuns() {
+      @Override
+      public void planned(int n) {
+        started.add("planned " + n);
+      }
+    };
+    // 32 VPs at 0.5 units each need 16 processors; a pool with 8 free cannot entitle them
+    assertThatThrownBy(() -> R3.run(whatIf(runs, "vps=32", "pool-cpus=8")))
+        .isInstanceOf(UserInputException.class)
+        .hasMessageContaining("[16.0]")
+        .hasMessageContaining("[8]");
+    assertThat(started).isEmpty();
+  }
+
+  @Test
+  void lparSizeAndPoolParameters_reachThePowervmRun() {
+    ReproductionResult r = R3.run(whatIf(ReproductionRuns.NONE, "groups=2", "seeds=7", "vps=6", "pool-cpus=3"));
+    assertThat(r.report().get(0)).contains("6 VPs on 3 processors, entitlement 3.0 units");
+  }
+
+  @Test
   void optionsWithABadParameterValue_refusedBeforeAnySimulation() {
     // options built without WhatIf.parse (a program calling run directly): the reproduction parses
     // every parameter before its first run
