@@ -15,6 +15,7 @@ import org.lockvisor.devices.spi.Device;
 import org.lockvisor.devices.spi.LockProvider;
 import org.lockvisor.experiment.WhatIf;
 import org.lockvisor.experiment.model.ExperimentPlugins;
+import org.lockvisor.experiment.model.PluginRegistry;
 import org.lockvisor.experiment.runner.ExperimentResult;
 import org.lockvisor.experiment.runner.Provenance;
 import org.lockvisor.experiment.runner.ResultJson;
@@ -38,10 +39,6 @@ import org.lockvisor.workloads.spi.Workload;
  * costs nothing.
  */
 public final class RunCapture {
-
-  private static final class Discovered {
-    static final ExperimentPlugins PLUGINS = ExperimentPlugins.discover(RunCapture.class.getClassLoader());
-  }
 
   private record RegisteredLock(KernelLock lock, List<String> callSites) {}
 
@@ -83,7 +80,7 @@ public final class RunCapture {
     this.arch = arch;
     this.seed = seed;
     this.config = new LinkedHashMap<>(config);
-    this.plugins = Discovered.PLUGINS;
+    this.plugins = PluginRegistry.classPath().experimentPlugins();
     this.outputs = RunOutputs.ownDirectory(plugins, arch, variant, 0);
     plugin(plugins.arches().get(arch));
   }
