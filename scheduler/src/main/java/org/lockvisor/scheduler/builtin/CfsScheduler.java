@@ -80,9 +80,19 @@ import org.lockvisor.machine.Task;
  *       top-level balance).
  * </ul>
  *
- * <p>Load is the runqueue's runnable weight at that instant, standing in for {@code
- * cpu_load[idx]} / PELT {@code runnable_load_avg}; group capacity is one task per CPU, one per
- * core for SMT groups ({@code smt_gain} 1178 over two threads rounds to 1). Sync wakeups are
+ * <p>Load: era 3.0 (no PELT before 3.8) the runqueue's runnable weight at that instant, standing
+ * in for {@code cpu_load[idx]}; era 4.8 PELT as Linux 4.8 kernel/sched/fair.c has it ({@link
+ * Pelt}: {@code __update_load_avg} with the kernel's decay tables; {@code
+ * init_entity_runnable_average}: a new task starts at its full weight; {@code
+ * enqueue_entity_load_avg}/{@code dequeue_entity_load_avg}: a task decays over its blocked time
+ * and its load joins or leaves the runqueue's {@code runnable_load_avg}; {@code entity_tick}
+ * updates the running task and its runqueue). {@code find_idlest_group}/{@code find_idlest_cpu}
+ * ({@code forkexec_idx} 0), {@code wake_affine} ({@code wake_idx} 0 and the wakee's {@code
+ * se.avg.load_avg}) and {@code load_balance} ({@code weighted_cpuload}, {@code task_h_load}) read
+ * the values as last updated. Blocked load is not counted ({@code weighted_cpuload} is {@code
+ * runnable_load_avg} in 4.8); left out are {@code util_avg}, frequency/capacity scaling and the
+ * {@code cpu_load[]} history of {@code busy_idx}/{@code idle_idx}. Group capacity is one task
+ * per CPU, one per core for SMT groups ({@code smt_gain} 1178 over two threads rounds to 1). Sync wakeups are
  * treated as plain ones, and the cost of balancing itself ({@code max_newidle_lb_cost}) is
  * not charged.
  *
@@ -92,7 +102,7 @@ import org.lockvisor.machine.Task;
  * entity, as long as that is not more than a wakeup granularity of vruntime unfair to the
  * leftmost ({@code wakeup_preempt_entity < 1}). The last buddy (wakeup preemption) is left out.
  *
- * <p>Left out: the last buddy, PELT load tracking, cgroups, NUMA balancing. The task clock includes steal
+ * <p>Left out: the last buddy, cgroups, NUMA balancing. The task clock includes steal
  * time (a guest charges the time its vCPU was preempted to its current task, as without
  * CONFIG_PARAVIRT_TIME_ACCOUNTING) unless the kernel enables steal-time accounting
  * ({@code Kernel.setStealTimeAccounting}).
