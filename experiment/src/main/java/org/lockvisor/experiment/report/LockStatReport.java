@@ -19,6 +19,11 @@ import org.lockvisor.locking.spi.LockStats;
  * min/max/total/avg, times in microseconds with two decimals; a class that was contended is
  * followed by its contention points (the call sites that waited, with their counts).
  *
+ * <p>A class taken both shared and exclusive (an rwlock, an rwsem) prints a {@code -W} line with
+ * its write-side figures and a {@code -R} line with its read side, a class taken only shared one
+ * {@code -R} line, as {@code seq_stats} does from lockdep's {@code read_}/{@code write_}
+ * statistics.
+ *
  * <p>Instances of one class are aggregated, as lockdep does. Classes never acquired are not
  * printed (the kernel prints a class only when its hold time has samples). Addresses are printed
  * as zeros, as the kernel does for a reader without the privilege to see kernel pointers.
@@ -69,11 +74,28 @@ public final class LockStatReport {
       long handoffsToPreemptedWaiter,
       long halts,
       long kicks,
-      List<ContentionPoint> points) {
+      List<ContentionPoint> points,
+      ClassStats reads,
+      ClassStats writes) {
 
     public ClassStats {
       checkArgument(className != null && !className.isBlank(), "lock class needs a name");
       points = ImmutableList.copyOf(points);
+    }
+
+    /** A class without read/write sides (a spinlock, a mutex). */
+    public ClassStats(String className, long conBounces, long contentions, long waitMinNs, long waitMaxNs,
+        long waitTotalNs, long acqBounces, long acquisitions, long holdMinNs, long holdMaxNs, long holdTotalNs,
+        long holderPreemptedWaitNs, long handoffsToPreemptedWaiter, long halts, long kicks,
+        List<ContentionPoint> points) {
+      this(className, conBounces, contentions, waitMinNs, waitMaxNs, waitTotalNs, acqBounces, acquisitions,
+          holdMinNs, holdMaxNs, holdTotalNs, holderPreemptedWaitNs, handoffsToPreemptedWaiter, halts, kicks, points,
+          null, null);
+    }
+
+    /** Whether the class was taken shared: lock_stat prints its -R (and -W) lines. */
+    public boolean hasReads() {
+      return reads != null && reads.acquisitions() > 0;
     }
 
     /** The columns of {@code stats}, with the call sites that take the lock. */
@@ -81,7 +103,15 @@ public final class LockStatReport {
       return new ClassStats(className, s.conBounces(), s.contentions(), s.waitMinNs(), s.waitMaxNs(),
           s.waitTotalNs(), s.acqBounces(), s.acquisitions(), s.holdMinNs(), s.holdMaxNs(), s.holdTotalNs(),
           s.holderPreemptedWaitNs(), s.handoffsToPreemptedWaiter(), s.halts(), s.kicks(),
-          points(s.contentions(), callSites));
+          points(s.contentions(), callSites), side(className, s.reads()), side(className, s.writes()));
+    }
+
+    private static ClassStats side(String className, LockStats side) {
+      return side == null ? null : of(className, side, List.of());
+    }
+
+    private static ClassStats plusSide(ClassStats a, ClassStats b) {
+      return a == null ? b : b == null ? a : a.plus(b);
     }
 
     /**
@@ -118,7 +148,8 @@ public final class LockStatReport {
           waitTotalNs + o.waitTotalNs, acqBounces + o.acqBounces, acquisitions + o.acquisitions,
           minOfSampled(holdMinNs, acquisitions, o.holdMinNs, o.acquisitions), Math.max(holdMaxNs, o.holdMaxNs),
           holdTotalNs + o.holdTotalNs, holderPreemptedWaitNs + o.holderPreemptedWaitNs,
-          handoffsToPreemptedWaiter + o.handoffsToPreemptedWaiter, halts + o.halts, kicks + o.kicks, merged);
+          handoffsToPreemptedWaiter + o.handoffsToPreemptedWaiter, halts + o.halts, kicks + o.kicks, merged,
+          plusSide(reads, o.reads), plusSide(writes, o.writes));
     }
 
     private static long minOfSampled(long a, long aSamples, long b, long bSamples) {
@@ -164,14 +195,19 @@ public final class LockStatReport {
         continue;
       }
       String name = c.className().length() > 37 ? c.className().substring(0, 37) : c.className();
-      StringBuilder row = new StringBuilder();
-      row.append(String.format(Locale.ROOT, "%40s:", name));
-      row.append(String.format(Locale.ROOT, "%14d ", c.conBounces()));
-      lockTime(row, c.contentions(), c.waitMinNs(), c.waitMaxNs(), c.waitTotalNs());
-      row.append(String.format(Locale.ROOT, " %14d ", c.acqBounces()));
-      lockTime(row, c.acquisitions(), c.holdMinNs(), c.holdMaxNs(), c.holdTotalNs());
-      row.append(String.format(Locale.ROOT, " %14d %14d", c.halts(), c.kicks()));
-      out.add(row.toString());
+      if (!c.hasReads()) {
+        out.add(row(String.format(Locale.ROOT, "%40s:", name), c, c.halts(), c.kicks()));
+      } else {
+        // seq_stats: "%38s-W:" then "%38s-R:" (only "-R" when the class was never taken exclusive)
+        String sideName = name.length() > 36 ? name.substring(0, 36) : name;
+        boolean first = true;
+        if (c.writes() != null && c.writes().acquisitions() > 0) {
+          out.add(row(String.format(Locale.ROOT, "%38s-W:", sideName), c.writes(), c.halts(), c.kicks()));
+          first = false;
+        }
+        out.add(row(String.format(Locale.ROOT, "%38s-R:", sideName), c.reads(), first ? c.halts() : 0,
+            first ? c.kicks() : 0));
+      }
       if (c.contentions() == 0 || c.points().isEmpty()) {
         continue;
       }
@@ -185,6 +221,17 @@ public final class LockStatReport {
       out.add("");
     }
     return out;
+  }
+
+  /** One seq_stats line: con-bounces, wait times, acq-bounces, hold times, then halts and kicks. */
+  private static String row(String label, ClassStats c, long halts, long kicks) {
+    StringBuilder row = new StringBuilder(label);
+    row.append(String.format(Locale.ROOT, "%14d ", c.conBounces()));
+    lockTime(row, c.contentions(), c.waitMinNs(), c.waitMaxNs(), c.waitTotalNs());
+    row.append(String.format(Locale.ROOT, " %14d ", c.acqBounces()));
+    lockTime(row, c.acquisitions(), c.holdMinNs(), c.holdMaxNs(), c.holdTotalNs());
+    row.append(String.format(Locale.ROOT, " %14d %14d", halts, kicks));
+    return row.toString();
   }
 
   /** The report as one string with a trailing newline. */
