@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
 import java.util.Map;
-import org.lockvisor.experiment.report.LockStatReport;
 
 /**
  * The machine-readable result ({@code result.json}): field names here are the contract scripts
@@ -100,7 +99,7 @@ public final class ResultJson {
       figures(n.putObject("stats"), d.stats());
     }
     ArrayNode locks = o.putArray("lock_stat");
-    for (LockStatReport.ClassStats c : r.lockStat().classes()) {
+    for (LockClassStats c : r.lockStat().classes()) {
       ObjectNode n = lockColumns(locks.addObject().put("class", c.className()), c)
           .put("holder_preempted_wait_ns", c.holderPreemptedWaitNs())
           .put("handoffs_to_preempted_waiter", c.handoffsToPreemptedWaiter())
@@ -126,7 +125,7 @@ public final class ResultJson {
   }
 
   /** The kernel's lock_stat columns of one class (or one side of it). */
-  private static ObjectNode lockColumns(ObjectNode n, LockStatReport.ClassStats c) {
+  private static ObjectNode lockColumns(ObjectNode n, LockClassStats c) {
     return n.put("con_bounces", c.conBounces())
         .put("contentions", c.contentions())
         .put("waittime_min_ns", c.waitMinNs())
