@@ -12,7 +12,7 @@ import org.lockvisor.locking.spi.LockMode;
  * @param tortureType {@code spin_lock}, {@code spin_lock_irq}, {@code mutex_lock} or {@code rwsem_lock}
  * @param lock the lock plugin; empty for the VM's kernel choice for that kind of lock
  * @param nwriters writer kthreads; 0 for twice the VM's vCPUs (the module's default)
- * @param nreaders reader kthreads (rwsem_lock only)
+ * @param nreaders reader kthreads (rw_lock, rw_lock_irq and rwsem_lock only)
  * @param holdNs time in the critical section (the module's write_delay / read_delay)
  * @param holdJitterNs the hold time is uniform in [holdNs, holdNs + holdJitterNs]
  * @param thinkNs kernel work between a release and the next acquisition
