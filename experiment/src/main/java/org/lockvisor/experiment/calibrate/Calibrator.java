@@ -62,10 +62,22 @@ public final class Calibrator {
   private final Model model;
   private final ImmutableList<Long> seeds;
   private final int maxEvaluations;
+  private final int jobs;
   private int evaluations;
 
   public Calibrator(List<Dimension.Continuous> parameters, Map<String, Double> target, Model model, List<Long> seeds,
       int maxEvaluations) {
+    this(parameters, target, model, seeds, maxEvaluations, 1);
+  }
+
+  /**
+   * A calibrator that runs the seeds of one evaluation on {@code jobs} threads ({@code model} must
+   * then be safe to call from several threads; the fit does not depend on {@code jobs}).
+   */
+  public Calibrator(List<Dimension.Continuous> parameters, Map<String, Double> target, Model model, List<Long> seeds,
+      int maxEvaluations, int jobs) {
+    checkArgument(jobs >= 1, "jobs must be positive: %s", jobs);
+    this.jobs = jobs;
     checkArgument(!parameters.isEmpty(), "calibration needs at least one parameter");
     checkArgument(!target.isEmpty(), "calibration needs at least one target figure");
     checkArgument(!seeds.isEmpty(), "calibration needs at least one seed");
@@ -154,9 +166,7 @@ public final class Calibrator {
   /** The target's figures at {@code setting}, averaged over the seeds. */
   private Map<String, Double> mean(Map<String, String> setting) {
     Map<String, Double> sum = new LinkedHashMap<>();
-    for (long seed : seeds) {
-      evaluations++;
-      Map<String, Double> sim = model.simulate(setting, seed);
+    for (Map<String, Double> sim : simulateSeeds(setting)) {
       for (String k : target.keySet()) {
         sum.merge(k, sim.getOrDefault(k, Double.NaN), Double::sum);
       }
@@ -203,9 +213,9 @@ public final class Calibrator {
       return 0;
     }
     double[][] per = new double[seeds.size()][];
+    List<Map<String, Double>> sims = simulateSeeds(setting);
     for (int s = 0; s < seeds.size(); s++) {
-      evaluations++;
-      per[s] = residuals(model.simulate(setting, seeds.get(s)), names);
+      per[s] = residuals(sims.get(s), names);
     }
     double total = 0;
     for (int i = 0; i < names.size(); i++) {
@@ -219,6 +229,16 @@ public final class Calibrator {
     }
     // the mean over the seeds has variance s^2 / seeds
     return total / names.size() / seeds.size();
+  }
+
+  /** The model at {@code setting} for every seed, in seed order, on {@link #jobs} threads. */
+  private List<Map<String, Double>> simulateSeeds(Map<String, String> setting) {
+    evaluations += seeds.size();
+    List<java.util.concurrent.Callable<Map<String, Double>>> tasks = new ArrayList<>();
+    for (long seed : seeds) {
+      tasks.add(() -> model.simulate(setting, seed));
+    }
+    return Parallel.map(tasks, jobs);
   }
 
   private double[] residuals(Map<String, Double> sim, List<String> names) {
