@@ -49,4 +49,14 @@ public interface Reproduction extends Plugin {
   default Set<String> archProfiles() {
     return Set.of();
   }
+
+  /**
+   * What {@code reproduce <name> --calibrate} fits by default: names of declared parameters with a
+   * numeric domain ({@link ReproductionParameter#domain()}) or {@code cost.<profile>.<KEY>} of an
+   * estimate with a range on a profile of {@link #archProfiles()}, few enough for the published
+   * baseline figures to determine them. None by default.
+   */
+  default List<String> calibrationParameters() {
+    return List.of();
+  }
 }

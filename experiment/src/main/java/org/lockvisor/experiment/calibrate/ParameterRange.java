@@ -21,7 +21,7 @@ import org.lockvisor.experiment.envelope.Dimension;
  * experiment path, {@code cost.<profile>.<KEY>}, or a reproduction's parameter.
  *
  * <p>Both ends written as whole numbers make a whole-number parameter (its values are rounded); a
- * positive range whose ends are two decades or more apart is moved in log space.
+ * positive range whose ends are a decade or more apart is moved in log space.
  *
  * @param name the {@code --set} key
  * @param range the range given, absent for a bare name
@@ -35,9 +35,9 @@ public record ParameterRange(String name, Optional<Range> range) {
           "need low < high, both finite: [%s..%s]", low, high);
     }
 
-    /** Moved in log space: positive, and two decades or more from end to end. */
+    /** Moved in log space: positive, and a decade or more from end to end (as an envelope samples). */
     public boolean log() {
-      return low > 0 && high / low >= 100;
+      return low > 0 && high / low >= 10;
     }
 
     /** Whether {@code other} lies inside this range (ends included). */
