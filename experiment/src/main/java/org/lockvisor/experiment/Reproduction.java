@@ -49,4 +49,13 @@ public interface Reproduction extends Plugin {
   default Set<String> archProfiles() {
     return Set.of();
   }
+
+  /**
+   * The estimated costs an envelope of this reproduction samples besides its declared parameters,
+   * as {@code cost.<profile>.<KEY>} (a profile of {@link #archProfiles()}, an estimate with a
+   * range): the constants its mechanism is known to be sensitive to. None by default.
+   */
+  default List<String> envelopeCosts() {
+    return List.of();
+  }
 }
