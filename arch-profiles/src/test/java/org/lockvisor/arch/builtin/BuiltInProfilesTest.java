@@ -50,6 +50,19 @@ class BuiltInProfilesTest {
 
   @ParameterizedTest
   @MethodSource("profiles")
+  void estimates_haveAStructuredRangeHoldingTheirValue(ArchProfile p) {
+    assertThat(p.costs().costs())
+        .filteredOn(c -> c.source().confidence() == Cost.Confidence.E)
+        .allSatisfy(c -> assertThat(c.range())
+            .as("%s %s estimate needs a range holding %s: %s", p.name(), c.key(), c.value(), c.source().reference())
+            .hasValueSatisfying(r -> assertThat(r.contains(c.value())).isTrue()));
+    assertThat(p.costs().costs())
+        .filteredOn(c -> c.source().confidence() != Cost.Confidence.E)
+        .allSatisfy(c -> assertThat(c.range()).isEmpty());
+  }
+
+  @ParameterizedTest
+  @MethodSource("profiles")
   void cacheLineTransfer_growsWithDistance(ArchProfile p) {
     CostTable c = p.costs();
     assertThat(c.ns(CostKey.L1_ACCESS)).isLessThan(c.ns(CostKey.CACHELINE_XFER_SOCKET));
