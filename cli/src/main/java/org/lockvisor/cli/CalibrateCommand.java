@@ -217,6 +217,9 @@ public final class CalibrateCommand implements Callable<Integer> {
     if (name.equals("seed")) {
       throw new UserInputException("--params: [seed] is the replications' (--seeds), not a parameter to fit");
     }
+    if (name.startsWith("cost.")) {
+      checkCostRange(runner, name, r);
+    }
     for (double end : new double[] {r.low(), r.high()}) {
       String text = ParameterRange.text(end, r.whole());
       if (name.startsWith("cost.")) {
@@ -237,6 +240,27 @@ public final class CalibrateCommand implements Callable<Integer> {
       } catch (InvalidExperimentException x) {
         throw new UserInputException("--params: [" + name + "=" + r + "] is outside what " + file + " accepts: "
             + Lockvisor.oneLine(String.join("; ", x.lines())));
+      }
+    }
+  }
+
+  /**
+   * A cost is fitted only within the range its profile declares for it (an estimate's): a verified
+   * constant, or a range reaching outside the estimate's, is refused.
+   */
+  private static void checkCostRange(ExperimentRunner runner, String name, ParameterRange.Range r) {
+    String[] parts = name.split("\\.", -1);
+    if (parts.length != 3 || !runner.plugins().arches().containsKey(parts[1])) {
+      return; // CostSettings.parse names what is wrong
+    }
+    for (org.lockvisor.arch.spi.Cost c : runner.plugins().arches().get(parts[1]).create().costs().costs()) {
+      if (c.key().name().equals(parts[2])) {
+        org.lockvisor.arch.spi.Cost.Range declared = c.range().orElseThrow(() -> new UserInputException(
+            "--params: cost [" + name + "] declares no range (it is not an estimate: " + c.source() + ")"));
+        if (r.low() < declared.low() || r.high() > declared.high()) {
+          throw new UserInputException("--params: range [" + name + "=" + r + "] lies outside the declared "
+              + declared + " (" + c.source() + ")");
+        }
       }
     }
   }

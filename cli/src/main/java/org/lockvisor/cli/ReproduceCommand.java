@@ -15,7 +15,12 @@ import org.lockvisor.experiment.ReproductionResult;
 import org.lockvisor.experiment.ReproductionRuns;
 import org.lockvisor.experiment.Reproductions;
 import org.lockvisor.experiment.SimulationFailedException;
+import org.lockvisor.experiment.UserInputException;
 import org.lockvisor.experiment.WhatIf;
+import org.lockvisor.experiment.calibrate.CalibrationReport;
+import org.lockvisor.experiment.calibrate.ParameterRange;
+import org.lockvisor.experiment.calibrate.ReproductionCalibration;
+import org.lockvisor.experiment.report.HtmlReport;
 import org.lockvisor.experiment.io.AtomicFiles;
 import org.lockvisor.experiment.report.ReproductionPage;
 import org.lockvisor.experiment.report.RunCapture;
@@ -84,6 +89,30 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
   @Mixin
   private TraceOptions traceOptions = new TraceOptions();
 
+  @Option(names = "--calibrate",
+      description = "Fit the declared setup parameters to the published baseline column only, predict the patched"
+          + " column at the fitted point and judge its bands (see docs/envelopes.md).")
+  private boolean calibrate;
+
+  @Option(names = "--params", paramLabel = "P[=LO..HI][,...]",
+      description = "With --calibrate: the parameters to fit (default: the reproduction's calibration parameters),"
+          + " each a declared parameter or cost.<profile>.<KEY> with a declared range, optionally narrowed, e.g."
+          + " backend-service-us=10..50.")
+  private String params;
+
+  @Option(names = "--seeds", paramLabel = "K", defaultValue = "2",
+      description = "With --calibrate: seeds per point (default: ${DEFAULT-VALUE}; 1 for a reproduction without a"
+          + " seed parameter).")
+  private int seeds;
+
+  @Option(names = "--jobs", paramLabel = "J", defaultValue = "1",
+      description = "With --calibrate: reproduction runs at once (default: ${DEFAULT-VALUE}).")
+  private int jobs;
+
+  @Option(names = "--max-evaluations", paramLabel = "N", defaultValue = "40",
+      description = "With --calibrate: points the optimiser may try at most (default: ${DEFAULT-VALUE}).")
+  private int maxEvaluations;
+
   @Override
   public Integer call() {
     int traceEvents = traceOptions.eventsFor(out);
@@ -91,6 +120,12 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
     ImmutableList<Reproduction> chosen = ALL.equals(target)
         ? registry.all().values().asList()
         : ImmutableList.of(registry.choose(target));
+    if (calibrate) {
+      return calibrate(chosen);
+    }
+    if (params != null) {
+      throw new UserInputException("--params is an option of --calibrate");
+    }
     WhatIf whatIf = WhatIf.parse(settings, chosen, ALL.equals(target));
     // after every check of the input: no directory for a bad command
     OutputDirectory.prepare("--out", out, force, spec.commandLine().getErr());
@@ -210,6 +245,85 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
     stdout.println((whatIf.isEmpty() ? "" : WhatIf.LABEL) + (result.reproduced() ? "REPRODUCED" : "NOT REPRODUCED")
         + ": " + result.headline());
     stdout.println();
+  }
+
+  /**
+   * {@code --calibrate}: each chosen reproduction fitted to its published baseline column ({@link
+   * ReproductionCalibration}), every input checked before the first run. Exit 0 when every held-out
+   * band is met by its prediction, 1 otherwise.
+   */
+  private int calibrate(List<Reproduction> chosen) {
+    if (!settings.isEmpty()) {
+      throw new UserInputException("--set and --calibrate do not go together: a calibration moves the parameters"
+          + " itself (name them with --params)");
+    }
+    if (params != null && ALL.equals(target)) {
+      throw new UserInputException("--params names the parameters of one reproduction, not of [all]");
+    }
+    if (seeds < 1 || seeds > 100) {
+      throw new UserInputException("--seeds must be in [1, 100]: [" + seeds + "]");
+    }
+    if (jobs < 1 || jobs > 256) {
+      throw new UserInputException("--jobs must be in [1, 256]: [" + jobs + "]");
+    }
+    if (maxEvaluations < 10 || maxEvaluations > 10_000) {
+      throw new UserInputException("--max-evaluations must be in [10, 10000]: [" + maxEvaluations + "]");
+    }
+    List<ParameterRange> ranges = params == null ? List.of() : ParameterRange.parseList("--params", params, true);
+    List<ReproductionCalibration> calibrations = new ArrayList<>();
+    for (Reproduction r : chosen) {
+      calibrations.add(new ReproductionCalibration(r, ranges, quick, seeds, jobs, maxEvaluations));
+    }
+    OutputDirectory.prepare("--out", out, force, spec.commandLine().getErr());
+    PrintWriter stdout = spec.commandLine().getOut();
+    PrintWriter stderr = spec.commandLine().getErr();
+    Progress progress = new Progress(stderr);
+    ArrayNode json = Json.MAPPER.createArrayNode();
+    boolean allMet = true;
+    for (int i = 0; i < chosen.size(); i++) {
+      Reproduction r = chosen.get(i);
+      ReportedRuns runs = new ReportedRuns(r.name() + " --calibrate", progress, null);
+      CalibrationReport report;
+      try {
+        report = calibrations.get(i).run(runs);
+      } catch (SimulationFailedException e) {
+        progress.finish();
+        allMet = false;
+        String error = "calibration of reproduction [" + r.name() + "] failed: " + Lockvisor.oneLine(e.getMessage());
+        stderr.println("lockvisor: " + error);
+        json.add(Json.MAPPER.createObjectNode().put("name", r.name()).put("error", error));
+        continue;
+      }
+      progress.finish();
+      if (!report.allMet()) {
+        allMet = false;
+        stderr.println("lockvisor: reproduction [" + r.name() + "] calibrated on its baseline: a predicted figure"
+            + " misses its band");
+      }
+      com.fasterxml.jackson.databind.node.ObjectNode node = Json.MAPPER.valueToTree(report.json());
+      node.put("name", r.name());
+      json.add(node);
+      if (format == OutputFormat.TEXT) {
+        stdout.println("== " + r.name() + " --calibrate: " + r.summary());
+        report.text().forEach(stdout::println);
+        stdout.println((report.allMet() ? "PREDICTED" : "NOT PREDICTED") + ": the held-out bands "
+            + (report.allMet() ? "are all met" : "are not all met") + " at the point fitted to the baseline column");
+        stdout.println();
+      }
+      if (out != null) {
+        Path dir = out.resolve(r.name());
+        write(dir.resolve(CalibrationReport.JSON_FILE), Json.write(node));
+        write(dir.resolve(CalibrationReport.TEXT_FILE), String.join(System.lineSeparator(), report.text()));
+        write(dir.resolve(ReproductionPage.FILE_NAME),
+            report.html(new HtmlReport("lockvisor reproduce " + r.name() + " --calibrate")).render());
+      }
+    }
+    if (format == OutputFormat.JSON) {
+      stdout.println(Json.write(ALL.equals(target) ? json : json.get(0)));
+    }
+    stdout.flush();
+    stderr.flush();
+    return allMet ? Lockvisor.EXIT_OK : Lockvisor.EXIT_FAILED;
   }
 
   private static void write(Path file, String content) {

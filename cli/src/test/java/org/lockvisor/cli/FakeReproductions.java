@@ -182,4 +182,55 @@ final class FakeReproductions {
           List.of("  PASS  band"), ImmutableMap.of("ttwu_full_ns", ttwu, "level", (double) level));
     }
   }
+
+  /**
+   * Calibratable: its baseline figure falls with the x86_64-kvm TTWU_FULL cost it declares for
+   * --calibrate; the published baseline is the figure at 1200 ns, the patched column halves the cost.
+   */
+  public static final class Calibratable implements Reproduction {
+    static final ReproductionParameter<Long> SEED = ReproductionParameter.seed("the seed");
+
+    static double figure(double ttwuNs, long seed) {
+      return 1e6 / (ttwuNs + 300) * (1 + 0.002 * new java.util.SplittableRandom(seed).nextGaussian());
+    }
+
+    @Override
+    public String name() {
+      return "fake-calibratable";
+    }
+
+    @Override
+    public String summary() {
+      return "a baseline figure set by TTWU_FULL";
+    }
+
+    @Override
+    public List<ReproductionParameter<?>> parameters() {
+      return List.of(SEED);
+    }
+
+    @Override
+    public Set<String> archProfiles() {
+      return Set.of("x86_64-kvm");
+    }
+
+    @Override
+    public List<String> calibrationParameters() {
+      return List.of("cost.x86_64-kvm.TTWU_FULL");
+    }
+
+    @Override
+    public ReproductionResult run(ReproductionOptions options) {
+      double ttwu = options.profile("x86_64-kvm").costs().value(CostKey.TTWU_FULL);
+      long seed = options.parameter(SEED).orElse(0L);
+      double base = figure(ttwu, seed);
+      double patched = figure(ttwu / 2, seed);
+      double published = 1e6 / 1500;
+      return ReproductionResult.of(name(), true, "fake", List.of(), ImmutableMap.of()).withBands(List.of(
+          org.lockvisor.experiment.Band.baseline("base.rate", "baseline rate", published, 0.9 * published,
+              1.1 * published, base),
+          org.lockvisor.experiment.Band.heldOut("patched.rate", "patched rate", "patched", 1e6 / 900, 1e6 / 1000,
+              1e6 / 800, patched)));
+    }
+  }
 }

@@ -103,6 +103,16 @@ public final class VcpuPreemptedReproduction implements Reproduction {
   }
 
   /** The estimates an envelope samples: the PowerVM yield hcalls, the preemption check, the switch. */
+  /**
+   * What {@code --calibrate} fits to the published baseline spin shares: the price of a guest
+   * context switch on POWER (an x86 estimate reused), which sets how long a mutex or rwsem owner
+   * stays on its CPU and so how long spinners spin.
+   */
+  @Override
+  public List<String> calibrationParameters() {
+    return List.of("cost.ppc64-powervm.CONTEXT_SWITCH");
+  }
+
   @Override
   public List<String> envelopeCosts() {
     return List.of("cost.ppc64-powervm.H_CONFER", "cost.ppc64-powervm.H_PROD", "cost.ppc64-powervm.VCPU_PREEMPTED_CHECK", "cost.ppc64-powervm.CONTEXT_SWITCH");
