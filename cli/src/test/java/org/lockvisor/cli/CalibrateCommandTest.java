@@ -22,8 +22,8 @@ import org.lockvisor.experiment.calibrate.MeasuredFigures;
 
 /**
  * {@code lockvisor calibrate}: a parameter planted in a simulated target is recovered within the
- * optimiser's tolerance when the target is a real tool's file ({@code fio --output-format=json+}
- * and {@code iperf3 -J}, made on this machine, see {@code real-tools/README.md}) whose figures are
+ * optimiser's tolerance when the target is a real tool's file ({@code fio --output-format=json}
+ * with two jobs, and {@code iperf3 -J}, made on this machine, see {@code real-tools/README.md}) whose figures are
  * replaced by those of a run at the planted value; every variant other than the baseline is
  * predicted and all three outputs are written; and every bad input (a parameter that is not a path
  * or cost key of the experiment, a range the experiment refuses, a target in no known format, a
@@ -36,7 +36,7 @@ class CalibrateCommandTest {
   private static final String BLK = "../examples/experiments/quick-virtio-blk.yaml";
   private static final String NET = "../examples/experiments/quick-vhost-net.yaml";
   private static final Path REAL = Path.of("../experiment/src/test/resources/real-tools");
-  private static final String FIO_REAL = REAL.resolve("fio-3.33-randread-libaio.json").toString();
+  private static final String FIO_REAL = REAL.resolve("fio-3.33-randread-numjobs2.json").toString();
   private static final String IPERF_REAL = REAL.resolve("iperf3-3.12-client.json").toString();
 
   @TempDir
@@ -57,13 +57,17 @@ class CalibrateCommandTest {
   @Test
   void realFioJson_plantedInjectionCostRecovered_variantsPredicted() throws IOException {
     Map<String, Double> planted = simulated(BLK, "cost.x86_64-kvm.IRQ_INJECT=3500", "fio-vm0-fio.json");
-    // The real fio file, its one job's figures replaced by the planted run's.
+    // The real fio file (plain json, two jobs): each job's figures replaced by half the planted
+    // run's totals and its mean latencies.
     ObjectNode real = (ObjectNode) MAPPER.readTree(Files.readString(Path.of(FIO_REAL)));
-    ObjectNode read = (ObjectNode) real.get("jobs").get(0).get("read");
-    read.put("iops", planted.get("fio.read.iops"));
-    read.put("bw", planted.get("fio.read.bw_kib"));
-    ((ObjectNode) read.get("clat_ns")).put("mean", planted.get("fio.read.clat_mean_us") * 1000);
-    ((ObjectNode) read.get("lat_ns")).put("mean", planted.get("fio.read.lat_mean_us") * 1000);
+    assertThat(real.get("jobs")).hasSize(2);
+    for (JsonNode job : real.get("jobs")) {
+      ObjectNode read = (ObjectNode) job.get("read");
+      read.put("iops", planted.get("fio.read.iops") / 2);
+      read.put("bw", planted.get("fio.read.bw_kib") / 2);
+      ((ObjectNode) read.get("clat_ns")).put("mean", planted.get("fio.read.clat_mean_us") * 1000);
+      ((ObjectNode) read.get("lat_ns")).put("mean", planted.get("fio.read.lat_mean_us") * 1000);
+    }
     Path target = temp.resolve("fio-target.json");
     Files.writeString(target, MAPPER.writeValueAsString(real));
     Path out = temp.resolve("out");
