@@ -93,7 +93,7 @@ public record CalibrationReport(String subject, String baseline, String targetOr
       o.put("low", p.figure().low());
       o.put("high", p.figure().high());
       p.judged().ifPresent(j -> {
-        o.put("published", j.published());
+        o.put("published", Double.isNaN(j.published()) ? null : j.published());
         o.put("band_low", j.low());
         o.put("band_high", j.high());
         o.put("met", j.met());
@@ -111,6 +111,9 @@ public record CalibrationReport(String subject, String baseline, String targetOr
     out.add("calibration of " + subject + ": baseline [" + baseline + "] fitted to " + targetOrigin);
     out.add(String.format(Locale.ROOT, "  %d simulations, seeds %s, objective (mean squared relative error) %.3g,"
         + " %.1f s wall", evaluations, seeds, objective, wallSeconds));
+    if (objective > MISFIT) {
+      out.add("  " + misfitNote());
+    }
     out.add("");
     for (List<String> row : parameterRows(true)) {
       out.add(String.format(Locale.ROOT, "  %-44s %14s %12s  %s", row.get(0), row.get(1), row.get(2), row.get(3)));
@@ -132,6 +135,9 @@ public record CalibrationReport(String subject, String baseline, String targetOr
     page.paragraph("Baseline [" + baseline + "] of " + subject + " fitted to " + targetOrigin + "; "
         + evaluations + " simulations, seeds " + seeds + String.format(Locale.ROOT,
         ", objective %.3g, %.1f s wall.", objective, wallSeconds));
+    if (objective > MISFIT) {
+      page.paragraph(misfitNote());
+    }
     page.table(parameterRows(true).get(0), parameterRows(false));
     page.table(baselineRows(true).get(0), baselineRows(false));
     page.table(predictionRows(true).get(0), predictionRows(false));
@@ -140,6 +146,15 @@ public record CalibrationReport(String subject, String baseline, String targetOr
       page.verdict(all, all ? "every predicted figure lies in its band" : "a predicted figure misses its band");
     }
     return page;
+  }
+
+  /** An objective above this (10 % rms relative error) is a fit that does not reach its target. */
+  static final double MISFIT = 0.01;
+
+  private String misfitNote() {
+    return String.format(Locale.ROOT, "the fit does not reach the target (rms relative error %.0f %%): the standard"
+        + " errors measure the seeds' noise, not this misfit; a parameter at its range's end wants more than its"
+        + " declared range allows", 100 * Math.sqrt(objective));
   }
 
   /** Whether every judged prediction met its band (true when none is judged). */
@@ -189,7 +204,8 @@ public record CalibrationReport(String subject, String baseline, String targetOr
       Predictor.Figure f = p.figure();
       rows.add(List.of(p.variant(), f.name(), num(f.mean()), "[" + num(f.low()) + ", " + num(f.high()) + "]",
           num(f.replicationHalfWidth()), num(f.fitHalfWidth()),
-          p.judged().map(j -> "[" + num(j.low()) + ", " + num(j.high()) + "] (" + num(j.published()) + ")")
+          p.judged().map(j -> "[" + num(j.low()) + ", " + num(j.high()) + "]"
+              + (Double.isNaN(j.published()) ? "" : " (" + num(j.published()) + ")"))
               .orElse("-"),
           p.judged().map(j -> j.met() ? "yes" : "NO").orElse("-")));
     }

@@ -110,7 +110,8 @@ public final class Calibrator {
       double[] lower = new double[n];
       double[] upper = new double[n];
       java.util.Arrays.fill(upper, 1);
-      PointValuePair p = new BOBYQAOptimizer(2 * n + 1, 0.2, 1e-4).optimize(new MaxEval(maxEvaluations),
+      start = gridStart(n);
+      PointValuePair p = new BOBYQAOptimizer(2 * n + 1, GRID_STEP, 1e-4).optimize(new MaxEval(maxEvaluations),
           new ObjectiveFunction((MultivariateFunction) this::objective), GoalType.MINIMIZE,
           new InitialGuess(start), new SimpleBounds(lower, upper));
       best = p.getPoint();
@@ -124,6 +125,39 @@ public final class Calibrator {
     ImmutableMap<String, Double> errors = standardErrors(best, atBest);
     return new Fit(ImmutableMap.copyOf(values), setting(best), errors, objective(atBest), evaluations,
         ImmutableSortedMap.copyOf(atBest));
+  }
+
+  /** Levels of the start grid in the unit box; BOBYQA's first trust region reaches the bounds from them. */
+  private static final double GRID_STEP = 1.0 / 6;
+
+  /**
+   * BOBYQA is a local method and a simulated objective is a noisy step function, on which its
+   * quadratic model can stall near the start: with at most three parameters, it starts from the
+   * best point of the grid {1/6, 1/2, 5/6}^n (at most 27 points, in a fixed order, so the fit stays
+   * deterministic), else from the centre.
+   */
+  private double[] gridStart(int n) {
+    double[] centre = new double[n];
+    java.util.Arrays.fill(centre, 0.5);
+    if (n > 3) {
+      return centre;
+    }
+    double[] levels = {GRID_STEP, 0.5, 1 - GRID_STEP};
+    double[] best = centre;
+    double bestValue = Double.POSITIVE_INFINITY;
+    int points = (int) Math.pow(3, n);
+    for (int k = 0; k < points; k++) {
+      double[] u = new double[n];
+      for (int j = 0, rest = k; j < n; j++, rest /= 3) {
+        u[j] = levels[rest % 3];
+      }
+      double v = objective(u);
+      if (v < bestValue) {
+        bestValue = v;
+        best = u;
+      }
+    }
+    return best;
   }
 
   /** The setting ({@code --set} texts) of a point of the unit box. */
