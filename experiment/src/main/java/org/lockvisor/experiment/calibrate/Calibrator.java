@@ -101,9 +101,10 @@ public final class Calibrator {
     checkTargetIsSimulated(setting(start));
     double[] best;
     if (parameters.size() == 1) {
+      double from = gridStart(1)[0];
       UnivariatePointValuePair p = new BrentOptimizer(1e-4, 1e-6).optimize(new MaxEval(maxEvaluations),
           new UnivariateObjectiveFunction(u -> objective(new double[] {u})), GoalType.MINIMIZE,
-          new SearchInterval(0, 1, 0.5));
+          new SearchInterval(Math.max(0, from - GRID_STEP * 2), Math.min(1, from + GRID_STEP * 2), from));
       best = new double[] {p.getPoint()};
     } else {
       int n = parameters.size();
@@ -131,10 +132,10 @@ public final class Calibrator {
   private static final double GRID_STEP = 1.0 / 6;
 
   /**
-   * BOBYQA is a local method and a simulated objective is a noisy step function, on which its
-   * quadratic model can stall near the start: with at most three parameters, it starts from the
-   * best point of the grid {1/6, 1/2, 5/6}^n (at most 27 points, in a fixed order, so the fit stays
-   * deterministic), else from the centre.
+   * BOBYQA and Brent are local methods and a simulated objective is a noisy step function, on which
+   * they can stall near their start: with at most three parameters, the search starts from the best
+   * point of the grid {1/6, 1/2, 5/6}^n (at most 27 points, in a fixed order, so the fit stays
+   * deterministic), else from the centre; Brent searches within 1/3 of the unit interval around it.
    */
   private double[] gridStart(int n) {
     double[] centre = new double[n];
