@@ -74,10 +74,10 @@ public final class CalibrateCommand implements Callable<Integer> {
           + " /proc/lock_stat, or a YAML mapping of figure names to numbers (see docs/envelopes.md).")
   private Path target;
 
-  @Option(names = "--params", required = true, paramLabel = "P=LO..HI[,...]",
-      description = "Parameters to fit, each a --set path or cost.<profile>.<KEY> with its range, e.g. "
-          + ParameterRange.EXAMPLE + ".")
-  private String params;
+  @Option(names = {"--params", "--param"}, required = true, split = ",", paramLabel = "P=LO..HI[:log]",
+      description = "Parameters to fit (comma-separated or repeated; the syntax of --param of an envelope), each a"
+          + " --set path or cost.<profile>.<KEY> of an estimate with its range, e.g. " + ParameterRange.EXAMPLE + ".")
+  private List<String> params;
 
   @Option(names = "--figures", paramLabel = "NAME[,...]",
       description = "The target figures to fit (default: all the target has).")
@@ -119,7 +119,7 @@ public final class CalibrateCommand implements Callable<Integer> {
     if (maxEvaluations < 10 || maxEvaluations > 10_000) {
       throw new UserInputException("--max-evaluations must be in [10, 10000]: [" + maxEvaluations + "]");
     }
-    List<ParameterRange> ranges = ParameterRange.parseList("--params", params, false);
+    List<ParameterRange> ranges = ParameterRange.parseAll("--params", params, false);
     ImmutableSortedMap<String, Double> measured = MeasuredFigures.parse(target.toString(), readTarget(target));
     ImmutableSortedMap<String, Double> fitted = selectFigures(measured);
 

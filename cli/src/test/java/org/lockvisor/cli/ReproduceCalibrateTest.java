@@ -74,7 +74,13 @@ class ReproduceCalibrateTest {
         Arguments.of(List.of("reproduce", "fake-calibratable", "--calibrate", "--set", "seed=3"),
             List.of("--set and --calibrate")),
         Arguments.of(List.of("reproduce", "fake-calibratable", "--params", "cost.x86_64-kvm.TTWU_FULL"),
-            List.of("--params is an option of --calibrate")),
+            List.of("also with --calibrate")),
+        Arguments.of(List.of("reproduce", "fake-calibratable", "--calibrate", "--envelope"),
+            List.of("--calibrate and --envelope")),
+        Arguments.of(List.of("reproduce", "fake-calibratable", "--calibrate", "--samples", "8"),
+            List.of("options of --envelope")),
+        Arguments.of(List.of("reproduce", "fake-calibratable", "--calibrate", "--params",
+            "cost.x86_64-kvm.TTWU_FULL=600|900"), List.of("set of values")),
         Arguments.of(List.of("reproduce", "fake-param", "--calibrate"),
             List.of("declares no calibration parameters")));
   }

@@ -8,20 +8,22 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.lockvisor.experiment.UserInputException;
 import org.lockvisor.experiment.envelope.Dimension;
+import org.lockvisor.experiment.envelope.RangeSpec;
 
 /**
- * One parameter to move and the range to move it in, as written on the command line: {@code
- * NAME=LOW..HIGH} (e.g. {@code cost.x86_64-kvm.EXIT_USERSPACE=5000..15000} or {@code
+ * One parameter to fit and the range to fit it in, as written on the command line and parsed by
+ * the envelope's parser ({@link RangeSpec}, one syntax for {@code --param} and {@code --params}):
+ * {@code NAME=LOW..HIGH[:log]} (e.g. {@code cost.x86_64-kvm.EXIT_USERSPACE=5000..15000} or {@code
  * vms[0].vcpus=1..8}), or a bare {@code NAME} whose range is the one declared for it (a
- * reproduction's parameter). A list is comma-separated. The name is a {@code --set} key: an
- * experiment path, {@code cost.<profile>.<KEY>}, or a reproduction's parameter.
+ * reproduction's parameter, a cost estimate's range). A list is comma-separated or repeated. The
+ * name is a {@code --set} key: an experiment path, {@code cost.<profile>.<KEY>}, or a
+ * reproduction's parameter. A set of values ({@code NAME=A|B|C}) is an envelope's, not a fit's.
  *
  * <p>Both ends written as whole numbers make a whole-number parameter (its values are rounded); a
- * positive range whose ends are a decade or more apart is moved in log space.
+ * range marked {@code :log}, or positive with its ends a decade or more apart, is moved in log
+ * space.
  *
  * @param name the {@code --set} key
  * @param range the range given, absent for a bare name
@@ -29,15 +31,16 @@ import org.lockvisor.experiment.envelope.Dimension;
 public record ParameterRange(String name, Optional<Range> range) {
 
   /** A closed interval; {@code whole} when both ends were written as whole numbers. */
-  public record Range(double low, double high, boolean whole) {
+  public record Range(double low, double high, boolean whole, boolean log) {
     public Range {
       checkArgument(Double.isFinite(low) && Double.isFinite(high) && low < high,
           "need low < high, both finite: [%s..%s]", low, high);
+      checkArgument(!log || low > 0, "a log range needs low > 0: [%s]", low);
     }
 
-    /** Moved in log space: positive, and a decade or more from end to end (as an envelope samples). */
-    public boolean log() {
-      return low > 0 && high / low >= 10;
+    /** A range moved in log space when positive and a decade or more wide (as an envelope samples). */
+    public Range(double low, double high, boolean whole) {
+      this(low, high, whole, low > 0 && high / low >= 10);
     }
 
     /** Whether {@code other} lies inside this range (ends included). */
@@ -53,11 +56,6 @@ public record ParameterRange(String name, Optional<Range> range) {
 
   public static final String EXAMPLE = "cost.x86_64-kvm.EXIT_USERSPACE=5000..15000,vms[0].vcpus=1..8";
 
-  private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_.\\[\\]-]*");
-  private static final Pattern NUMBER = Pattern.compile("-?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][+-]?[0-9]+)?");
-  private static final Pattern WHOLE = Pattern.compile("-?[0-9]+");
-  private static final Pattern ENTRY = Pattern.compile("(.+?)=([^=]*?)\\.\\.([^=]*)");
-
   public ParameterRange {
     checkArgument(name != null && !name.isBlank(), "a parameter needs a name");
     checkArgument(range != null, "range must not be null; use Optional.empty()");
@@ -65,7 +63,7 @@ public record ParameterRange(String name, Optional<Range> range) {
 
   /**
    * The parameters of {@code text} (option {@code option}, for messages): comma-separated {@code
-   * NAME=LOW..HIGH}, or bare names where {@code bareAllowed}.
+   * NAME=LOW..HIGH[:log]}, or bare names where {@code bareAllowed}.
    *
    * @throws UserInputException naming the bad entry and the expected form
    */
@@ -74,9 +72,14 @@ public record ParameterRange(String name, Optional<Range> range) {
       throw new UserInputException(option + ": no parameter given; expected NAME=LOW..HIGH[,...], e.g. ["
           + EXAMPLE + "]");
     }
+    return parseAll(option, List.of(text.split(",", -1)), bareAllowed);
+  }
+
+  /** {@link #parseList} of entries already split (a repeated or comma-split option); none gives none. */
+  public static ImmutableList<ParameterRange> parseAll(String option, List<String> entries, boolean bareAllowed) {
     List<ParameterRange> out = new ArrayList<>();
     Set<String> names = new LinkedHashSet<>();
-    for (String entry : text.split(",", -1)) {
+    for (String entry : entries) {
       ParameterRange p = parse(option, entry.strip(), bareAllowed);
       if (!names.add(p.name())) {
         throw new UserInputException(option + ": parameter [" + p.name() + "] given twice");
@@ -88,38 +91,30 @@ public record ParameterRange(String name, Optional<Range> range) {
 
   /** One entry of {@link #parseList}. */
   public static ParameterRange parse(String option, String entry, boolean bareAllowed) {
-    String form = bareAllowed ? "NAME or NAME=LOW..HIGH" : "NAME=LOW..HIGH";
+    String form = bareAllowed ? "NAME or NAME=LOW..HIGH[:log]" : "NAME=LOW..HIGH[:log]";
     if (entry.isEmpty()) {
       throw new UserInputException(option + ": empty entry; expected " + form + ", e.g. [" + EXAMPLE + "]");
     }
-    if (entry.indexOf('=') < 0) {
-      if (!NAME.matcher(entry).matches()) {
-        throw new UserInputException(option + ": [" + entry + "] is not " + form + ", e.g. [" + EXAMPLE + "]");
-      }
+    RangeSpec spec;
+    try {
+      spec = RangeSpec.parse(entry);
+    } catch (UserInputException e) {
+      throw new UserInputException(option + ": " + e.getMessage().replaceFirst("^--param ", ""));
+    }
+    if (!spec.hasRange()) {
       if (!bareAllowed) {
         throw new UserInputException(option + ": [" + entry + "] has no range; expected " + form + ", e.g. ["
             + EXAMPLE + "]");
       }
-      return new ParameterRange(entry, Optional.empty());
+      return new ParameterRange(spec.name(), Optional.empty());
     }
-    Matcher m = ENTRY.matcher(entry);
-    if (!m.matches() || !NAME.matcher(m.group(1).strip()).matches()) {
-      throw new UserInputException(option + ": [" + entry + "] is not " + form + ", e.g. [" + EXAMPLE + "]");
+    if (!spec.numeric()) {
+      throw new UserInputException(option + ": [" + entry + "] is a set of values; a calibration fits numbers in a"
+          + " range, " + form);
     }
-    String name = m.group(1).strip();
-    String lo = m.group(2).strip();
-    String hi = m.group(3).strip();
-    if (!NUMBER.matcher(lo).matches() || !NUMBER.matcher(hi).matches()) {
-      throw new UserInputException(option + ": range of [" + name + "] must be two plain numbers LOW..HIGH: ["
-          + lo + ".." + hi + "]");
-    }
-    double low = Double.parseDouble(lo);
-    double high = Double.parseDouble(hi);
-    if (!Double.isFinite(low) || !Double.isFinite(high) || !(low < high)) {
-      throw new UserInputException(option + ": range of [" + name + "] needs LOW < HIGH: [" + lo + ".." + hi + "]");
-    }
-    boolean whole = WHOLE.matcher(lo).matches() && WHOLE.matcher(hi).matches();
-    return new ParameterRange(name, Optional.of(new Range(low, high, whole)));
+    Range auto = new Range(spec.low(), spec.high(), spec.wholeEnds());
+    return new ParameterRange(spec.name(), Optional.of(new Range(spec.low(), spec.high(), spec.wholeEnds(),
+        spec.log() || auto.log())));
   }
 
   /** The optimiser's dimension over {@code r}, with the range's {@code source}. */
