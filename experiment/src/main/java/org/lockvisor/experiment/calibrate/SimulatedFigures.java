@@ -14,6 +14,7 @@ import org.lockvisor.experiment.model.ComponentSpec;
 import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.model.VmSpec;
 import org.lockvisor.experiment.report.Iperf3Json;
+import org.lockvisor.experiment.report.LockStatReport;
 import org.lockvisor.experiment.runner.ExperimentResult;
 import org.lockvisor.workloads.fio.FioJson;
 
@@ -71,7 +72,7 @@ public final class SimulatedFigures {
       d.stats().forEach((k, v) -> put(out, d.vm() + "." + d.name() + "." + k, v.doubleValue()));
     }
     if (!r.lockStat().classes().isEmpty()) {
-      out.putAll(MeasuredFigures.parse("simulated lock_stat", r.lockStat().text()));
+      out.putAll(MeasuredFigures.parse("simulated lock_stat", LockStatReport.of(r.lockStat()).text()));
     }
     if (perfReport != null) {
       String first = firstSection(perfReport);
