@@ -53,6 +53,9 @@ final class EnvelopeReport {
     out.add(String.format(Locale.ROOT, "envelope of %s%s: %d Latin hypercube samples x %d seeds %s (common random"
             + " numbers), hypercube seed %d", plan.subject(), plan.quick() ? " --quick" : "", plan.samples(),
         plan.seeds().size(), plan.seeds(), plan.seed()));
+    if (!plan.fixed().isEmpty()) {
+      out.add("fixed in every run (--set): " + String.join(", ", plan.fixed()));
+    }
     out.add("parameters:");
     for (Dimension d : s.dimensions()) {
       out.add("  " + d.name() + " " + range(d) + "  (" + d.source() + ")");

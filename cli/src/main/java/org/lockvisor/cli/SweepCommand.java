@@ -211,7 +211,9 @@ public final class SweepCommand implements Callable<Integer> {
     for (int j = 0; j < k; j++) {
       seedList.add(root + j);
     }
-    EnvelopeRunner.Plan plan = new EnvelopeRunner.Plan("sweep", file.toString(), false, subject.dimensions(), n,
+    // the absolute path: an emitted task names the file so, and its shards must merge with a local run
+    EnvelopeRunner.Plan plan = new EnvelopeRunner.Plan("sweep", file.toAbsolutePath().normalize().toString(), false,
+        subject.dimensions(), n,
         seedList.build(), root, effect, com.google.common.collect.ImmutableList.copyOf(sets));
     if (effect != null && bands.stream().noneMatch(b -> b.startsWith(effect + "=") || b.startsWith(effect + "@")
         || b.equals(effect))) {

@@ -68,7 +68,7 @@ final class SweepEnvelope {
     }
     if (bandSpecs.isEmpty()) {
       throw new UserInputException("--envelope of an experiment file needs --band KEY[=LOW..HIGH][@PUBLISHED]: the"
-          + " figures to judge, e.g. --band 'base.vm0/fio.iops=90000..130000@104000'");
+          + " figures to judge, e.g. --band 'base.vm0/fio.iops=90000..130000@120000'");
     }
     this.profiles = new LinkedHashMap<>();
     runner.plugins().arches().forEach((name, f) -> profiles.put(name, f.create()));

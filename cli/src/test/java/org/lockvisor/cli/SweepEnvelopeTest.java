@@ -41,7 +41,7 @@ class SweepEnvelopeTest {
         Arguments.of(List.of("--param", "cost.x86_64-kvm.EXIT_IO_KERNEL=100..9000", "--band", "base.vm0/fio.iops"),
             List.of("outside the declared range [1500, 5000]")),
         Arguments.of(List.of("--param", "cost.x86_64-kvm.EXIT_IO_KERNEL", "--band", "patched.vm0/fio.iops"),
-            List.of("--band [patched.vm0/fio.iops]", "[base, inside-lock, arm64]")),
+            List.of("--band [patched.vm0/fio.iops]", "[base, arm64, inside-lock]")),
         Arguments.of(List.of("--param", "cost.x86_64-kvm.EXIT_IO_KERNEL", "--band", "ratio.base.vm0/fio.iops"),
             List.of("a ratio is of a variant over the base")),
         Arguments.of(List.of("--param", "cost.x86_64-kvm.EXIT_IO_KERNEL", "--band", "base.vm0/fio.iops=9..1"),

@@ -26,10 +26,10 @@ import java.util.regex.Pattern;
 public record Band(String key, String quantity, String column, double published, double low, double high,
     double simulated, boolean baselineOnly) {
 
-  private static final Pattern KEY = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.\\-\\[\\]]*");
+  private static final Pattern KEY = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_./\\-\\[\\]]*");
 
   public Band {
-    checkArgument(key != null && KEY.matcher(key).matches(), "band key must be letters, digits, '_', '.', '-': [%s]", key);
+    checkArgument(key != null && KEY.matcher(key).matches(), "band key must be letters, digits, '_', '.', '/', '-', '[', ']': [%s]", key);
     checkArgument(quantity != null && !quantity.isBlank() && quantity.indexOf('\n') < 0,
         "band [%s] needs a one-line quantity", key);
     checkArgument(column != null && !column.isBlank(), "band [%s] needs a column", key);
