@@ -60,8 +60,11 @@ public final class Arm64KvmArchProfile implements ArchProfileFactory {
               + "SPIN_THRESHOLD (1 << 15) is kept for what-if pv locks")
           .put(QSPINLOCK_PENDING_LOOPS, 1, V, "kernel/locking/qspinlock.c generic _Q_PENDING_LOOPS 1 "
               + "(arm64 ticket locks until 4.19)")
-          .notApplicable(VCPU_PREEMPTED_CHECK, "arm64 vcpu_is_preempted() is constant false "
-              + "(arch/arm64/include/asm/spinlock.h); nothing is read")
+          .put(VCPU_PREEMPTED_CHECK, 3, E, "estimate 3 (1-10), read only under arm64-pv-sched (a 5.x-era guest): "
+              + "the indirect call to kvm_vcpu_is_preempted and one load of the vCPU's pvsched area "
+              + "(openEuler arch/arm64/kernel/paravirt.c), as x86's steal_time read; under the default none "
+              + "(2014, and mainline arm64: vcpu_is_preempted is constant false in "
+              + "arch/arm64/include/asm/spinlock.h) nothing is read or charged")
           .put(SYSCALL, 100, E, "estimate 100 (50-200): SVC entry and ERET")
           .put(TTWU_RUNNING, 100, E, KM + ": 100 (50-200)" + REUSED)
           .put(TTWU_ON_RQ, 500, E, KM + ": 500 (300-1000)" + REUSED)
