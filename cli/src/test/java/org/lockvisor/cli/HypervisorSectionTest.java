@@ -16,7 +16,9 @@ import org.lockvisor.cli.CliFixture.Run;
  * run (its event fingerprint), so none is a silent no-op. arm64's paravirtual
  * {@code vcpu_is_preempted} (arm64-pv-sched) makes the guest's {@code vcpu-is-preempted} switch
  * matter, which on the profile's default semantics ({@code none}) is refused. The refusals
- * themselves are files under {@code bad-experiments/} (80 to 87).
+ * themselves are files under {@code bad-experiments/} (80 to 91). The settings the arch profile
+ * does not hold — the {@code kvm_vcpu_on_spin} variant, {@code ple-shrink}, the host background —
+ * reach the machine's hypervisor configuration and change the run too.
  */
 class HypervisorSectionTest {
 
@@ -116,6 +118,38 @@ class HypervisorSectionTest {
     String on = fingerprint(ownerSpinning("arm64-kvm", hypervisor, true));
 
     assertThat(on).isNotEqualTo(off);
+  }
+
+  @Test
+  void directedYield_eachVariant_changesTheRun() throws IOException {
+    String base = fingerprint(experiment("x86_64-kvm", "", false, "spin_lock"));
+    String alias = fingerprint(experiment("x86_64-kvm", "hypervisor: {directed-yield: true}", false, "spin_lock"));
+    String v38 = fingerprint(experiment("x86_64-kvm", "hypervisor: {directed-yield: v3.8}", false, "spin_lock"));
+    String v32 = fingerprint(experiment("x86_64-kvm", "hypervisor: {directed-yield: v3.2}", false, "spin_lock"));
+    String v310 = fingerprint(experiment("x86_64-kvm", "hypervisor: {directed-yield: v3.10}", false, "spin_lock"));
+    String none = fingerprint(experiment("x86_64-kvm", "hypervisor: {directed-yield: none}", false, "spin_lock"));
+
+    // the profile's variant is 3.8: naming it, or true, is the default run
+    assertThat(v38).isEqualTo(base).isEqualTo(alias);
+    assertThat(java.util.Set.of(base, v32, v310, none)).hasSize(4);
+  }
+
+  @Test
+  void pleShrink_changesTheRun() throws IOException {
+    String base = fingerprint(experiment("x86_64-kvm", "", false, "spin_lock"));
+    String shrink = fingerprint(experiment("x86_64-kvm", "hypervisor: {ple-shrink: 2}", false, "spin_lock"));
+
+    assertThat(shrink).isNotEqualTo(base);
+  }
+
+  @Test
+  void hostBackground_eachKey_changesTheRun() throws IOException {
+    String base = fingerprint(experiment("x86_64-kvm", "", false, "spin_lock"));
+    for (String setting : java.util.List.of("host-tick: skewed", "host-tick: legacy", "host-softirq-rate: 0",
+        "host-softirq-time: 30us", "host-kworker-rate: 5000", "host-kworker-time: 100us")) {
+      String changed = fingerprint(experiment("x86_64-kvm", "hypervisor: {" + setting + "}", false, "spin_lock"));
+      assertThat(changed).as(setting).isNotEqualTo(base);
+    }
   }
 
   @Test
