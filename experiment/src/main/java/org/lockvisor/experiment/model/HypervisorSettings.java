@@ -286,6 +286,12 @@ public final class HypervisorSettings {
             + "]; leave one out"));
       }
     }
+    if (problems.isEmpty() && settings.containsKey("ple-shrink")
+        && apply(factory, profile, settings).hypervisor().spinTrap().growFactor() == 1) {
+      problems.add(new Problem("hypervisor.ple-shrink", "[" + settings.get("ple-shrink").strip() + "] cannot take"
+          + " effect on [" + profile.name() + "]: its PLE window does not grow (ple-grow 1), so there is nothing to"
+          + " shrink; set hypervisor.ple-grow above 1, or leave it out"));
+    }
     if (problems.isEmpty()) {
       try {
         adjust(Platforms.hypervisor(apply(factory, profile, settings)), settings);
