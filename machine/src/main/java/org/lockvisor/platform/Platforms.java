@@ -211,12 +211,21 @@ public final class Platforms {
    */
   public static void configureGuest(Vm vm, ArchProfile profile) {
     vm.guest().setTopology(guestTopology(profile, vm.guest().cpuCount(), 1));
-    vm.guest().setVcpuPreemptedHook(vcpuPreempted(profile));
+    configureVcpuPreempted(vm.guest(), profile);
+    vm.guest().setStealTimeAccounting(profile.hypervisor().stealTime());
+  }
+
+  /**
+   * A guest kernel's {@code vcpu_is_preempted} as the profile's hypervisor makes it: what it
+   * answers ({@link #vcpuPreempted}) and what one read costs ({@code VCPU_PREEMPTED_CHECK}, in
+   * {@link #vcpuPreemptedFunction}; nothing under NONE).
+   */
+  public static void configureVcpuPreempted(Kernel guest, ArchProfile profile) {
+    guest.setVcpuPreemptedHook(vcpuPreempted(profile));
     var semantics = profile.hypervisor().vcpuPreempted();
-    vm.guest().setVcpuPreemptedCheckCost(
+    guest.setVcpuPreemptedCheckCost(
         semantics == HypervisorBehaviour.VcpuPreemptedSemantics.NONE ? 0 : profile.ns(VCPU_PREEMPTED_CHECK),
         vcpuPreemptedFunction(semantics));
-    vm.guest().setStealTimeAccounting(profile.hypervisor().stealTime());
   }
 
   /**

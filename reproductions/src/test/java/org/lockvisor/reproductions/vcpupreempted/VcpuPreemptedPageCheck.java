@@ -52,10 +52,15 @@ final class VcpuPreemptedPageCheck {
         .forEach(f -> assertThat(f.r() - f.g()).as("%s drawn as a spin symbol (red)", f.name()).isGreaterThan(120));
     double left = VcpuPreemptedReproduction.SPIN.stream().mapToDouble(s -> width(after, s)).sum();
     assertThat(left).as("patched spin symbols in the differential").isLessThan(20).isLessThan(tower / 4);
-    Frame slowpath = after.stream().filter(f -> f.name().equals("__mutex_lock_slowpath"))
-        .max((x, y) -> Double.compare(x.width(), y.width())).orElseThrow();
-    assertThat(slowpath.b()).as("__mutex_lock_slowpath shrank: blue").isEqualTo(255);
-    assertThat(slowpath.r()).isLessThan(255);
+    var slowpath = after.stream().filter(f -> f.name().equals("__mutex_lock_slowpath"))
+        .max((x, y) -> Double.compare(x.width(), y.width()));
+    if (slowpath.isPresent()) {
+      assertThat(slowpath.get().b()).as("__mutex_lock_slowpath shrank: blue").isEqualTo(255);
+      assertThat(slowpath.get().r()).isLessThan(255);
+    } else {
+      // shrank below one pixel of the graph (0.1 %), so the differential prunes it: it was there before
+      assertThat(width(before, "__mutex_lock_slowpath")).as("baseline __mutex_lock_slowpath").isGreaterThan(10);
+    }
     assertThat(page.length()).isLessThanOrEqualTo(ReproductionPage.SIZE_BUDGET);
   }
 
