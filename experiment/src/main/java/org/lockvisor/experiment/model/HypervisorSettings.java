@@ -286,6 +286,16 @@ public final class HypervisorSettings {
             + "]; leave one out"));
       }
     }
+    if (problems.isEmpty() && "false".equals(settings.getOrDefault("ple", "").strip())) {
+      // with the trap off, nothing grows, shrinks, fires after a window or yields
+      for (String key : List.of("directed-yield", "ple-grow", "ple-shrink", "ple-window")) {
+        String v = settings.get(key);
+        if (v != null && !(key.equals("directed-yield") && !yieldsTo(v.strip()))) {
+          problems.add(new Problem("hypervisor." + key, "[" + v.strip() + "] cannot take effect with hypervisor.ple:"
+              + " false (nothing traps); leave one out"));
+        }
+      }
+    }
     if (problems.isEmpty() && settings.containsKey("ple-shrink")
         && apply(factory, profile, settings).hypervisor().spinTrap().growFactor() == 1) {
       problems.add(new Problem("hypervisor.ple-shrink", "[" + settings.get("ple-shrink").strip() + "] cannot take"
