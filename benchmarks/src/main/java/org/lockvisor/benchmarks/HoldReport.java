@@ -71,8 +71,8 @@ public final class HoldReport {
     }
   }
 
-  /** The per-reproduction benchmarks (in the reproductions' packages). */
-  static final String QUICK = "org\\.lockvisor\\.reproductions\\..*QuickBenchmark";
+  /** The per-reproduction benchmarks (each runs a {@code QuickScenarios} scenario). */
+  static final String QUICK = "org\\.lockvisor\\.benchmarks\\..*QuickBenchmark";
 
   /** Defaults that fit a 2-core machine; any of them given on the command line wins. */
   private static OptionsBuilder defaults(CommandLineOptions commandLine, int warmups, int iterations,

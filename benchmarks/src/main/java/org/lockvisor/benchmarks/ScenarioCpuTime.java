@@ -8,9 +8,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.function.ToLongFunction;
 import org.lockvisor.machine.MachineTrace;
-import org.lockvisor.reproductions.vcpupreempted.SchedMessagingQuickBenchmark;
-import org.lockvisor.reproductions.vhost.VhostQuickBenchmark;
-import org.lockvisor.reproductions.virtioblk.NotifyQuickBenchmark;
 
 /**
  * The per-reproduction quick runs (the same machine runs as the JMH benchmarks) timed by the
@@ -47,6 +44,7 @@ public final class ScenarioCpuTime {
     }
     VhostQuickBenchmark r1 = new VhostQuickBenchmark();
     r1.streams = 256;
+    r1.setUp();
     NotifyQuickBenchmark r2arm = new NotifyQuickBenchmark();
     r2arm.arch = "arm64-kvm";
     r2arm.setUp();

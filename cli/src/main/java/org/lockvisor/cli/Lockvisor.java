@@ -13,7 +13,7 @@ import java.util.logging.Logger;
 import org.lockvisor.core.plugin.DidYouMean;
 import org.lockvisor.core.plugin.PluginDiscoveryException;
 import org.lockvisor.core.plugin.PluginPath;
-import org.lockvisor.core.plugin.PluginRegistry;
+import org.lockvisor.core.plugin.PluginDiscovery;
 import org.lockvisor.core.plugin.UnknownPluginException;
 import org.lockvisor.experiment.SimulationFailedException;
 import org.lockvisor.experiment.UserInputException;
@@ -179,7 +179,7 @@ public final class Lockvisor implements Runnable {
 
   /** With --debug, discovery's FINE log (what was registered from where) goes to stderr. */
   private Injector bootstrapLoggingDiscovery() {
-    Logger logger = Logger.getLogger(PluginRegistry.class.getName());
+    Logger logger = Logger.getLogger(PluginDiscovery.class.getName());
     PrintWriter err = spec.commandLine().getErr();
     Handler handler = new Handler() {
       @Override

@@ -8,13 +8,13 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import org.lockvisor.arch.catalog.ArchProfileMarkdown;
-import org.lockvisor.arch.catalog.ArchProfiles;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.arch.spi.ArchProfileFactory;
 import org.lockvisor.arch.spi.Cost;
 import org.lockvisor.core.plugin.DidYouMean;
 import org.lockvisor.core.plugin.PluginDescriptor;
 import org.lockvisor.core.plugin.PluginOption;
+import org.lockvisor.experiment.model.ExperimentPlugins;
 import org.lockvisor.experiment.model.HypervisorSettings;
 import org.lockvisor.experiment.Reproduction;
 import org.lockvisor.experiment.ReproductionParameter;
@@ -97,7 +97,7 @@ public final class PluginsCommand implements Runnable {
 
   /** The arch profiles of the class path and of the plugin jars. */
   private ImmutableSortedMap<String, ArchProfileFactory> profiles() {
-    return ArchProfiles.discover(lockvisor.pluginLoader());
+    return lockvisor.injector().getInstance(ExperimentPlugins.class).arches();
   }
 
   private Reproductions reproductions() {

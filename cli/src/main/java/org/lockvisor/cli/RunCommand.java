@@ -21,6 +21,7 @@ import org.lockvisor.experiment.model.ExperimentYaml;
 import org.lockvisor.experiment.runner.ExperimentResult;
 import org.lockvisor.experiment.runner.ExperimentRunner;
 import org.lockvisor.experiment.report.FoldedStacks;
+import org.lockvisor.experiment.report.LockStatReport;
 import org.lockvisor.experiment.report.RunOutputs;
 import org.lockvisor.experiment.report.RunPage;
 import org.lockvisor.experiment.runner.Provenance;
@@ -216,7 +217,7 @@ public final class RunCommand implements Callable<Integer> {
     }
     if (!r.lockStat().classes().isEmpty()) {
       out.println("-- /proc/lock_stat");
-      r.lockStat().lines().forEach(out::println);
+      LockStatReport.of(r.lockStat()).lines().forEach(out::println);
     }
     out.println();
   }

@@ -4,8 +4,8 @@ import static com.google.common.base.Preconditions.checkArgument;
 
 import java.nio.file.Path;
 import java.util.Optional;
-import org.lockvisor.arch.catalog.ArchProfiles;
 import org.lockvisor.arch.spi.ArchProfile;
+import org.lockvisor.experiment.model.PluginRegistry;
 
 /**
  * How to run a reproduction.
@@ -51,7 +51,7 @@ public record ReproductionOptions(boolean quick, Optional<Path> outputDirectory,
    * @throws IllegalArgumentException for an unknown profile
    */
   public ArchProfile profile(String name) {
-    return whatIf.apply(ArchProfiles.byName(name));
+    return whatIf.apply(PluginRegistry.classPath().archProfile(name));
   }
 
   /** The value given for parameter {@code name}, as given, if any. */

@@ -14,8 +14,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
-import org.lockvisor.arch.catalog.ArchProfiles;
 import org.lockvisor.arch.spi.ArchProfile;
+import org.lockvisor.experiment.model.PluginRegistry;
 import org.lockvisor.arch.spi.ArchProfileFactory;
 import org.lockvisor.arch.spi.Cost;
 import org.lockvisor.arch.spi.CostKey;
@@ -142,7 +142,7 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
       return NONE;
     }
     Map<String, ArchProfile> profiles = new LinkedHashMap<>();
-    for (Map.Entry<String, ArchProfileFactory> e : ArchProfiles.discover().entrySet()) {
+    for (Map.Entry<String, ArchProfileFactory> e : PluginRegistry.classPath().all(PluginRegistry.ARCH).entrySet()) {
       profiles.put(e.getKey(), e.getValue().create());
     }
     return parse(settings, chosen, all, profiles);

@@ -1,42 +1,30 @@
 package org.lockvisor.arch.catalog;
 
 import com.google.common.collect.ImmutableSortedMap;
-import java.lang.System.Logger.Level;
-import java.util.ServiceLoader;
-import java.util.TreeMap;
 import com.google.common.collect.ImmutableList;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.arch.spi.ArchProfileFactory;
 import org.lockvisor.core.plugin.DidYouMean;
+import org.lockvisor.core.plugin.PluginDiscovery;
 
 /**
- * Finds arch profile factories with {@link ServiceLoader}: loudly, sorted by name, failing on a
- * duplicate name. The experiment module binds the result into its MapBinder; this class serves the
- * YAML loader ({@code extends:}) and tests without Guice.
+ * Finds arch profile factories through {@link PluginDiscovery}: loudly, sorted by name, failing on
+ * a duplicate name. The experiment module's {@code PluginRegistry} is where the rest of lockvisor
+ * turns a profile name into a profile; this class serves the modules below it (the YAML loader's
+ * {@code extends:}) and tests without the experiment module.
  */
 public final class ArchProfiles {
-
-  private static final System.Logger LOG = System.getLogger(ArchProfiles.class.getName());
 
   private ArchProfiles() {}
 
   /**
    * Every factory visible to the class loader, by name.
    *
-   * @throws IllegalStateException if two factories share a name, naming both classes
+   * @throws org.lockvisor.core.plugin.PluginDiscoveryException if two factories share a name,
+   *     naming both classes and their jars
    */
   public static ImmutableSortedMap<String, ArchProfileFactory> discover(ClassLoader loader) {
-    TreeMap<String, ArchProfileFactory> byName = new TreeMap<>();
-    for (ArchProfileFactory f : ServiceLoader.load(ArchProfileFactory.class, loader)) {
-      ArchProfileFactory previous = byName.putIfAbsent(f.name(), f);
-      if (previous != null) {
-        throw new IllegalStateException("duplicate arch profile name [" + f.name() + "]: "
-            + previous.getClass().getName() + " and " + f.getClass().getName());
-      }
-      LOG.log(Level.DEBUG, () -> "arch profile [" + f.name() + "] from " + f.getClass().getName() + " in "
-          + f.getClass().getProtectionDomain().getCodeSource());
-    }
-    return ImmutableSortedMap.copyOf(byName);
+    return PluginDiscovery.discover(ArchProfileFactory.class, loader);
   }
 
   /** Factories visible to this class's loader. */

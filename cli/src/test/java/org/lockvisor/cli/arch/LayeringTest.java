@@ -75,7 +75,7 @@ class LayeringTest {
 
     assertThat(classes.stream().map(JavaClass::getName))
         .contains(
-            "org.lockvisor.core.plugin.PluginRegistry",
+            "org.lockvisor.core.plugin.PluginDiscovery",
             "org.lockvisor.experiment.inject.Bootstrap",
             "org.lockvisor.cli.Lockvisor")
         .noneMatch(name -> name.startsWith("org.lockvisor.cli.arch."));

@@ -20,8 +20,8 @@ public record PluginDescriptor(
     ImmutableList<PluginOption> options) {
 
   public PluginDescriptor {
-    checkArgument(PluginRegistry.isValidName(kind), "bad plugin kind [%s]", kind);
-    checkArgument(PluginRegistry.isValidName(name), "bad plugin name [%s]", name);
+    checkArgument(PluginDiscovery.isValidName(kind), "bad plugin kind [%s]", kind);
+    checkArgument(PluginDiscovery.isValidName(name), "bad plugin name [%s]", name);
     checkArgument(summary != null && !summary.isBlank(), "plugin [%s] needs a summary", name);
     checkArgument(version != null && !version.isBlank(), "plugin [%s] needs a version", name);
     capabilities = ImmutableSortedSet.copyOf(capabilities);

@@ -10,8 +10,8 @@ import static com.google.common.base.Preconditions.checkArgument;
 public record PluginKind<T extends Plugin>(String name, Class<T> spi) {
 
   public PluginKind {
-    checkArgument(name != null && PluginRegistry.isValidName(name),
-        "bad plugin kind [%s]; kinds match %s", name, PluginRegistry.NAME_PATTERN);
+    checkArgument(name != null && PluginDiscovery.isValidName(name),
+        "bad plugin kind [%s]; kinds match %s", name, PluginDiscovery.NAME_PATTERN);
     checkArgument(spi != null && spi.isInterface(), "plugin kind [%s] needs an SPI interface, got %s", name, spi);
   }
 

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.model.ExperimentPlugins;
+import org.lockvisor.experiment.report.LockStatReport;
 import org.lockvisor.experiment.runner.ExperimentResult;
 import org.lockvisor.experiment.runner.ExperimentRunner;
 
@@ -44,7 +45,7 @@ public final class McsTortureExperiment {
   public static void main(String[] args) {
     for (ExperimentResult r : run(McsTortureExperiment.class.getClassLoader())) {
       System.out.println("== " + r.variant() + ": " + r.workload("vm0", "torture").nativeReport().get("stats"));
-      r.lockStat().lines().forEach(System.out::println);
+      LockStatReport.of(r.lockStat()).lines().forEach(System.out::println);
     }
   }
 }

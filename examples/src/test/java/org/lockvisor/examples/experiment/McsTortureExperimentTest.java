@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.model.ExperimentPlugins;
 import org.lockvisor.experiment.report.LockStatReport;
+import org.lockvisor.experiment.runner.LockClassStats;
 import org.lockvisor.experiment.runner.ExperimentResult;
 import org.lockvisor.experiment.runner.ExperimentRunner;
 
@@ -28,7 +29,7 @@ class McsTortureExperimentTest {
       assertThat(figures.get("writes_min").longValue()).as("every writer got the lock").isPositive();
     }
     assertThat(results.get(0).workload("vm0", "torture").nativeReport()).containsEntry("lock", "mcs");
-    assertThat(results.get(0).lockStat().text()).contains("vm0/torture/torture_lock:");
+    assertThat(LockStatReport.of(results.get(0).lockStat()).text()).contains("vm0/torture/torture_lock:");
   }
 
   @Test
@@ -42,7 +43,7 @@ class McsTortureExperimentTest {
         .build();
     ExperimentResult r = new ExperimentRunner(ExperimentPlugins.discover(getClass().getClassLoader()))
         .runAll("test", e).get(0);
-    LockStatReport.ClassStats mcs = r.lockStat().classes().stream()
+    LockClassStats mcs = r.lockStat().classes().stream()
         .filter(c -> c.className().equals("vm0/torture/torture_lock")).findFirst().orElseThrow();
     assertThat(r.workload("vm0", "torture").nativeReport()).containsEntry("lock", "mcs");
     assertThat(mcs.contentions()).isPositive();

@@ -18,7 +18,7 @@ import org.lockvisor.core.plugin.DidYouMean;
 import org.lockvisor.core.plugin.Plugin;
 import org.lockvisor.core.plugin.PluginDescriptor;
 import org.lockvisor.core.plugin.PluginKind;
-import org.lockvisor.core.plugin.PluginRegistry;
+import org.lockvisor.core.plugin.PluginDiscovery;
 import org.lockvisor.experiment.UserInputException;
 
 /**
@@ -36,7 +36,7 @@ public final class PluginCatalog {
   PluginCatalog(Injector injector, PluginKinds kinds) {
     List<PluginDescriptor> descriptors = new ArrayList<>();
     ImmutableMap.Builder<String, String> origins = ImmutableMap.builder();
-    String builtIn = display(PluginRegistry.origin(Plugin.class));
+    String builtIn = display(PluginDiscovery.origin(Plugin.class));
     for (PluginKind<?> kind : kinds.kinds()) {
       @SuppressWarnings("unchecked") // The key's type is Map<String, spi>; every value is a Plugin.
       Map<String, ? extends Plugin> bound = (Map<String, ? extends Plugin>)
@@ -44,7 +44,7 @@ public final class PluginCatalog {
       // Sorted: the multibound map's iteration order is binding order, not a contract.
       new TreeMap<>(bound).values().forEach(plugin -> {
         descriptors.add(PluginDescriptor.of(kind.name(), plugin));
-        String origin = display(PluginRegistry.origin(plugin.getClass()));
+        String origin = display(PluginDiscovery.origin(plugin.getClass()));
         origins.put(kind.name() + "/" + plugin.name(), origin.equals(builtIn) ? BUILT_IN : origin);
       });
     }

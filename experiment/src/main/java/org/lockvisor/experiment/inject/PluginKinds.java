@@ -6,13 +6,9 @@ import com.google.common.collect.ImmutableList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import org.lockvisor.arch.spi.ArchProfileFactory;
 import org.lockvisor.core.plugin.PluginKind;
 import org.lockvisor.experiment.Reproduction;
-import org.lockvisor.devices.spi.DeviceFactory;
-import org.lockvisor.locking.spi.LockFactory;
-import org.lockvisor.workloads.spi.WorkloadFactory;
-import org.lockvisor.scheduler.spi.SchedulerFactory;
+import org.lockvisor.experiment.model.PluginRegistry;
 
 /**
  * The extension points the composition root discovers and binds. Adding a kind is one line in
@@ -23,11 +19,11 @@ public record PluginKinds(ImmutableList<PluginKind<?>> kinds) {
   /** Every kind lockvisor itself defines. */
   public static final PluginKinds BUILT_IN = of(
       // One line per SPI.
-      PluginKind.of(ArchProfileFactory.KIND, ArchProfileFactory.class),
-      PluginKind.of("scheduler", SchedulerFactory.class),
-      PluginKind.of("lock", LockFactory.class),
-      PluginKind.of("device", DeviceFactory.class),
-      PluginKind.of("workload", WorkloadFactory.class),
+      PluginRegistry.ARCH,
+      PluginRegistry.SCHEDULER,
+      PluginRegistry.LOCK,
+      PluginRegistry.DEVICE,
+      PluginRegistry.WORKLOAD,
       PluginKind.of(Reproduction.KIND, Reproduction.class));
 
   public PluginKinds {

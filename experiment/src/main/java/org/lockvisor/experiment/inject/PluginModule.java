@@ -6,7 +6,7 @@ import com.google.inject.AbstractModule;
 import com.google.inject.multibindings.MapBinder;
 import org.lockvisor.core.plugin.Plugin;
 import org.lockvisor.core.plugin.PluginKind;
-import org.lockvisor.core.plugin.PluginRegistry;
+import org.lockvisor.experiment.model.PluginRegistry;
 
 /**
  * Binds the plugins of every listed kind into a {@code MapBinder<String, T>} keyed by plugin name
@@ -14,7 +14,7 @@ import org.lockvisor.core.plugin.PluginRegistry;
  * PluginKinds} and the {@link PluginCatalog} that lists them all.
  *
  * <p>Discovery happens in {@link #discover}, before the injector is built, so a duplicate or
- * malformed plugin fails with the registry's own message instead of inside a Guice
+ * malformed plugin fails with the {@link PluginRegistry}'s own message instead of inside a Guice
  * CreationException.
  */
 public final class PluginModule extends AbstractModule {
@@ -34,10 +34,11 @@ public final class PluginModule extends AbstractModule {
    * @throws org.lockvisor.core.plugin.PluginDiscoveryException on inconsistent registrations
    */
   public static PluginModule discover(PluginKinds kinds, ClassLoader loader) {
+    PluginRegistry registry = PluginRegistry.discover(kinds.kinds(), loader);
     ImmutableMap.Builder<PluginKind<?>, ImmutableSortedMap<String, ? extends Plugin>> discovered =
         ImmutableMap.builder();
     for (PluginKind<?> kind : kinds.kinds()) {
-      discovered.put(kind, PluginRegistry.discover(kind, loader));
+      discovered.put(kind, registry.all(kind));
     }
     return new PluginModule(kinds, discovered.buildOrThrow());
   }

@@ -49,16 +49,14 @@ public final class ExperimentPlugins {
     this.workloads = ImmutableSortedMap.copyOf(workloads);
   }
 
-  /** Every plugin on {@code loader}'s class path, found with ServiceLoader (no injector). */
+  /**
+   * Every plugin on {@code loader}'s class path, found through the {@link PluginRegistry} (no
+   * injector).
+   *
+   * @throws PluginDiscoveryException on two plugins of one kind under one name, naming both
+   */
   public static ExperimentPlugins discover(ClassLoader loader) {
-    return new ExperimentPlugins(load(ArchProfileFactory.class, loader), load(SchedulerFactory.class, loader),
-        load(LockFactory.class, loader), load(DeviceFactory.class, loader), load(WorkloadFactory.class, loader));
-  }
-
-  private static <T extends Plugin> Map<String, T> load(Class<T> spi, ClassLoader loader) {
-    Map<String, T> byName = new TreeMap<>();
-    java.util.ServiceLoader.load(spi, loader).forEach(p -> byName.putIfAbsent(p.name(), p));
-    return byName;
+    return PluginRegistry.discover(PluginRegistry.MACHINE_KINDS, loader).experimentPlugins();
   }
 
   /**

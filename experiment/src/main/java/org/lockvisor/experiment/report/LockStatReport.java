@@ -1,15 +1,11 @@
 package org.lockvisor.experiment.report;
 
-import static com.google.common.base.Preconditions.checkArgument;
-
 import com.google.common.collect.ImmutableList;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import org.lockvisor.locking.spi.LockStats;
+import org.lockvisor.experiment.runner.LockClassStats;
+import org.lockvisor.experiment.runner.LockStatistics;
 
 /**
  * {@code /proc/lock_stat} as the kernel prints it ({@code kernel/locking/lockdep_proc.c},
@@ -19,7 +15,8 @@ import org.lockvisor.locking.spi.LockStats;
  * min/max/total/avg, times in microseconds with two decimals; a class that was contended is
  * followed by its contention points (the call sites that waited, with their counts).
  *
- * <p>Instances of one class are aggregated, as lockdep does. Classes never acquired are not
+ * <p>It prints a finished run's {@link LockStatistics}, whose instances of one class are
+ * aggregated, as lockdep does. Classes never acquired are not
  * printed (the kernel prints a class only when its hold time has samples). Addresses are printed
  * as zeros, as the kernel does for a reader without the privilege to see kernel pointers.
  */
@@ -38,112 +35,24 @@ public final class LockStatReport {
    */
   public static final java.util.List<String> EXTRA_COLUMNS = java.util.List.of("halts", "kicks");
 
-  private final ImmutableList<ClassStats> classes;
+  private final ImmutableList<LockClassStats> classes;
 
-  private LockStatReport(List<ClassStats> classes) {
+  private LockStatReport(List<LockClassStats> classes) {
     this.classes = ImmutableList.copyOf(classes);
   }
 
-  /** One call site that waited for a class, with the number of contentions there. */
-  public record ContentionPoint(String symbol, long count) {
-    public ContentionPoint {
-      checkArgument(symbol != null && !symbol.isBlank(), "contention point needs a symbol");
-      checkArgument(count >= 0, "count must not be negative: %s", count);
-    }
-  }
-
-  /** The lock_stat columns of one lock class (times in ns), plus what no real tool can give. */
-  public record ClassStats(
-      String className,
-      long conBounces,
-      long contentions,
-      long waitMinNs,
-      long waitMaxNs,
-      long waitTotalNs,
-      long acqBounces,
-      long acquisitions,
-      long holdMinNs,
-      long holdMaxNs,
-      long holdTotalNs,
-      long holderPreemptedWaitNs,
-      long handoffsToPreemptedWaiter,
-      long halts,
-      long kicks,
-      List<ContentionPoint> points) {
-
-    public ClassStats {
-      checkArgument(className != null && !className.isBlank(), "lock class needs a name");
-      points = ImmutableList.copyOf(points);
-    }
-
-    /** The columns of {@code stats}, with the call sites that take the lock. */
-    public static ClassStats of(String className, LockStats s, List<String> callSites) {
-      return new ClassStats(className, s.conBounces(), s.contentions(), s.waitMinNs(), s.waitMaxNs(),
-          s.waitTotalNs(), s.acqBounces(), s.acquisitions(), s.holdMinNs(), s.holdMaxNs(), s.holdTotalNs(),
-          s.holderPreemptedWaitNs(), s.handoffsToPreemptedWaiter(), s.halts(), s.kicks(),
-          points(s.contentions(), callSites));
-    }
-
-    /**
-     * A lock taken from one call site was contended there every time; with several call sites
-     * the split is unknown, so no points are claimed.
-     */
-    private static List<ContentionPoint> points(long contentions, List<String> callSites) {
-      return contentions > 0 && callSites.size() == 1
-          ? List.of(new ContentionPoint(callSites.get(0), contentions))
-          : List.of();
-    }
-
-    public double waitAvgNs() {
-      return contentions == 0 ? 0 : (double) waitTotalNs / contentions;
-    }
-
-    public double holdAvgNs() {
-      return acquisitions == 0 ? 0 : (double) holdTotalNs / acquisitions;
-    }
-
-    /** Two instances of one class, aggregated (lockdep keeps statistics per class). */
-    ClassStats plus(ClassStats o) {
-      List<ContentionPoint> merged = new ArrayList<>();
-      Map<String, Long> bySymbol = new LinkedHashMap<>();
-      for (ContentionPoint p : points) {
-        bySymbol.merge(p.symbol(), p.count(), Long::sum);
-      }
-      for (ContentionPoint p : o.points) {
-        bySymbol.merge(p.symbol(), p.count(), Long::sum);
-      }
-      bySymbol.forEach((symbol, count) -> merged.add(new ContentionPoint(symbol, count)));
-      return new ClassStats(className, conBounces + o.conBounces, contentions + o.contentions,
-          minOfSampled(waitMinNs, contentions, o.waitMinNs, o.contentions), Math.max(waitMaxNs, o.waitMaxNs),
-          waitTotalNs + o.waitTotalNs, acqBounces + o.acqBounces, acquisitions + o.acquisitions,
-          minOfSampled(holdMinNs, acquisitions, o.holdMinNs, o.acquisitions), Math.max(holdMaxNs, o.holdMaxNs),
-          holdTotalNs + o.holdTotalNs, holderPreemptedWaitNs + o.holderPreemptedWaitNs,
-          handoffsToPreemptedWaiter + o.handoffsToPreemptedWaiter, halts + o.halts, kicks + o.kicks, merged);
-    }
-
-    private static long minOfSampled(long a, long aSamples, long b, long bSamples) {
-      if (aSamples == 0) {
-        return b;
-      }
-      return bSamples == 0 ? a : Math.min(a, b);
-    }
+  /** The report of a run's lock statistics. */
+  public static LockStatReport of(LockStatistics statistics) {
+    return new LockStatReport(statistics.classes());
   }
 
   /** A report of {@code classes}; instances of the same class name are aggregated. */
-  public static LockStatReport of(List<ClassStats> classes) {
-    Map<String, ClassStats> byClass = new LinkedHashMap<>();
-    for (ClassStats c : classes) {
-      byClass.merge(c.className(), c, ClassStats::plus);
-    }
-    List<ClassStats> sorted = new ArrayList<>(byClass.values());
-    // lock_stat_cmp: most contentions first; then by name so the order is stable.
-    sorted.sort(Comparator.comparingLong(ClassStats::contentions).reversed()
-        .thenComparing(ClassStats::className));
-    return new LockStatReport(sorted);
+  public static LockStatReport of(List<LockClassStats> classes) {
+    return of(LockStatistics.of(classes));
   }
 
   /** The aggregated classes, most contended first. */
-  public ImmutableList<ClassStats> classes() {
+  public ImmutableList<LockClassStats> classes() {
     return classes;
   }
 
@@ -159,7 +68,7 @@ public final class LockStatReport {
         "holdtime-avg", EXTRA_COLUMNS.get(0), EXTRA_COLUMNS.get(1)));
     out.add("-".repeat(RULE));
     out.add("");
-    for (ClassStats c : classes) {
+    for (LockClassStats c : classes) {
       if (c.acquisitions() == 0) {
         continue;
       }
@@ -176,7 +85,7 @@ public final class LockStatReport {
         continue;
       }
       out.add(" ".repeat(40 - name.length()) + "-".repeat(name.length()));
-      for (ContentionPoint p : c.points()) {
+      for (LockClassStats.ContentionPoint p : c.points()) {
         out.add(String.format(Locale.ROOT, "%40s %14d %29s %s", name, p.count(), "[<0000000000000000>]",
             p.symbol()));
       }

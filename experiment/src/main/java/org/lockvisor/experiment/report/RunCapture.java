@@ -15,12 +15,14 @@ import org.lockvisor.devices.spi.Device;
 import org.lockvisor.devices.spi.LockProvider;
 import org.lockvisor.experiment.WhatIf;
 import org.lockvisor.experiment.model.ExperimentPlugins;
+import org.lockvisor.experiment.model.PluginRegistry;
 import org.lockvisor.experiment.runner.ExperimentResult;
+import org.lockvisor.experiment.runner.LockClassStats;
+import org.lockvisor.experiment.runner.LockStatistics;
 import org.lockvisor.experiment.runner.Provenance;
 import org.lockvisor.experiment.runner.ResultJson;
 import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.machine.Machine;
-import org.lockvisor.machine.Task;
 import org.lockvisor.machine.VcpuTask;
 import org.lockvisor.machine.Vm;
 import org.lockvisor.workloads.spi.Workload;
@@ -38,10 +40,6 @@ import org.lockvisor.workloads.spi.Workload;
  * costs nothing.
  */
 public final class RunCapture {
-
-  private static final class Discovered {
-    static final ExperimentPlugins PLUGINS = ExperimentPlugins.discover(RunCapture.class.getClassLoader());
-  }
 
   private record RegisteredLock(KernelLock lock, List<String> callSites) {}
 
@@ -83,7 +81,7 @@ public final class RunCapture {
     this.arch = arch;
     this.seed = seed;
     this.config = new LinkedHashMap<>(config);
-    this.plugins = Discovered.PLUGINS;
+    this.plugins = PluginRegistry.classPath().experimentPlugins();
     this.outputs = RunOutputs.ownDirectory(plugins, arch, variant, 0);
     plugin(plugins.arches().get(arch));
   }
@@ -161,7 +159,7 @@ public final class RunCapture {
     }
     machine.host().schedStats().reset(machine.sim().now());
     startNs = machine.sim().now();
-    cpuAtStart = threadCpu(machine);
+    cpuAtStart = ExperimentResult.ThreadCpu.totals(machine);
     outputs.measurementStarted(machine);
   }
 
@@ -180,15 +178,15 @@ public final class RunCapture {
       Device x = devices.get(i);
       d.add(new ExperimentResult.DeviceResult(deviceVms.get(i), x.name(), x.model(), x.stats()));
     }
-    List<LockStatReport.ClassStats> classes = new ArrayList<>();
+    List<LockClassStats> classes = new ArrayList<>();
     for (RegisteredLock l : locks) {
-      classes.add(LockStatReport.ClassStats.of(l.lock().lockClass(), l.lock().stats(), l.callSites()));
+      classes.add(LockClassStats.of(l.lock().lockClass(), l.lock().stats(), l.callSites()));
     }
     long now = machine.sim().now();
     result = new ExperimentResult(experiment, variant, arch, seed, startNs, now - startNs,
         System.nanoTime() - wallStart, machine.sim().eventsProcessed(),
-        HexFormat.of().toHexDigits(machine.sim().fingerprint()), w, d, LockStatReport.of(classes),
-        threads(machine, cpuAtStart), -1, SchedulingReport.of(machine));
+        HexFormat.of().toHexDigits(machine.sim().fingerprint()), w, d, LockStatistics.of(classes),
+        ExperimentResult.ThreadCpu.since(machine, cpuAtStart), -1, SchedulingReport.of(machine));
     outputs.finished(machine, result, locks.stream().map(RegisteredLock::lock).toList());
     // Keep the result and files only: a finished capture may be held while other runs go on.
     workloads.clear();
@@ -196,34 +194,6 @@ public final class RunCapture {
     locks.clear();
     cpuAtStart = null;
     return result;
-  }
-
-  /** Total CPU time per task of {@code machine}, in task order. */
-  public static long[] threadCpu(Machine machine) {
-    machine.syncAccounting();
-    List<Task> tasks = machine.tasks();
-    long[] cpu = new long[tasks.size()];
-    for (int i = 0; i < cpu.length; i++) {
-      cpu[i] = machine.account().threadTotal(tasks.get(i).id());
-    }
-    return cpu;
-  }
-
-  /** CPU time per thread (idle tasks left out) since {@code cpuAtStart} ({@link #threadCpu}). */
-  public static List<ExperimentResult.ThreadCpu> threads(Machine machine, long[] cpuAtStart) {
-    long[] cpuNow = threadCpu(machine);
-    List<ExperimentResult.ThreadCpu> threads = new ArrayList<>();
-    List<Task> tasks = machine.tasks();
-    for (int i = 0; i < tasks.size(); i++) {
-      Task t = tasks.get(i);
-      if (t.name().startsWith("swapper/")) {
-        continue; // idle
-      }
-      long before = i < cpuAtStart.length ? cpuAtStart[i] : 0;
-      threads.add(new ExperimentResult.ThreadCpu(t.kernel().isGuest() ? t.kernel().vm().name() : "host", t.name(),
-          cpuNow[i] - before));
-    }
-    return threads;
   }
 
   public String label() {

@@ -20,6 +20,7 @@ import org.lockvisor.core.account.CpuTimeAccount;
 import org.lockvisor.core.account.SymbolTable;
 import org.lockvisor.experiment.model.ExperimentPlugins;
 import org.lockvisor.experiment.runner.ExperimentResult;
+import org.lockvisor.experiment.runner.LockClassStats;
 import org.lockvisor.experiment.runner.RunObserver;
 import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.locking.spi.LockFactory;
@@ -145,7 +146,7 @@ public final class RunOutputs implements RunObserver {
     text("offcpu", "folded", waits.offCpuFolded());
     kinds(symbols);
     text("kvm-stat", "txt", KvmStatReport.render(machine.vms()) + SchedulingReport.text(machine));
-    text("lock_stat", "txt", r.lockStat().text());
+    text("lock_stat", "txt", LockStatReport.of(r.lockStat()).text());
     for (KernelLock lock : locks) {
       LockStats s = lock.stats();
       LockFactory f = plugins.locks().get(lock.algorithm());
@@ -217,7 +218,7 @@ public final class RunOutputs implements RunObserver {
    * lock taken from one call site), otherwise the lock's name.
    */
   private static String caller(ExperimentResult r, KernelLock lock) {
-    for (LockStatReport.ClassStats c : r.lockStat().classes()) {
+    for (LockClassStats c : r.lockStat().classes()) {
       if (c.className().equals(lock.lockClass()) && c.points().size() == 1) {
         return c.points().get(0).symbol();
       }

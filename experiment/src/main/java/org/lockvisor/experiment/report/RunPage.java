@@ -7,6 +7,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.lockvisor.experiment.runner.ExperimentResult;
+import org.lockvisor.experiment.runner.LockClassStats;
 import org.lockvisor.experiment.runner.Provenance;
 
 /**
@@ -132,11 +133,11 @@ public final class RunPage {
       }
       page.heading("Variant " + r.variant() + ": profile (top " + 15 + " per report)");
       page.preformatted(o.perfTop());
-      List<LockStatReport.ClassStats> classes = r.lockStat().classes();
+      List<LockClassStats> classes = r.lockStat().classes();
       if (!classes.isEmpty()) {
         page.heading("Variant " + r.variant() + ": lock_stat (top " + TOP + ")");
         List<List<String>> lockRows = new ArrayList<>();
-        for (LockStatReport.ClassStats c : classes.subList(0, Math.min(TOP, classes.size()))) {
+        for (LockClassStats c : classes.subList(0, Math.min(TOP, classes.size()))) {
           lockRows.add(List.of(c.className(), Long.toString(c.contentions()), LockStatReport.time(c.waitTotalNs()),
               LockStatReport.time(c.waitMaxNs()), Long.toString(c.acquisitions()),
               LockStatReport.time(c.holdTotalNs()), LockStatReport.time(c.holderPreemptedWaitNs()),

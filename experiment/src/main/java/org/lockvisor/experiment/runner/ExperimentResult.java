@@ -2,9 +2,11 @@ package org.lockvisor.experiment.runner;
 
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.lockvisor.experiment.report.LockStatReport;
+import org.lockvisor.machine.Machine;
+import org.lockvisor.machine.Task;
 
 /**
  * What one run of an experiment (or of one of its variants) measured over the measurement window.
@@ -41,7 +43,7 @@ public record ExperimentResult(
     String fingerprint,
     List<WorkloadResult> workloads,
     List<DeviceResult> devices,
-    LockStatReport lockStat,
+    LockStatistics lockStat,
     List<ThreadCpu> threads,
     long finishedNs,
     Map<String, Object> scheduling) {
@@ -57,7 +59,7 @@ public record ExperimentResult(
   /** A result without scheduler counters. */
   public ExperimentResult(String experiment, String variant, String arch, long seed, long warmupNs, long simulatedNs,
       long wallNs, long events, String fingerprint, List<WorkloadResult> workloads, List<DeviceResult> devices,
-      LockStatReport lockStat, List<ThreadCpu> threads, long finishedNs) {
+      LockStatistics lockStat, List<ThreadCpu> threads, long finishedNs) {
     this(experiment, variant, arch, seed, warmupNs, simulatedNs, wallNs, events, fingerprint, workloads, devices,
         lockStat, threads, finishedNs, Map.of());
   }
@@ -65,7 +67,7 @@ public record ExperimentResult(
   /** The result of a fixed-duration run. */
   public ExperimentResult(String experiment, String variant, String arch, long seed, long warmupNs, long simulatedNs,
       long wallNs, long events, String fingerprint, List<WorkloadResult> workloads, List<DeviceResult> devices,
-      LockStatReport lockStat, List<ThreadCpu> threads) {
+      LockStatistics lockStat, List<ThreadCpu> threads) {
     this(experiment, variant, arch, seed, warmupNs, simulatedNs, wallNs, events, fingerprint, workloads, devices,
         lockStat, threads, -1);
   }
@@ -95,7 +97,36 @@ public record ExperimentResult(
   }
 
   /** CPU time of one thread: kernel {@code host} or the VM's name; vCPU threads are host threads. */
-  public record ThreadCpu(String kernel, String name, long cpuNs) {}
+  public record ThreadCpu(String kernel, String name, long cpuNs) {
+
+    /** Total CPU time per task of {@code machine}, in task order (the start of a window). */
+    public static long[] totals(Machine machine) {
+      machine.syncAccounting();
+      List<Task> tasks = machine.tasks();
+      long[] cpu = new long[tasks.size()];
+      for (int i = 0; i < cpu.length; i++) {
+        cpu[i] = machine.account().threadTotal(tasks.get(i).id());
+      }
+      return cpu;
+    }
+
+    /** CPU time per thread (idle tasks left out) since {@code cpuAtStart} ({@link #totals}). */
+    public static List<ThreadCpu> since(Machine machine, long[] cpuAtStart) {
+      long[] cpuNow = totals(machine);
+      List<ThreadCpu> threads = new ArrayList<>();
+      List<Task> tasks = machine.tasks();
+      for (int i = 0; i < tasks.size(); i++) {
+        Task t = tasks.get(i);
+        if (t.name().startsWith("swapper/")) {
+          continue; // idle
+        }
+        long before = i < cpuAtStart.length ? cpuAtStart[i] : 0;
+        threads.add(new ThreadCpu(t.kernel().isGuest() ? t.kernel().vm().name() : "host", t.name(),
+            cpuNow[i] - before));
+      }
+      return threads;
+    }
+  }
 
   /** The workload called {@code name} in VM {@code vm}. */
   public WorkloadResult workload(String vm, String name) {

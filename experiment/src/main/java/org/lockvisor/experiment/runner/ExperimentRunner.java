@@ -35,8 +35,6 @@ import org.lockvisor.experiment.model.LockChoices;
 import org.lockvisor.experiment.model.Problem;
 import org.lockvisor.experiment.model.SweepPoints;
 import org.lockvisor.experiment.model.VmSpec;
-import org.lockvisor.experiment.report.LockStatReport;
-import org.lockvisor.experiment.report.RunCapture;
 import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockCosts;
@@ -478,7 +476,7 @@ public final class ExperimentRunner {
     }
 
     long[] threadCpu() {
-      return RunCapture.threadCpu(machine);
+      return ExperimentResult.ThreadCpu.totals(machine);
     }
 
     /** Whether every workload has finished (true without workloads). */
@@ -515,15 +513,15 @@ public final class ExperimentRunner {
         Device d = devices.get(i);
         deviceResults.add(new ExperimentResult.DeviceResult(deviceVms.get(i), d.name(), d.model(), d.stats()));
       }
-      List<LockStatReport.ClassStats> classes = new ArrayList<>();
+      List<LockClassStats> classes = new ArrayList<>();
       for (RegisteredLock l : locks) {
-        classes.add(LockStatReport.ClassStats.of(l.lock().lockClass(), l.lock().stats(), l.callSites()));
+        classes.add(LockClassStats.of(l.lock().lockClass(), l.lock().stats(), l.callSites()));
       }
-      List<ExperimentResult.ThreadCpu> threads = RunCapture.threads(machine, cpuAtStart);
+      List<ExperimentResult.ThreadCpu> threads = ExperimentResult.ThreadCpu.since(machine, cpuAtStart);
       Simulation sim = machine.sim();
       return new ExperimentResult(e.name(), variant, e.arch(), e.seed(), e.warmupNs(), endNs - e.warmupNs(), wallNs,
           sim.eventsProcessed(), HexFormat.of().toHexDigits(sim.fingerprint()), workloadResults, deviceResults,
-          LockStatReport.of(classes), threads, e.untilDone() ? lastFinishedNs() : -1,
+          LockStatistics.of(classes), threads, e.untilDone() ? lastFinishedNs() : -1,
           SchedulingCounters.of(machine));
     }
   }

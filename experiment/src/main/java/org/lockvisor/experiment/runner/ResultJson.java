@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
 import java.util.Map;
-import org.lockvisor.experiment.report.LockStatReport;
 
 /**
  * The machine-readable result ({@code result.json}): field names here are the contract scripts
@@ -100,7 +99,7 @@ public final class ResultJson {
       figures(n.putObject("stats"), d.stats());
     }
     ArrayNode locks = o.putArray("lock_stat");
-    for (LockStatReport.ClassStats c : r.lockStat().classes()) {
+    for (LockClassStats c : r.lockStat().classes()) {
       ObjectNode n = locks.addObject()
           .put("class", c.className())
           .put("con_bounces", c.conBounces())

@@ -8,6 +8,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.lockvisor.experiment.UserInputException;
 import org.lockvisor.experiment.report.LockStatReport;
+import org.lockvisor.experiment.runner.LockClassStats;
 
 /**
  * Measured figures are read from each format by its shape: a perf report's overhead per symbol
@@ -39,7 +40,7 @@ class MeasuredFiguresTest {
 
   @Test
   void lockStat_readsTheKernelLayoutLockvisorWrites() {
-    var stats = new LockStatReport.ClassStats("&pipe->mutex", 3, 120, 100, 9000, 480_000, 5, 1000, 50, 4000,
+    var stats = new LockClassStats("&pipe->mutex", 3, 120, 100, 9000, 480_000, 5, 1000, 50, 4000,
         2_000_000, 0, 0, 4, 2, List.of());
     String text = String.join("\n", LockStatReport.of(List.of(stats)).lines());
     var f = MeasuredFigures.parse("lock_stat", text);

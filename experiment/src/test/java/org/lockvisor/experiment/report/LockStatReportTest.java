@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.lockvisor.experiment.report.LockStatReport.ClassStats;
+import org.lockvisor.experiment.runner.LockClassStats;
 import org.lockvisor.locking.spi.LockStats;
 
 /**
@@ -36,8 +36,8 @@ class LockStatReportTest {
   @Test
   void lines_haveTheKernelLayout() {
     LockStatReport r = LockStatReport.of(List.of(
-        ClassStats.of("&rq->lock", stats(10, 0, 0, 100), List.of("__schedule")),
-        ClassStats.of("&dev->work_lock", stats(8, 3, 2_500, 1_000), List.of("vhost_work_queue"))));
+        LockClassStats.of("&rq->lock", stats(10, 0, 0, 100), List.of("__schedule")),
+        LockClassStats.of("&dev->work_lock", stats(8, 3, 2_500, 1_000), List.of("vhost_work_queue"))));
     List<String> lines = r.lines();
 
     assertThat(lines.get(0)).isEqualTo("lock_stat version 0.4");
@@ -57,9 +57,9 @@ class LockStatReportTest {
   @Test
   void instancesOfOneClass_areAggregated() {
     LockStatReport r = LockStatReport.of(List.of(
-        ClassStats.of("&q->lock", stats(4, 2, 100, 50), List.of("a")),
-        ClassStats.of("&q->lock", stats(6, 1, 400, 20), List.of("a"))));
-    ClassStats c = r.classes().get(0);
+        LockClassStats.of("&q->lock", stats(4, 2, 100, 50), List.of("a")),
+        LockClassStats.of("&q->lock", stats(6, 1, 400, 20), List.of("a"))));
+    LockClassStats c = r.classes().get(0);
 
     assertThat(r.classes()).hasSize(1);
     assertThat(c.acquisitions()).isEqualTo(10);
@@ -67,18 +67,18 @@ class LockStatReportTest {
     assertThat(c.waitMinNs()).isEqualTo(100);
     assertThat(c.waitMaxNs()).isEqualTo(400);
     assertThat(c.holdMinNs()).isEqualTo(20);
-    assertThat(c.points()).containsExactly(new LockStatReport.ContentionPoint("a", 3));
+    assertThat(c.points()).containsExactly(new LockClassStats.ContentionPoint("a", 3));
   }
 
   @Test
   void lockTakenFromSeveralSites_claimsNoContentionPoint() {
-    ClassStats c = ClassStats.of("&sem", stats(4, 2, 100, 50), List.of("down_read_site", "down_write_site"));
+    LockClassStats c = LockClassStats.of("&sem", stats(4, 2, 100, 50), List.of("down_read_site", "down_write_site"));
     assertThat(c.points()).isEmpty();
   }
 
   @Test
   void neverAcquiredClass_isNotPrinted() {
-    LockStatReport r = LockStatReport.of(List.of(ClassStats.of("&idle", new LockStats(), List.of())));
+    LockStatReport r = LockStatReport.of(List.of(LockClassStats.of("&idle", new LockStats(), List.of())));
     assertThat(r.lines()).hasSize(5);
   }
 
@@ -90,9 +90,9 @@ class LockStatReportTest {
     a.kicked();
     LockStats b = stats(6, 1, 400, 20);
     b.halted();
-    LockStatReport r = LockStatReport.of(List.of(ClassStats.of("&pv->lock", a, List.of("x")),
-        ClassStats.of("&pv->lock", b, List.of("x"))));
-    ClassStats c = r.classes().get(0);
+    LockStatReport r = LockStatReport.of(List.of(LockClassStats.of("&pv->lock", a, List.of("x")),
+        LockClassStats.of("&pv->lock", b, List.of("x"))));
+    LockClassStats c = r.classes().get(0);
     assertThat(c.halts()).isEqualTo(3);
     assertThat(c.kicks()).isEqualTo(1);
     String row = r.lines().get(5);

@@ -11,6 +11,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.lockvisor.experiment.model.Experiment;
+import org.lockvisor.experiment.runner.LockClassStats;
 
 /**
  * The lock timeline of an overcommitted locktorture run (8 vCPUs pinned four per CPU on 2 CPUs,
@@ -90,7 +91,7 @@ class LockTimelineTest {
 
   @Test
   void waits_addUpToLockStatsWaitTotal() {
-    LockStatReport.ClassStats lock = run.result().lockStat().classes().get(0);
+    LockClassStats lock = run.result().lockStat().classes().get(0);
     long drawn = titled(".* waits for .*").stream().mapToLong(i -> i.end() - i.start()).sum();
 
     assertThat(drawn).isPositive().isLessThanOrEqualTo(lock.waitTotalNs());

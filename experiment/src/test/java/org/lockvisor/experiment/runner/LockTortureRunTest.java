@@ -19,6 +19,7 @@ import org.lockvisor.experiment.check.RunChecks;
 import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.model.ExperimentPlugins;
 import org.lockvisor.experiment.report.LockStatReport;
+import org.lockvisor.experiment.runner.LockClassStats;
 import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockCosts;
@@ -199,16 +200,16 @@ class LockTortureRunTest {
   void lockStat_countsWhatTheWorkloadCounted() {
     ExperimentResult r = torture(PLUGINS, 2, 4, "spinlock", "pv-qspinlock",
         Map.of("nwriters", "6", "hold-ns", "1us", "think-ns", "500ns"));
-    LockStatReport.ClassStats c = r.lockStat().classes().get(0);
+    LockClassStats c = r.lockStat().classes().get(0);
 
     assertThat(c.className()).isEqualTo("vm0/torture/torture_lock");
     // lock_stat counts acquisitions when taken, the workload when entering its critical section:
     // a writer may be between the two at the measurement boundaries.
     assertThat(c.acquisitions()).isCloseTo(figure(r, "acquisitions"), org.assertj.core.data.Offset.offset(6L));
     assertThat(c.contentions()).isPositive();
-    assertThat(c.points()).singleElement().extracting(LockStatReport.ContentionPoint::symbol)
+    assertThat(c.points()).singleElement().extracting(LockClassStats.ContentionPoint::symbol)
         .isEqualTo("lock_torture_writer");
-    assertThat(r.lockStat().text()).contains("lock_stat version 0.4", "vm0/torture/torture_lock:");
+    assertThat(LockStatReport.of(r.lockStat()).text()).contains("lock_stat version 0.4", "vm0/torture/torture_lock:");
   }
 
   /** The built-ins plus a spinlock whose lock op never waits: mutual exclusion is not kept. */

@@ -10,14 +10,13 @@ import static org.lockvisor.arch.spi.CostKey.VMEXIT_ROUNDTRIP;
 
 import java.util.List;
 import java.util.Map;
-import java.util.ServiceLoader;
-import org.lockvisor.arch.catalog.ArchProfiles;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.devices.spi.CostSource;
 import org.lockvisor.devices.spi.DeviceContext;
 import org.lockvisor.devices.spi.LockProvider;
 import org.lockvisor.experiment.check.Checks;
+import org.lockvisor.experiment.model.PluginRegistry;
 import org.lockvisor.experiment.report.RunCapture;
 import org.lockvisor.devices.vhostnet.VhostNet;
 import org.lockvisor.devices.vhostnet.VhostNetConfig;
@@ -66,7 +65,7 @@ final class VhostScenario {
    *     {@code null}
    */
   VhostScenario(long seed, int vcpus, int streams, VhostNetConfig.WorkQueue variant, RunCapture capture) {
-    this(ArchProfiles.byName(PROFILE), seed, vcpus, streams, variant, capture);
+    this(PluginRegistry.classPath().archProfile(PROFILE), seed, vcpus, streams, variant, capture);
   }
 
   /**
@@ -93,9 +92,7 @@ final class VhostScenario {
     // 3.0 try_to_wake_up on x86 (no __ARCH_WANT_INTERRUPTS_ON_CTXSW): while (p->on_cpu) cpu_relax()
     machine.host().setTtwuWaitsOnCpu(true);
     vm.guest().setTtwuWaitsOnCpu(true);
-    LockFactory spin = ServiceLoader.load(LockFactory.class).stream().map(ServiceLoader.Provider::get)
-        .filter(f -> f.name().equals(SPINLOCK)).findFirst()
-        .orElseThrow(() -> new IllegalStateException("lock plugin [" + SPINLOCK + "] not found"));
+    LockFactory spin = PluginRegistry.classPath().get(PluginRegistry.LOCK, SPINLOCK);
     LockCosts lockCosts = LockCosts.fromProfile(profile);
     LockProvider spinlocks = (Kernel kernel, String name, LockFactory.LockKind kind) -> {
       if (kind != LockFactory.LockKind.SPINLOCK) {

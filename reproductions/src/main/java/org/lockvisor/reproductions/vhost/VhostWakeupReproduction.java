@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import org.lockvisor.arch.catalog.ArchProfiles;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.devices.vhostnet.VhostNetConfig.WorkQueue;
 import org.lockvisor.experiment.Reproduction;
@@ -20,6 +19,7 @@ import org.lockvisor.experiment.ReproductionParameter;
 import org.lockvisor.experiment.ReproductionResult;
 import org.lockvisor.experiment.ReproductionRuns;
 import org.lockvisor.experiment.SimulationFailedException;
+import org.lockvisor.experiment.model.PluginRegistry;
 import org.lockvisor.experiment.report.RunCapture;
 import org.lockvisor.reproductions.support.Plot;
 import org.lockvisor.reproductions.support.Published;
@@ -128,7 +128,7 @@ public final class VhostWakeupReproduction implements Reproduction {
   }
 
   static Point simulate(int threads, WorkQueue variant, long warmupNs, long measureNs) {
-    return simulate(ArchProfiles.byName(VhostScenario.PROFILE), SEED, VhostSetup.DEFAULTS, threads, variant, warmupNs,
+    return simulate(PluginRegistry.classPath().archProfile(VhostScenario.PROFILE), SEED, VhostSetup.DEFAULTS, threads, variant, warmupNs,
         measureNs, ReproductionRuns.NONE, new RunMeter());
   }
 

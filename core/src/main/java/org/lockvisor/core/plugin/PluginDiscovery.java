@@ -20,14 +20,14 @@ import java.util.regex.Pattern;
  * {@code FINE} with the jar or directory it came from, so "which ticket lock did I get?" has an
  * answer.
  */
-public final class PluginRegistry {
+public final class PluginDiscovery {
 
   /** Names are stable, lower-case, kebab (or snake) case: {@code pv-qspinlock}, {@code x86_64-kvm}. */
   public static final Pattern NAME_PATTERN = Pattern.compile("[a-z0-9][a-z0-9_-]*");
 
-  private static final Logger LOG = Logger.getLogger(PluginRegistry.class.getName());
+  private static final Logger LOG = Logger.getLogger(PluginDiscovery.class.getName());
 
-  private PluginRegistry() {}
+  private PluginDiscovery() {}
 
   public static boolean isValidName(String name) {
     return name != null && NAME_PATTERN.matcher(name).matches();

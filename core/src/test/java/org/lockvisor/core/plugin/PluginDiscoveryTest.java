@@ -13,13 +13,13 @@ import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 
 /** Discovery finds what is registered, sorted by name, and refuses inconsistent registrations loudly. */
-class PluginRegistryTest {
+class PluginDiscoveryTest {
 
   private final ClassLoader loader = getClass().getClassLoader();
 
   @Test
   void discover_registeredPlugins_sortedByNameRegardlessOfRegistrationOrder() {
-    ImmutableSortedMap<String, TestPlugins.Widget> widgets = PluginRegistry.discover(TestPlugins.Widget.class, loader);
+    ImmutableSortedMap<String, TestPlugins.Widget> widgets = PluginDiscovery.discover(TestPlugins.Widget.class, loader);
 
     assertThat(widgets.keySet()).containsExactly("alpha", "zulu");
     assertThat(widgets.get("alpha")).isInstanceOf(TestPlugins.AlphaWidget.class);
@@ -27,12 +27,12 @@ class PluginRegistryTest {
 
   @Test
   void discover_nothingRegistered_emptyMap() {
-    assertThat(PluginRegistry.discover(TestPlugins.Unregistered.class, loader)).isEmpty();
+    assertThat(PluginDiscovery.discover(TestPlugins.Unregistered.class, loader)).isEmpty();
   }
 
   @Test
   void discover_duplicateName_failsNamingBothClasses() {
-    assertThatThrownBy(() -> PluginRegistry.discover(TestPlugins.Gadget.class, loader))
+    assertThatThrownBy(() -> PluginDiscovery.discover(TestPlugins.Gadget.class, loader))
         .isInstanceOf(PluginDiscoveryException.class)
         .hasMessageContaining("duplicate Gadget plugin name [same]")
         .hasMessageContaining(TestPlugins.FirstSameGadget.class.getName())
@@ -41,7 +41,7 @@ class PluginRegistryTest {
 
   @Test
   void discover_malformedName_failsNamingClassAndRule() {
-    assertThatThrownBy(() -> PluginRegistry.discover(TestPlugins.Gizmo.class, loader))
+    assertThatThrownBy(() -> PluginDiscovery.discover(TestPlugins.Gizmo.class, loader))
         .isInstanceOf(PluginDiscoveryException.class)
         .hasMessageContaining("[Bad_Name]")
         .hasMessageContaining(TestPlugins.UpperCaseGizmo.class.getName())
@@ -50,20 +50,20 @@ class PluginRegistryTest {
 
   @Test
   void discover_pluginReportsOtherKind_fails() {
-    assertThatThrownBy(() -> PluginRegistry.discover(PluginKind.of("lock", TestPlugins.Widget.class), loader))
+    assertThatThrownBy(() -> PluginDiscovery.discover(PluginKind.of("lock", TestPlugins.Widget.class), loader))
         .isInstanceOf(PluginDiscoveryException.class)
         .hasMessageContaining("reports kind [widget], expected [lock]");
   }
 
   @Test
   void discover_withMatchingKind_succeeds() {
-    assertThat(PluginRegistry.discover(PluginKind.of("widget", TestPlugins.Widget.class), loader))
+    assertThat(PluginDiscovery.discover(PluginKind.of("widget", TestPlugins.Widget.class), loader))
         .containsOnlyKeys("alpha", "zulu");
   }
 
   @Test
   void discover_logsEachRegistrationWithItsOrigin() {
-    Logger logger = Logger.getLogger(PluginRegistry.class.getName());
+    Logger logger = Logger.getLogger(PluginDiscovery.class.getName());
     List<LogRecord> records = new ArrayList<>();
     Handler handler = new Handler() {
       @Override
@@ -81,7 +81,7 @@ class PluginRegistryTest {
     logger.setLevel(Level.FINE);
     logger.addHandler(handler);
     try {
-      PluginRegistry.discover(TestPlugins.Widget.class, loader);
+      PluginDiscovery.discover(TestPlugins.Widget.class, loader);
     } finally {
       logger.removeHandler(handler);
       logger.setLevel(previous);
@@ -94,11 +94,11 @@ class PluginRegistryTest {
 
   @Test
   void isValidName_acceptsKebabAndSnake_rejectsOthers() {
-    assertThat(PluginRegistry.isValidName("pv-qspinlock")).isTrue();
-    assertThat(PluginRegistry.isValidName("x86_64-kvm")).isTrue();
-    assertThat(PluginRegistry.isValidName("-ticket")).isFalse();
-    assertThat(PluginRegistry.isValidName("Ticket")).isFalse();
-    assertThat(PluginRegistry.isValidName("")).isFalse();
-    assertThat(PluginRegistry.isValidName("a b")).isFalse();
+    assertThat(PluginDiscovery.isValidName("pv-qspinlock")).isTrue();
+    assertThat(PluginDiscovery.isValidName("x86_64-kvm")).isTrue();
+    assertThat(PluginDiscovery.isValidName("-ticket")).isFalse();
+    assertThat(PluginDiscovery.isValidName("Ticket")).isFalse();
+    assertThat(PluginDiscovery.isValidName("")).isFalse();
+    assertThat(PluginDiscovery.isValidName("a b")).isFalse();
   }
 }
