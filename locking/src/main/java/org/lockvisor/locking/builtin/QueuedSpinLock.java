@@ -31,7 +31,8 @@ import org.lockvisor.machine.Task;
  * every predecessor state change rather than every 256 iterations; linking into the queue is
  * atomic with the tail exchange. The reads themselves are priced as the kernel makes them: with
  * the check on ({@code vcpu_is_preempted(prev->cpu)} in {@code pv_wait_early}, added in 2017 by
- * "locking/pvqspinlock: Don't wait if vCPU is preempted"), one read of {@code VCPU_PREEMPTED_CHECK}
+ * 75437bb304b2 "locking/pvqspinlock: Don't wait if vCPU is preempted" and reverted in 2019 by
+ * Wanpeng Li for a performance regression), one read of {@code VCPU_PREEMPTED_CHECK}
  * every 256th iteration, charged within the spin, and the SPIN_THRESHOLD budget grows by those
  * reads.
  */
