@@ -18,6 +18,7 @@ import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.SpinCondition;
 import org.lockvisor.machine.Task;
+import org.lockvisor.machine.TaskAttachment;
 import org.lockvisor.machine.TaskState;
 import org.lockvisor.workloads.spi.Workload;
 import org.lockvisor.workloads.spi.WorkloadContext;
@@ -45,6 +46,8 @@ import org.lockvisor.workloads.spi.WorkloadContext;
  * lock plugin. Reports goodput (acknowledged bytes) in Gbps and a host {@code top} view.
  */
 public final class IperfWorkload implements Workload {
+  private static final TaskAttachment<Stream> STREAM = TaskAttachment.of("iperf stream", Stream.class);
+
   private final String name;
   private final IperfConfig config;
   private final IperfCosts costOverride;
@@ -260,7 +263,7 @@ public final class IperfWorkload implements Workload {
     Program main = Program.named("iperf").loopWhile(t -> true, iteration).build();
     for (Stream s : streams) {
       s.task = ctx.vm().guest().spawn(name + "/stream" + s.id, main);
-      s.task.userData = s;
+      STREAM.set(s.task, s);
     }
     this.since = machine.sim().now();
   }
@@ -272,7 +275,7 @@ public final class IperfWorkload implements Workload {
 
   /** The stream of the context: the softirq's packet in the receive path, else the task's own. */
   private Stream ctxStream(Task t) {
-    return t.inInterrupt() ? softirqStream : (Stream) t.userData;
+    return t.inInterrupt() ? softirqStream : STREAM.get(t);
   }
 
   private boolean hasSpace(Stream s) {
