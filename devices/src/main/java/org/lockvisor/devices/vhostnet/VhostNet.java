@@ -62,6 +62,10 @@ import org.lockvisor.machine.Vm;
  * is taken with interrupts off, standing for {@code local_bh_disable}); TCP segmentation is done
  * by the NIC (TSO), so a packet is one descriptor and one host-stack pass; no zero-copy TX; irqfd
  * injection is priced on the worker, not a kworker.
+ *
+ * <p>This class attaches the device and answers the {@code NetDevice} SPI; the guest driver is
+ * {@link VirtioNetDriver}, the host side {@link VhostWorker}, the NIC, qdisc, link and peer
+ * {@link NicLink}, the statistics {@link VhostNetStats}.
  */
 public final class VhostNet implements NetDevice {
   static final String WORKER_LOCK_SYMBOL = LockMode.IRQ.lockSymbol();
@@ -94,6 +98,7 @@ public final class VhostNet implements NetDevice {
   private final VirtioNetDriver driver = new VirtioNetDriver(this);
   /** The host half: vhost_work_queue, the worker thread and its handlers, irqfd signalling. */
   VhostWorker vhost;
+
   public VhostNet(String name, VhostNetConfig config) {
     this(name, config, null);
   }
