@@ -254,7 +254,7 @@ final class VhostWorker {
           .build();
       link.receiveQueue(q, pending, Program.interruptHandler(VhostNet.NIC_IRQ_SYMBOL)
           .work(costs.nicRxIrqNs(), "handle_irq_event")
-          .op(new LoopCall(t -> {
+          .op(Ops.loopCall(t -> {
             if (pending.isEmpty()) {
               link.napiComplete(queue);
               return null;
@@ -302,7 +302,7 @@ final class VhostWorker {
             }
           })
           .op(Ops.call(t -> workerBatch.isEmpty() ? sleep : null))
-          .op(new LoopCall(t -> {
+          .op(Ops.loopCall(t -> {
             VhostWork w = workerBatch.poll();
             return w == null ? null : w.run;
           }))
@@ -364,7 +364,7 @@ final class VhostWorker {
           txDone = false;
           txVq.disableNotify();
         })
-        .op(new LoopCall(t -> {
+        .op(Ops.loopCall(t -> {
           for (;;) {
             if (txDone) {
               return null;
@@ -449,7 +449,7 @@ final class VhostWorker {
           rxPeeked = false;
           rxVq.disableNotify();
         })
-        .op(new LoopCall(t -> {
+        .op(Ops.loopCall(t -> {
           for (;;) {
             if (rxDone) {
               return null;

@@ -105,7 +105,7 @@ final class VirtioNetDriver {
         .op(Ops.call(t -> dev.rxVq.kickPrepare() ? rxNotify : null))
         .build();
     Program poll = Program.named("virtnet_poll")
-        .op(new LoopCall(t -> {
+        .op(Ops.loopCall(t -> {
           for (;;) {
             RxBuf b = (RxBuf) dev.rxVq.getBuf();
             if (b != null) {

@@ -94,7 +94,7 @@ final class QemuVmm {
     Program again = Program.named("virtio_queue_set_notification").run(t -> dev.policy.beforePopLoop(dev.vq)).build();
     return Program.named(function)
         .run(t -> dev.policy.beforePopLoop(dev.vq))
-        .op(new LoopCall(t -> dev.vq.hasAvail() ? perRequest : dev.policy.afterPopLoop(dev.vq) ? again : null))
+        .op(Ops.loopCall(t -> dev.vq.hasAvail() ? perRequest : dev.policy.afterPopLoop(dev.vq) ? again : null))
         .build();
   }
 
@@ -183,7 +183,7 @@ final class QemuVmm {
     Program iteration = Program.named("main_loop_wait")
         .run(t -> stats.mainLoopIterations++)
         .op(Ops.call(t -> !bottomHalves.isEmpty() && spinCounter <= VirtioBlk.MAX_MAIN_LOOP_SPIN ? spinPoll : releaseAndPoll))
-        .op(new LoopCall(t -> bottomHalves.isEmpty() ? null : complete)) // aio_bh_poll
+        .op(Ops.loopCall(t -> bottomHalves.isEmpty() ? null : complete)) // aio_bh_poll
         .op(Ops.call(t -> aioCompletions.isEmpty() ? null : laio))
         .op(Ops.call(t -> {
           if (!ioeventfdSignalled) {
@@ -242,7 +242,7 @@ final class QemuVmm {
     Program handleIo = Program.named("handle_io")
         .work(dev.costs.syscallNs(), "io_getevents")
         .run(t -> ioqReap = aioCompletions.size()) // the events io_getevents returned
-        .op(new LoopCall(t -> ioqReap > 0 ? completeRequest : null))
+        .op(Ops.loopCall(t -> ioqReap > 0 ? completeRequest : null))
         .op(Ops.call(t -> dev.vq.needInterrupt() ? inject : null)) // notify_guest, once per batch
         .build();
     Program poll = Program.named("aio_poll")

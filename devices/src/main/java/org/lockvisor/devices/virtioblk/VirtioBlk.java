@@ -305,7 +305,7 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
           drainDone = false;
           vq.disableCb();
         })
-        .op(new LoopCall(t -> vq.moreUsed() ? completeOne : drainDone ? null : enableCb))
+        .op(Ops.loopCall(t -> vq.moreUsed() ? completeOne : drainDone ? null : enableCb))
         .op(vqLock.unlock(LockMode.IRQSAVE))
         .op(Ops.call(t -> hwQueueStopped ? restart : null))
         .build();
@@ -511,7 +511,7 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
             stats.inFlight += b.size();
           }
         })
-        .op(new LoopCall(t -> {
+        .op(Ops.loopCall(t -> {
           BlockBatch b = batchOf.apply(t);
           if (!b.hasNext()) {
             return null;

@@ -168,7 +168,7 @@ public final class IperfWorkload implements Workload {
         .call(xmit)
         .build();
     Program writeXmit = Program.named("tcp_write_xmit")
-        .op(new LoopCall(t -> {
+        .op(Ops.loopCall(t -> {
           Stream s = ctxStream(t);
           s.seg = nextSegment(s);
           return s.seg > 0 ? sendOne : null;
@@ -232,7 +232,7 @@ public final class IperfWorkload implements Workload {
       Stream s = new Stream(i);
       s.lockSock = Program.named("lock_sock").op(new LockSock(s)).build();
       s.releaseSock = Program.named("release_sock")
-          .op(new LoopCall(t -> s.pendingAcked + s.pendingLost > 0 ? processBacklog
+          .op(Ops.loopCall(t -> s.pendingAcked + s.pendingLost > 0 ? processBacklog
               : releaseNow(s)))
           .build();
       streams.add(s);
@@ -415,25 +415,6 @@ public final class IperfWorkload implements Workload {
       s.sockWaiter = null;
       s.owned = true;
       return NEXT;
-    }
-  }
-
-  /** Calls the program the chooser picks until it picks null. */
-  private static final class LoopCall extends Op {
-    private final java.util.function.Function<Task, Program> chooser;
-
-    LoopCall(java.util.function.Function<Task, Program> chooser) {
-      this.chooser = chooser;
-    }
-
-    @Override
-    public int execute(Task t, int phase) {
-      Program p = chooser.apply(t);
-      if (p == null) {
-        return NEXT;
-      }
-      t.call(p);
-      return AGAIN;
     }
   }
 
