@@ -18,6 +18,7 @@ import org.lockvisor.devices.spi.Device;
 import org.lockvisor.devices.spi.DeviceContext;
 import org.lockvisor.devices.spi.DeviceFactory;
 import org.lockvisor.locking.builtin.OwnerMutexFactory;
+import org.lockvisor.locking.builtin.QueuedRwlockFactory;
 import org.lockvisor.locking.builtin.TicketSpinLockFactory;
 import org.lockvisor.locking.builtin.XaddRwsemFactory;
 import org.lockvisor.locking.spi.LockContext;
@@ -87,6 +88,7 @@ public final class DeviceTestbed {
         case SPINLOCK -> new TicketSpinLockFactory();
         case MUTEX -> new OwnerMutexFactory();
         case RWSEM -> new XaddRwsemFactory();
+        case RWLOCK -> new QueuedRwlockFactory();
         case OSQ -> throw new IllegalArgumentException("no OSQ for devices");
       };
       return LockContext.builder(kernel1, lockCosts).name(name).create(f);
