@@ -110,7 +110,14 @@ public non-sealed class Task implements EventHandler, SpinWatch {
   public long scratch2;
   public Object scratchObject;
 
-  /** Free slot for workloads and devices to attach their own per-task state. */
+  /** The per-task state of the workload or device that spawned the task ({@link TaskAttachment}). */
+  TaskAttachment<?> attachmentKey;
+  Object attachment;
+
+  /**
+   * Untyped slot kept for {@code SchedMessagingWorkload} only, until it moves to a {@link
+   * TaskAttachment} (its file belongs to another change in flight); new code uses an attachment.
+   */
   public Object userData;
 
   Task(Machine machine, Kernel kernel, int id, String name, Program program) {

@@ -192,7 +192,10 @@ public final class ExperimentValidator {
   }
 
   private void lockChoices(List<Problem> problems, String path, LockChoices locks) {
-    for (LockKind kind : List.of(LockKind.SPINLOCK, LockKind.MUTEX, LockKind.RWSEM)) {
+    for (LockKind kind : List.of(LockKind.SPINLOCK, LockKind.MUTEX, LockKind.RWSEM, LockKind.RWLOCK)) {
+      if (kind == LockKind.RWLOCK && locks.rwlock() == null) {
+        continue; // the architecture's rwlock (LockChoices.rwlockFor), resolved where the kernel is made
+      }
       String p = path + "." + kind.name().toLowerCase(java.util.Locale.ROOT);
       lock(problems, p, locks.algorithm(kind), kind);
       LockFactory f = plugins.locks().get(locks.algorithm(kind));

@@ -379,12 +379,12 @@ public final class ExperimentRunner {
     @Override
     public String algorithm(Kernel kernel, LockKind kind) {
       LockChoices c = choices(kernel);
-      return switch (kind) {
-        case SPINLOCK -> c.spinlock();
-        case MUTEX -> c.mutex();
-        case RWSEM -> c.rwsem();
-        case OSQ -> "osq";
-      };
+      String algorithm = c.algorithm(kind, profile.name());
+      if (algorithm == null) {
+        throw new IllegalArgumentException("no rwlock plugin models the rwlock of [" + profile.name()
+            + "] (4.x arch/s390/lib/spinlock.c _raw_read_lock_wait); choose one, e.g. locks: {rwlock: qrwlock}");
+      }
+      return algorithm;
     }
 
     @Override
@@ -400,7 +400,7 @@ public final class ExperimentRunner {
     private Map<String, String> withExperimentOptions(Kernel kernel, String algorithm, LockKind kind,
         Map<String, String> options) {
       LockChoices c = choices(kernel);
-      if (kind == LockKind.OSQ || !c.algorithm(kind).equals(algorithm) || c.options(kind).isEmpty()) {
+      if (kind == LockKind.OSQ || !algorithm.equals(c.algorithm(kind, profile.name())) || c.options(kind).isEmpty()) {
         return options;
       }
       Map<String, String> merged = new java.util.TreeMap<>(c.options(kind));
