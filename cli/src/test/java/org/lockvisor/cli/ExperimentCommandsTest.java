@@ -230,7 +230,7 @@ class ExperimentCommandsTest {
 
     assertThat(run.exitCode()).as(run.err()).isZero();
     assertThat(run.out()).contains("workload locktorture:", "OPTION", "torture-type", "enum",
-        "spin_lock|spin_lock_irq|mutex_lock|rwsem_lock", "nwriters", "[0, 4096]", "hold-ns", "duration_ns");
+        "spin_lock|spin_lock_irq|rw_lock|rw_lock_irq|mutex_lock|rwsem_lock", "nwriters", "[0, 4096]", "hold-ns", "duration_ns");
   }
 
   @Test

@@ -126,6 +126,21 @@ class BuiltInProfilesTest {
   }
 
   @Test
+  void eras_firstIsTheProfilesOwn_eachSemanticsListed() {
+    for (var f : List.of(new X86KvmArchProfile(), new Arm64KvmArchProfile(), new Ppc64PowerVmArchProfile(),
+        new S390xKvmArchProfile())) {
+      if (!f.kernelEras().isEmpty()) {
+        assertThat(f.kernelEras().get(0).vcpuPreempted()).as(f.name()).isEqualTo(f.create().hypervisor().vcpuPreempted());
+      }
+      f.kernelEras().forEach(era -> assertThat(f.vcpuPreemptedSemantics()).as(f.name() + " " + era.name())
+          .contains(era.vcpuPreempted()));
+    }
+    // arm64: mainline never gained the check; only openEuler's series reads one
+    assertThat(new Arm64KvmArchProfile().kernelEras()).extracting(era -> era.name() + "=" + era.vcpuPreempted())
+        .containsExactly("3.15=NONE", "5.10=NONE", "5.10-openeuler=ARM64_PV_SCHED");
+  }
+
+  @Test
   void arm64_hypercall_severalTimesX86() {
     CostTable arm = new Arm64KvmArchProfile().create().costs();
     CostTable x86 = new X86KvmArchProfile().create().costs();

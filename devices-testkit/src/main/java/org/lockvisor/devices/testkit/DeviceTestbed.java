@@ -18,6 +18,7 @@ import org.lockvisor.devices.spi.Device;
 import org.lockvisor.devices.spi.DeviceContext;
 import org.lockvisor.devices.spi.DeviceFactory;
 import org.lockvisor.locking.builtin.OwnerMutexFactory;
+import org.lockvisor.locking.builtin.QueuedRwlockFactory;
 import org.lockvisor.locking.builtin.TicketSpinLockFactory;
 import org.lockvisor.locking.builtin.XaddRwsemFactory;
 import org.lockvisor.locking.spi.LockContext;
@@ -29,6 +30,7 @@ import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.Task;
+import org.lockvisor.machine.TaskAttachment;
 import org.lockvisor.machine.TaskState;
 import org.lockvisor.machine.TtwuQueueMode;
 import org.lockvisor.machine.Vm;
@@ -46,6 +48,8 @@ import org.lockvisor.scheduler.builtin.RoundRobinScheduler;
  * every completion per slot, so the kit can tell a lost request from a doubled one.
  */
 public final class DeviceTestbed {
+  private static final TaskAttachment<Submitter> SUBMITTER = TaskAttachment.of("testbed submitter", Submitter.class);
+
 
   private final Machine machine;
   private final Vm vm;
@@ -84,6 +88,7 @@ public final class DeviceTestbed {
         case SPINLOCK -> new TicketSpinLockFactory();
         case MUTEX -> new OwnerMutexFactory();
         case RWSEM -> new XaddRwsemFactory();
+        case RWLOCK -> new QueuedRwlockFactory();
         case OSQ -> throw new IllegalArgumentException("no OSQ for devices");
       };
       return LockContext.builder(kernel1, lockCosts).name(name).create(f);
@@ -106,7 +111,7 @@ public final class DeviceTestbed {
       Submitter s = new Submitter(b.depth);
       submitters.add(s);
       s.task = vm.guest().spawn("kit/job" + i, loop);
-      s.task.userData = s;
+      SUBMITTER.set(s.task, s);
     }
   }
 
@@ -115,7 +120,7 @@ public final class DeviceTestbed {
   }
 
   private static Submitter submitter(Task t) {
-    return (Submitter) t.userData;
+    return SUBMITTER.get(t);
   }
 
   public Machine machine() {

@@ -62,7 +62,7 @@ public final class CheckedLock implements KernelLock {
   public Op lock(LockMode mode) {
     Op op = acquireOps[mode.ordinal()];
     if (op == null) {
-      op = new Acquire(inner.lock(mode), mode == LockMode.READ);
+      op = new Acquire(inner.lock(mode), mode.isShared());
       acquireOps[mode.ordinal()] = op;
     }
     return op;
@@ -72,7 +72,7 @@ public final class CheckedLock implements KernelLock {
   public Op unlock(LockMode mode) {
     Op op = releaseOps[mode.ordinal()];
     if (op == null) {
-      op = new Release(inner.unlock(mode), mode == LockMode.READ);
+      op = new Release(inner.unlock(mode), mode.isShared());
       releaseOps[mode.ordinal()] = op;
     }
     return op;

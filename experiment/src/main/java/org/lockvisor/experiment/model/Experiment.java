@@ -355,6 +355,12 @@ public record Experiment(
       return this;
     }
 
+    /** The rwlock_t algorithm (by default the architecture's: qrwlock, ppc-splpar-rwlock). */
+    public VmBuilder rwlock(String plugin) {
+      this.locks = locks.withRwlock(plugin);
+      return this;
+    }
+
     public VmBuilder vcpuIsPreempted(boolean on) {
       this.locks = locks.withVcpuIsPreempted(on);
       return this;

@@ -63,7 +63,7 @@ public final class ExperimentYaml {
       "exclusive-pinning", "locks", "kernel");
   static final Set<String> VM_KEYS = Set.of("name", "vcpus", "pinning", "scheduler", "scheduler-options",
       "preemptible", "locks", "devices", "workloads", "kernel");
-  static final Set<String> LOCK_KEYS = Set.of("spinlock", "mutex", "rwsem", "vcpu-is-preempted");
+  static final Set<String> LOCK_KEYS = Set.of("spinlock", "mutex", "rwsem", "rwlock", "vcpu-is-preempted");
   /** Keys of one lock algorithm in its long form ({@code mutex: {type: mutex-owner, options: {...}}}). */
   static final Set<String> LOCK_ALGORITHM_KEYS = Set.of("type", "options");
   static final Set<String> HOST_KERNEL_KEYS = Set.of("ttwu-queue", "ttwu-waits-on-cpu");
@@ -526,13 +526,17 @@ public final class ExperimentYaml {
       Map<String, String> spinlockOptions = new TreeMap<>();
       Map<String, String> mutexOptions = new TreeMap<>();
       Map<String, String> rwsemOptions = new TreeMap<>();
+      Map<String, String> rwlockOptions = new TreeMap<>();
       return new LockChoices(
           lockAlgorithm(o, path, "spinlock", LockChoices.DEFAULT_SPINLOCK, spinlockOptions),
           lockAlgorithm(o, path, "mutex", LockChoices.DEFAULT_MUTEX, mutexOptions),
           lockAlgorithm(o, path, "rwsem", LockChoices.DEFAULT_RWSEM, rwsemOptions),
           bool(o, path, "vcpu-is-preempted", false),
           ImmutableSortedMap.copyOf(spinlockOptions), ImmutableSortedMap.copyOf(mutexOptions),
-          ImmutableSortedMap.copyOf(rwsemOptions));
+          ImmutableSortedMap.copyOf(rwsemOptions),
+          // absent: the architecture's rwlock (LockChoices.rwlockFor)
+          o.hasNonNull("rwlock") ? lockAlgorithm(o, path, "rwlock", LockChoices.DEFAULT_RWLOCK, rwlockOptions) : null,
+          ImmutableSortedMap.copyOf(rwlockOptions));
     }
 
     /**
@@ -904,6 +908,9 @@ public final class ExperimentYaml {
     lockAlgorithm(o, "spinlock", l.spinlock(), l.spinlockOptions());
     lockAlgorithm(o, "mutex", l.mutex(), l.mutexOptions());
     lockAlgorithm(o, "rwsem", l.rwsem(), l.rwsemOptions());
+    if (l.rwlock() != null) {
+      lockAlgorithm(o, "rwlock", l.rwlock(), l.rwlockOptions());
+    }
     o.put("vcpu-is-preempted", l.vcpuIsPreempted());
   }
 

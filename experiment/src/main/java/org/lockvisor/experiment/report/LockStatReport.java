@@ -15,6 +15,11 @@ import org.lockvisor.experiment.runner.LockStatistics;
  * min/max/total/avg, times in microseconds with two decimals; a class that was contended is
  * followed by its contention points (the call sites that waited, with their counts).
  *
+ * <p>A class taken both shared and exclusive (an rwlock, an rwsem) prints a {@code -W} line with
+ * its write-side figures and a {@code -R} line with its read side, a class taken only shared one
+ * {@code -R} line, as {@code seq_stats} does from lockdep's {@code read_}/{@code write_}
+ * statistics.
+ *
  * <p>It prints a finished run's {@link LockStatistics}, whose instances of one class are
  * aggregated, as lockdep does. Classes never acquired are not
  * printed (the kernel prints a class only when its hold time has samples). Addresses are printed
@@ -73,14 +78,19 @@ public final class LockStatReport {
         continue;
       }
       String name = c.className().length() > 37 ? c.className().substring(0, 37) : c.className();
-      StringBuilder row = new StringBuilder();
-      row.append(String.format(Locale.ROOT, "%40s:", name));
-      row.append(String.format(Locale.ROOT, "%14d ", c.conBounces()));
-      lockTime(row, c.contentions(), c.waitMinNs(), c.waitMaxNs(), c.waitTotalNs());
-      row.append(String.format(Locale.ROOT, " %14d ", c.acqBounces()));
-      lockTime(row, c.acquisitions(), c.holdMinNs(), c.holdMaxNs(), c.holdTotalNs());
-      row.append(String.format(Locale.ROOT, " %14d %14d", c.halts(), c.kicks()));
-      out.add(row.toString());
+      if (!c.hasReads()) {
+        out.add(row(String.format(Locale.ROOT, "%40s:", name), c, c.halts(), c.kicks()));
+      } else {
+        // seq_stats: "%38s-W:" then "%38s-R:" (only "-R" when the class was never taken exclusive)
+        String sideName = name.length() > 36 ? name.substring(0, 36) : name;
+        boolean first = true;
+        if (c.writes() != null && c.writes().acquisitions() > 0) {
+          out.add(row(String.format(Locale.ROOT, "%38s-W:", sideName), c.writes(), c.halts(), c.kicks()));
+          first = false;
+        }
+        out.add(row(String.format(Locale.ROOT, "%38s-R:", sideName), c.reads(), first ? c.halts() : 0,
+            first ? c.kicks() : 0));
+      }
       if (c.contentions() == 0 || c.points().isEmpty()) {
         continue;
       }
@@ -94,6 +104,17 @@ public final class LockStatReport {
       out.add("");
     }
     return out;
+  }
+
+  /** One seq_stats line: con-bounces, wait times, acq-bounces, hold times, then halts and kicks. */
+  private static String row(String label, LockClassStats c, long halts, long kicks) {
+    StringBuilder row = new StringBuilder(label);
+    row.append(String.format(Locale.ROOT, "%14d ", c.conBounces()));
+    lockTime(row, c.contentions(), c.waitMinNs(), c.waitMaxNs(), c.waitTotalNs());
+    row.append(String.format(Locale.ROOT, " %14d ", c.acqBounces()));
+    lockTime(row, c.acquisitions(), c.holdMinNs(), c.holdMaxNs(), c.holdTotalNs());
+    row.append(String.format(Locale.ROOT, " %14d %14d", halts, kicks));
+    return row.toString();
   }
 
   /** The report as one string with a trailing newline. */

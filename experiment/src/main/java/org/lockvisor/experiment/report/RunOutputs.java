@@ -151,6 +151,14 @@ public final class RunOutputs implements RunObserver {
       LockStats s = lock.stats();
       LockFactory f = plugins.locks().get(lock.algorithm());
       String type = f == null ? lock.algorithm() : f.lockKind().name().toLowerCase(Locale.ROOT);
+      if (f != null && f.lockKind() == LockFactory.LockKind.RWLOCK) {
+        // perf lock contention's lock_type_table: an rwlock's sides are "rwlock:W" and "rwlock:R"
+        contention.add(new LockContentionReport.Entry(lock.name(), "rwlock:W", caller(r, lock),
+            s.writes().contentions(), s.writes().waitTotalNs(), s.writes().waitMaxNs()));
+        contention.add(new LockContentionReport.Entry(lock.name(), "rwlock:R", caller(r, lock),
+            s.reads().contentions(), s.reads().waitTotalNs(), s.reads().waitMaxNs()));
+        continue;
+      }
       contention.add(new LockContentionReport.Entry(lock.name(), type, caller(r, lock), s.contentions(),
           s.waitTotalNs(), s.waitMaxNs()));
     }

@@ -12,7 +12,9 @@ import org.lockvisor.locking.spi.LockStats;
 /**
  * The lock_stat columns of one lock class over a run's measurement window (times in ns), plus what
  * no real tool can give: the data of {@code /proc/lock_stat} ({@code include/linux/lockdep.h},
- * {@code struct lock_class_stats}), which the report package prints.
+ * {@code struct lock_class_stats}), which the report package prints. Like lockdep's {@code
+ * read_}/{@code write_} statistics, a class taken shared keeps its {@link #reads()} and {@link
+ * #writes()} apart (lock_stat's {@code -R} and {@code -W} lines); they are null for a side itself.
  */
 public record LockClassStats(
     String className,
@@ -30,7 +32,9 @@ public record LockClassStats(
     long handoffsToPreemptedWaiter,
     long halts,
     long kicks,
-    List<ContentionPoint> points) {
+    List<ContentionPoint> points,
+    LockClassStats reads,
+    LockClassStats writes) {
 
   /** One call site that waited for a class, with the number of contentions there. */
   public record ContentionPoint(String symbol, long count) {
@@ -45,12 +49,35 @@ public record LockClassStats(
     points = ImmutableList.copyOf(points);
   }
 
+  /** A class without read/write sides (a spinlock, a mutex). */
+  public LockClassStats(String className, long conBounces, long contentions, long waitMinNs, long waitMaxNs,
+      long waitTotalNs, long acqBounces, long acquisitions, long holdMinNs, long holdMaxNs, long holdTotalNs,
+      long holderPreemptedWaitNs, long handoffsToPreemptedWaiter, long halts, long kicks,
+      List<ContentionPoint> points) {
+    this(className, conBounces, contentions, waitMinNs, waitMaxNs, waitTotalNs, acqBounces, acquisitions,
+        holdMinNs, holdMaxNs, holdTotalNs, holderPreemptedWaitNs, handoffsToPreemptedWaiter, halts, kicks, points,
+        null, null);
+  }
+
+  /** Whether the class was taken shared: lock_stat prints its -R (and -W) lines. */
+  public boolean hasReads() {
+    return reads != null && reads.acquisitions() > 0;
+  }
+
   /** The columns of {@code stats}, with the call sites that take the lock. */
   public static LockClassStats of(String className, LockStats s, List<String> callSites) {
     return new LockClassStats(className, s.conBounces(), s.contentions(), s.waitMinNs(), s.waitMaxNs(),
         s.waitTotalNs(), s.acqBounces(), s.acquisitions(), s.holdMinNs(), s.holdMaxNs(), s.holdTotalNs(),
         s.holderPreemptedWaitNs(), s.handoffsToPreemptedWaiter(), s.halts(), s.kicks(),
-        points(s.contentions(), callSites));
+        points(s.contentions(), callSites), side(className, s.reads()), side(className, s.writes()));
+  }
+
+  private static LockClassStats side(String className, LockStats side) {
+    return side == null ? null : of(className, side, List.of());
+  }
+
+  private static LockClassStats plusSide(LockClassStats a, LockClassStats b) {
+    return a == null ? b : b == null ? a : a.plus(b);
   }
 
   /**
@@ -87,7 +114,8 @@ public record LockClassStats(
         waitTotalNs + o.waitTotalNs, acqBounces + o.acqBounces, acquisitions + o.acquisitions,
         minOfSampled(holdMinNs, acquisitions, o.holdMinNs, o.acquisitions), Math.max(holdMaxNs, o.holdMaxNs),
         holdTotalNs + o.holdTotalNs, holderPreemptedWaitNs + o.holderPreemptedWaitNs,
-        handoffsToPreemptedWaiter + o.handoffsToPreemptedWaiter, halts + o.halts, kicks + o.kicks, merged);
+        handoffsToPreemptedWaiter + o.handoffsToPreemptedWaiter, halts + o.halts, kicks + o.kicks, merged,
+        plusSide(reads, o.reads), plusSide(writes, o.writes));
   }
 
   private static long minOfSampled(long a, long aSamples, long b, long bSamples) {

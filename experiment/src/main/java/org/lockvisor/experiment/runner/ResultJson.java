@@ -100,24 +100,18 @@ public final class ResultJson {
     }
     ArrayNode locks = o.putArray("lock_stat");
     for (LockClassStats c : r.lockStat().classes()) {
-      ObjectNode n = locks.addObject()
-          .put("class", c.className())
-          .put("con_bounces", c.conBounces())
-          .put("contentions", c.contentions())
-          .put("waittime_min_ns", c.waitMinNs())
-          .put("waittime_max_ns", c.waitMaxNs())
-          .put("waittime_total_ns", c.waitTotalNs())
-          .put("waittime_avg_ns", c.waitAvgNs())
-          .put("acq_bounces", c.acqBounces())
-          .put("acquisitions", c.acquisitions())
-          .put("holdtime_min_ns", c.holdMinNs())
-          .put("holdtime_max_ns", c.holdMaxNs())
-          .put("holdtime_total_ns", c.holdTotalNs())
-          .put("holdtime_avg_ns", c.holdAvgNs())
+      ObjectNode n = lockColumns(locks.addObject().put("class", c.className()), c)
           .put("holder_preempted_wait_ns", c.holderPreemptedWaitNs())
           .put("handoffs_to_preempted_waiter", c.handoffsToPreemptedWaiter())
           .put("halts", c.halts())
           .put("kicks", c.kicks());
+      if (c.hasReads()) {
+        // lock_stat's -R and -W lines: the kernel's columns of the shared and exclusive acquisitions
+        lockColumns(n.putObject("reads"), c.reads());
+        if (c.writes() != null) {
+          lockColumns(n.putObject("writes"), c.writes());
+        }
+      }
       ArrayNode points = n.putArray("contention_points");
       c.points().forEach(p -> points.addObject().put("symbol", p.symbol()).put("count", p.count()));
     }
@@ -128,6 +122,22 @@ public final class ResultJson {
       o.set("scheduling", MAPPER.valueToTree(r.scheduling()));
     }
     return o;
+  }
+
+  /** The kernel's lock_stat columns of one class (or one side of it). */
+  private static ObjectNode lockColumns(ObjectNode n, LockClassStats c) {
+    return n.put("con_bounces", c.conBounces())
+        .put("contentions", c.contentions())
+        .put("waittime_min_ns", c.waitMinNs())
+        .put("waittime_max_ns", c.waitMaxNs())
+        .put("waittime_total_ns", c.waitTotalNs())
+        .put("waittime_avg_ns", c.waitAvgNs())
+        .put("acq_bounces", c.acqBounces())
+        .put("acquisitions", c.acquisitions())
+        .put("holdtime_min_ns", c.holdMinNs())
+        .put("holdtime_max_ns", c.holdMaxNs())
+        .put("holdtime_total_ns", c.holdTotalNs())
+        .put("holdtime_avg_ns", c.holdAvgNs());
   }
 
   private static void figures(ObjectNode n, Map<String, Number> figures) {

@@ -25,6 +25,35 @@ class LockStatReportTest {
     return s;
   }
 
+  /**
+   * An rwlock taken both ways prints seq_stats' "%38s-W:" line with the write side and "%38s-R:"
+   * with the read side; one taken only for read prints just the -R line.
+   */
+  @Test
+  void lines_sharedAndExclusiveClass_printsWriteAndReadLines() {
+    LockStats rw = new LockStats();
+    rw.acquired(true, 4_000, false); // one contended write
+    rw.released(2_000);
+    for (int i = 0; i < 3; i++) {
+      rw.acquiredShared(false, 0, false);
+      rw.releasedShared(500);
+    }
+    LockStats readOnly = new LockStats();
+    readOnly.acquiredShared(true, 1_000, false);
+    readOnly.releasedShared(100);
+    List<String> lines = LockStatReport.of(List.of(LockClassStats.of("tasklist_lock", rw, List.of("a", "b")),
+        LockClassStats.of("&readers", readOnly, List.of("c", "d")))).lines();
+
+    String w = String.format("%38s-W:%14d %14d", "tasklist_lock", 0, 1);
+    String r = String.format("%38s-R:%14d %14d", "tasklist_lock", 0, 0);
+    assertThat(lines).anyMatch(l -> l.startsWith(w) && l.contains("   4.00   ") && l.contains("   2.00   "));
+    assertThat(lines).anyMatch(l -> l.startsWith(r) && l.contains(String.format("%14d", 3)) && l.contains("   1.50   "));
+    assertThat(lines).noneMatch(l -> l.startsWith(String.format("%40s:", "tasklist_lock")));
+    assertThat(lines).anyMatch(l -> l.startsWith(String.format("%38s-R:%14d %14d", "&readers", 0, 1)));
+    assertThat(lines).noneMatch(l -> l.startsWith(String.format("%38s-W:", "&readers")));
+    assertThat(lines).allMatch(l -> l.length() <= LockStatReport.RULE);
+  }
+
   @Test
   void time_roundsToTensOfNanosecondsLikeTheKernel() {
     assertThat(LockStatReport.time(0)).isEqualTo("0.00");

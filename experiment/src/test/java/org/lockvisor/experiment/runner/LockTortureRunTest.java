@@ -60,6 +60,7 @@ class LockTortureRunTest {
           switch (kind) {
             case "spinlock" -> vm.spinlock(algorithm);
             case "mutex" -> vm.mutex(algorithm);
+            case "rwlock" -> vm.rwlock(algorithm);
             default -> vm.rwsem(algorithm);
           }
         })
@@ -77,12 +78,13 @@ class LockTortureRunTest {
   @CsvSource({
       "spin_lock, ticket", "spin_lock, qspinlock", "spin_lock, pv-qspinlock", "spin_lock, tas",
       "spin_lock, pv-ticket", "spin_lock_irq, qspinlock", "mutex_lock, mutex-owner", "mutex_lock, mutex-count",
-      "rwsem_lock, rwsem-xadd"})
+      "rwsem_lock, rwsem-xadd", "rw_lock, qrwlock", "rw_lock_irq, ppc-splpar-rwlock"})
   void builtInLock_keepsMutualExclusionUnderOvercommit(String type, String algorithm) {
-    String kind = type.startsWith("spin") ? "spinlock" : type.startsWith("mutex") ? "mutex" : "rwsem";
+    String kind = type.startsWith("spin") ? "spinlock" : type.startsWith("mutex") ? "mutex"
+        : type.startsWith("rw_lock") ? "rwlock" : "rwsem";
     Map<String, String> options = new HashMap<>(Map.of("torture-type", type, "nwriters", "6", "hold-ns", "1us",
         "think-ns", "1us", "think-jitter-ns", "2us"));
-    if (type.equals("rwsem_lock")) {
+    if (type.equals("rwsem_lock") || type.startsWith("rw_lock")) {
       options.put("nreaders", "4");
     }
     ExperimentResult r = torture(PLUGINS, 2, 4, kind, algorithm, options);

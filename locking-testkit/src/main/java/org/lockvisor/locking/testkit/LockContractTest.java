@@ -23,7 +23,8 @@ import org.lockvisor.machine.VcpuPreemptedHook;
  * wakeup (every task finishes its acquisitions within a bound), progress while host threads
  * preempt the vCPUs, and the fairness and behaviours the plugin declares in its capabilities:
  * {@code fifo} (acquisition order equals arrival order), {@code pv} (waiters halt and are
- * kicked), {@code sleeping} (waiters sleep), {@code shared} (readers overlap). Capabilities are
+ * kicked), {@code sleeping} (waiters sleep), {@code shared} (readers overlap: an rwsem's READ or an
+ * rwlock's READ_LOCK beside the exclusive WRITE or WRITE_LOCK flavours). Capabilities are
  * the closed {@link LockCapability} vocabulary, checked before anything runs. Every run also
  * checks the machine's invariants after every event, and lock-holder preemption must be
  * attributed (by the framework's accounting: a plugin writes no accounting code). A plugin's test
@@ -63,13 +64,24 @@ public abstract class LockContractTest {
   private static List<LockMode> exclusiveModes(KernelLock lock) {
     List<LockMode> modes = new ArrayList<>();
     for (LockMode m : List.of(LockMode.PLAIN, LockMode.IRQSAVE, LockMode.IRQ, LockMode.BH, LockMode.SLEEPING,
-        LockMode.WRITE)) {
+        LockMode.WRITE, LockMode.WRITE_LOCK, LockMode.WRITE_LOCK_IRQSAVE, LockMode.WRITE_LOCK_IRQ,
+        LockMode.WRITE_LOCK_BH)) {
       if (lock.supports(m)) {
         modes.add(m);
       }
     }
     assertThat(modes).as("%s supports no exclusive mode", lock).isNotEmpty();
     return modes;
+  }
+
+  /** The shared mode of a lock that has one (an rwsem's READ, an rwlock's read_lock), or null. */
+  private static LockMode sharedMode(KernelLock lock) {
+    for (LockMode m : List.of(LockMode.READ, LockMode.READ_LOCK)) {
+      if (lock.supports(m)) {
+        return m;
+      }
+    }
+    return null;
   }
 
   private static void assertVcpusWerePreempted(LockTestbed bed) {
@@ -139,12 +151,13 @@ public abstract class LockContractTest {
     List<LockMode> modes = exclusiveModes(lock);
     LockMode mode = modes.get((int) (seed % modes.size()));
     LockWorkload.Builder b = LockWorkload.on(bed, lock).mode(mode).tasks(16).iterations(150);
-    if (lock.supports(LockMode.READ)) {
-      b.readers(LockMode.READ, 0.6);
+    LockMode shared = sharedMode(lock);
+    if (shared != null) {
+      b.readers(shared, 0.6);
     }
     LockWorkload w = b.start().run(BOUND_NS);
     assertClean(w);
-    if (hogs && !lock.supports(LockMode.READ)) { // reader-heavy runs sleep and halt more than they run
+    if (hogs && shared == null) { // reader-heavy runs sleep and halt more than they run
       assertVcpusWerePreempted(bed);
     }
   }
@@ -234,8 +247,9 @@ public abstract class LockContractTest {
     assumeTrue(capabilities().contains(LockCapability.SHARED), "plugin does not declare shared");
     LockTestbed bed = testbed(71).build();
     KernelLock lock = newLock(bed);
-    assertThat(lock.supports(LockMode.READ)).isTrue();
-    LockWorkload w = LockWorkload.on(bed, lock).mode(exclusiveModes(lock).get(0)).readers(LockMode.READ, 1.0)
+    LockMode shared = sharedMode(lock);
+    assertThat(shared).as("%s declares shared but has no READ or READ_LOCK mode", lock).isNotNull();
+    LockWorkload w = LockWorkload.on(bed, lock).mode(exclusiveModes(lock).get(0)).readers(shared, 1.0)
         .tasks(8).iterations(20).criticalSectionNs(10_000, 50_000).start().run(BOUND_NS);
     assertClean(w);
     assertThat(w.maxReadersInside()).isGreaterThan(1);

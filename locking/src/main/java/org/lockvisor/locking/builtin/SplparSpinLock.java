@@ -4,12 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockMode;
-import org.lockvisor.machine.Op;
-import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.SpinCondition;
 import org.lockvisor.machine.Task;
-import org.lockvisor.machine.VcpuTask;
 
 /**
  * The powerpc spinlock of shared-processor LPARs before queued spinlocks
@@ -21,12 +18,9 @@ import org.lockvisor.machine.VcpuTask;
  * spin is inlined into {@code _raw_spin_lock*}; the hypervisor's time in H_CONFER is charged to
  * the {@code [H]}-domain symbol {@code H_CONFER}. Unfair: any spinner may win the trylock.
  *
- * <p>The yield count is the holder's vCPU thread's dispatch count (twice its context switches,
- * plus one while it is off CPU), so one confer is made per holder preemption, as with the
- * kernel's re-read of yield_count. The hypervisor side of H_CONFER is its cost plus {@code
- * Vm.confer} with the holder's CPU (4.8 {@code __spin_yield} passes {@code holder_cpu}): PHYP
- * dispatches the holder's preempted VP on the caller's processor; then the caller gives the
- * processor up. Interrupts are not
+ * <p>The yield count and H_CONFER are {@link SplparConfer}'s (shared with the rwlock's {@code
+ * __rw_yield}); one confer is made per holder preemption, as with the kernel's re-read of
+ * yield_count (4.8 {@code __spin_yield} passes {@code holder_cpu}). Interrupts are not
  * re-enabled while spinning ({@code arch_spin_lock_flags}), a simplification.
  */
 final class SplparSpinLock extends SpinLockBase {
@@ -58,34 +52,7 @@ final class SplparSpinLock extends SpinLockBase {
       lockOps[m.ordinal()] = new LockOp(m);
       unlockOps[m.ordinal()] = new UnlockOp(m);
     }
-    int symConfer = hypervisorSym("H_CONFER");
-    Program hypervisorSide = Program.named("h_confer")
-        .op(new Op() {
-          @Override
-          public int execute(Task host, int phase) {
-            switch (phase) {
-              case 0 -> {
-                if (costs.confer() > 0) {
-                  host.startWork(costs.confer(), symConfer, false);
-                }
-                return AGAIN;
-              }
-              case 1 -> {
-                // PHYP confers the caller's cycles to the holder's VP (H_CONFER with its cpu)
-                VcpuTask caller = (VcpuTask) host;
-                Node waiter = nodes.get(caller.guestCpu().current());
-                caller.vm().confer(host, waiter.conferTarget);
-                host.kernel().schedule(host.cpu(), false); // give the physical CPU away
-                return AGAIN;
-              }
-              default -> {
-                return NEXT;
-              }
-            }
-          }
-        })
-        .build();
-    this.confer = Program.named("__spin_yield").op(Ops.vmExit("H_CONFER", hypervisorSide)).build();
+    this.confer = SplparConfer.conferProgram(context, "__spin_yield", t -> nodes.get(t).conferTarget);
   }
 
   /** Number of H_CONFER calls made by waiters of this lock. */
@@ -93,13 +60,8 @@ final class SplparSpinLock extends SpinLockBase {
     return confers;
   }
 
-  /** lppaca yield_count of the vCPU {@code t} runs on: odd while not dispatched. */
   private static long yieldCount(Task t) {
-    VcpuTask v = t.cpu().vcpuTask();
-    if (v == null) {
-      return 0;
-    }
-    return 2 * (v.voluntarySwitches() + v.involuntarySwitches()) + (v.onCpu() ? 0 : 1);
+    return SplparConfer.yieldCount(t);
   }
 
   private boolean shouldConfer(Task holder, Node n) {

@@ -2,7 +2,7 @@
  * The kernel's lock primitives as plugins: spinlocks (ticket, pv-ticket, qspinlock,
  * pv-qspinlock, the virt_spin_lock test-and-set fallback, the powerpc SPLPAR lock), the
  * optimistic spin queue (osq) and the sleeping locks that spin on it (count- and owner-based
- * mutexes, rwsem-xadd). Each algorithm is a state machine over the machine model: spinning is
+ * mutexes, rwsem-xadd), and the rwlock_t families (qrwlock, the powerpc SPLPAR rwlock). Each algorithm is a state machine over the machine model: spinning is
  * a {@code Task.startSpin} that ends on a poke (hand-off, owner change) or on a watched CPU
  * changing state, never on polling.
  *

@@ -21,8 +21,8 @@ final class InstrumentedLock implements KernelLock {
     this.accounting = accounting;
     for (LockMode m : LockMode.values()) {
       if (lock.supports(m)) {
-        lockOps[m.ordinal()] = new LockOp(lock.lock(m), m == LockMode.READ);
-        unlockOps[m.ordinal()] = new UnlockOp(lock.unlock(m), m == LockMode.READ);
+        lockOps[m.ordinal()] = new LockOp(lock.lock(m), m.isShared());
+        unlockOps[m.ordinal()] = new UnlockOp(lock.unlock(m), m.isShared());
       }
     }
   }

@@ -39,7 +39,7 @@ public interface KernelLock {
   /** The task holding the lock (a writer for rwsems), or null. */
   Task owner();
 
-  /** Number of readers holding an rwsem (0 for other locks). */
+  /** Number of readers holding an rwsem or an rwlock (0 for other locks). */
   default int readers() {
     return 0;
   }

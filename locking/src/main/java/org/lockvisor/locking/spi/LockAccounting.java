@@ -173,7 +173,7 @@ public final class LockAccounting {
   public void acquiredShared(Task t, boolean contended, long waitStart) {
     checkReported();
     long now = machine.now();
-    stats.acquired(contended, contended ? now - waitStart : 0, lockWord.lastMoved());
+    stats.acquiredShared(contended, contended ? now - waitStart : 0, lockWord.lastMoved());
     waited(t, contended, waitStart, now);
   }
 
@@ -189,7 +189,7 @@ public final class LockAccounting {
     checkReported();
     checkState(holder == t, "%s: %s releases a lock held by %s", name, t, holder);
     accountHolder();
-    endHold(t, acquiredAt);
+    endHold(t, acquiredAt, false);
     // A spinlock holder cannot migrate; a sleeping-lock holder that moved to another vCPU is not
     // counted (its old vCPU's steal is not its own).
     if (acquiredOn != null && t.cpu() == acquiredOn) {
@@ -202,12 +202,16 @@ public final class LockAccounting {
 
   /** A reader that acquired at {@code readerAcquiredAt} releases: hold time and trace. */
   public void releasedShared(Task t, long readerAcquiredAt) {
-    endHold(t, readerAcquiredAt);
+    endHold(t, readerAcquiredAt, true);
   }
 
-  private void endHold(Task t, long since) {
+  private void endHold(Task t, long since, boolean shared) {
     long now = machine.now();
-    stats.released(now - since);
+    if (shared) {
+      stats.releasedShared(now - since);
+    } else {
+      stats.released(now - since);
+    }
     if (MachineTrace.HOOKS) {
       machine.trace().onLockHeld(t, name, since, now);
     }
@@ -272,7 +276,7 @@ public final class LockAccounting {
     waited(t, c, arrivedAt[t.id()], now);
     if (shared) {
       readers++;
-      stats.acquired(c, c ? now - arrivedAt[t.id()] : 0, lockWord.lastMoved());
+      stats.acquiredShared(c, c ? now - arrivedAt[t.id()] : 0, lockWord.lastMoved());
       arrivedAt[t.id()] = now; // the reader's hold starts
       return;
     }
@@ -289,14 +293,14 @@ public final class LockAccounting {
   void opReleasing(Task t, boolean shared) {
     if (shared) {
       readers = Math.max(0, readers - 1);
-      endHold(t, arrivedAt[t.id()]);
+      endHold(t, arrivedAt[t.id()], true);
       return;
     }
     if (holder != t) {
       return; // a lock released by another task than the one that took it: not attributable
     }
     integrateHolderPreemption();
-    endHold(t, acquiredAt);
+    endHold(t, acquiredAt, false);
     if (acquiredOn != null && t.cpu() == acquiredOn) {
       stats.holdPreempted(acquiredOn.stealClock() - acquiredSteal);
     }

@@ -17,7 +17,7 @@ import org.lockvisor.core.plugin.Plugin;
 public interface LockFactory extends Plugin {
 
   /** What kind of kernel lock the algorithm implements. */
-  enum LockKind { SPINLOCK, MUTEX, RWSEM, OSQ }
+  enum LockKind { SPINLOCK, MUTEX, RWSEM, OSQ, RWLOCK }
 
   @Override
   default String kind() {

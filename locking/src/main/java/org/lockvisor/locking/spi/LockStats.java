@@ -5,8 +5,18 @@ package org.lockvisor.locking.spi;
  * {@code perf lock contention}, plus what no real tool can give: wait time spent while the
  * holder's vCPU was preempted (lock-holder preemption) and hand-offs to a waiter whose vCPU was
  * preempted (lock-waiter preemption).
+ *
+ * <p>Like lockdep's {@code struct lock_class_stats} (kernel/locking/lockdep.c, 4.8: {@code
+ * read_waittime}/{@code write_waittime}, {@code read_holdtime}/{@code write_holdtime} and the
+ * read/write bounce counters), the totals are also kept per side: {@link #reads()} for shared
+ * acquisitions (read_lock, down_read) and {@link #writes()} for the others, so lock_stat can print
+ * an rwlock's or rwsem's {@code -R} and {@code -W} lines.
  */
 public final class LockStats {
+  /** The shared side (null in a side itself). */
+  private final LockStats reads;
+  /** The exclusive side (null in a side itself). */
+  private final LockStats writes;
   private long acquisitions;
   private long contentions;
   private long conBounces;
@@ -29,8 +39,58 @@ public final class LockStats {
   private long handoffs;
   private long confers;
 
-  /** An acquisition; {@code waitNs} > 0 or {@code contended} marks a contended one. */
+  public LockStats() {
+    this(true);
+  }
+
+  private LockStats(boolean withSides) {
+    this.reads = withSides ? new LockStats(false) : null;
+    this.writes = withSides ? new LockStats(false) : null;
+  }
+
+  /** Statistics of the shared acquisitions (read_lock, down_read); null for a side itself. */
+  public LockStats reads() {
+    return reads;
+  }
+
+  /** Statistics of the exclusive acquisitions; null for a side itself. */
+  public LockStats writes() {
+    return writes;
+  }
+
+  /** An exclusive acquisition; {@code waitNs} > 0 or {@code contended} marks a contended one. */
   public void acquired(boolean contended, long waitNs, boolean bounced) {
+    count(contended, waitNs, bounced);
+    if (writes != null) {
+      writes.count(contended, waitNs, bounced);
+    }
+  }
+
+  /** A shared (reader) acquisition. */
+  public void acquiredShared(boolean contended, long waitNs, boolean bounced) {
+    count(contended, waitNs, bounced);
+    if (reads != null) {
+      reads.count(contended, waitNs, bounced);
+    }
+  }
+
+  /** The end of an exclusive hold. */
+  public void released(long holdNs) {
+    hold(holdNs);
+    if (writes != null) {
+      writes.hold(holdNs);
+    }
+  }
+
+  /** The end of a shared hold. */
+  public void releasedShared(long holdNs) {
+    hold(holdNs);
+    if (reads != null) {
+      reads.hold(holdNs);
+    }
+  }
+
+  private void count(boolean contended, long waitNs, boolean bounced) {
     acquisitions++;
     if (bounced) {
       acqBounces++;
@@ -46,7 +106,7 @@ public final class LockStats {
     }
   }
 
-  public void released(long holdNs) {
+  private void hold(long holdNs) {
     holdTotal += holdNs;
     holdMin = Math.min(holdMin, holdNs);
     holdMax = Math.max(holdMax, holdNs);
@@ -204,5 +264,9 @@ public final class LockStats {
     holderPreemptedWaitNs = handoffsToPreemptedWaiter = sleeps = halts = kicks = spinBailouts = 0;
     spinAcquisitions = handoffs = confers = 0;
     preemptedHolds = holdPreemptedNs = 0;
+    if (reads != null) {
+      reads.reset();
+      writes.reset();
+    }
   }
 }

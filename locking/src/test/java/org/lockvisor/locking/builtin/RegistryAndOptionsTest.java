@@ -23,8 +23,8 @@ class RegistryAndOptionsTest {
   @Test
   void serviceLoader_findsEveryBuiltinOnceByName() {
     List<String> names = ServiceLoader.load(LockFactory.class).stream().map(p -> p.get().name()).sorted().toList();
-    assertThat(names).containsExactly("mutex-count", "mutex-owner", "osq", "ppc-splpar", "pv-qspinlock",
-        "pv-ticket", "qspinlock", "rwsem-xadd", "tas", "ticket");
+    assertThat(names).containsExactly("mutex-count", "mutex-owner", "osq", "ppc-splpar", "ppc-splpar-rwlock",
+        "pv-qspinlock", "pv-ticket", "qrwlock", "qspinlock", "rwsem-xadd", "tas", "ticket");
   }
 
   @Test

@@ -15,11 +15,14 @@ import org.lockvisor.experiment.report.PerfReport;
 import org.lockvisor.experiment.report.RunCapture;
 import org.lockvisor.locking.builtin.CountMutexFactory;
 import org.lockvisor.locking.builtin.PvQueuedSpinLockFactory;
+import org.lockvisor.locking.builtin.QueuedRwlockFactory;
+import org.lockvisor.locking.builtin.SplparRwlockFactory;
 import org.lockvisor.locking.builtin.SplparSpinLockFactory;
 import org.lockvisor.locking.builtin.XaddRwsemFactory;
 import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.locking.spi.LockFactory;
 import org.lockvisor.locking.spi.LockFactory.LockKind;
 import org.lockvisor.locking.spi.LockStats;
 import org.lockvisor.machine.Kernel;
@@ -124,7 +127,7 @@ final class SchedMessagingRun {
         guestScheduler(options), hypervisor);
     // what the hypervisor presents: 4.8 pseries builds {SMT, DIE}, the LLC being a VP's threads
     vm.guest().setTopology(Platforms.guestTopology(profile, platform.vcpus() * smt, smt));
-    vm.guest().setVcpuPreemptedHook(Platforms.vcpuPreempted(profile));
+    Platforms.configureVcpuPreempted(vm.guest(), profile); // what the check answers and what a read costs
     Platforms.configureIpis(profile, vm);
 
     LockCosts lockCosts = LockCosts.fromProfile(profile);
@@ -134,6 +137,8 @@ final class SchedMessagingRun {
     CountMutexFactory mutex = new CountMutexFactory();
     XaddRwsemFactory rwsem = new XaddRwsemFactory();
     var spin = powervm ? new SplparSpinLockFactory() : new PvQueuedSpinLockFactory();
+    // the 4.x rwlock_t of each architecture (tasklist_lock): arch_read_lock/__rw_yield, qrwlock
+    LockFactory rwlock = powervm ? new SplparRwlockFactory() : new QueuedRwlockFactory();
     List<KernelLock> created = new ArrayList<>();
     LockProvider created0 = (Kernel kernel, String name, LockKind kind) -> {
       var lock = switch (kind) {
@@ -141,6 +146,7 @@ final class SchedMessagingRun {
             .options(mutexOptions).create(mutex);
         case RWSEM -> LockContext.builder(kernel, lockCosts).name(name).vcpuIsPreemptedCheck(check)
             .options(rwsemOptions).create(rwsem);
+        case RWLOCK -> LockContext.builder(kernel, lockCosts).name(name).vcpuIsPreemptedCheck(check).create(rwlock);
         default -> LockContext.builder(kernel, lockCosts).name(name).vcpuIsPreemptedCheck(check).create(spin);
       };
       created.add(lock);

@@ -56,7 +56,7 @@ public final class VcpuPreemptedReproduction implements Reproduction {
 
   static final List<String> SPIN = List.of("osq_lock", "rwsem_spin_on_owner", "mutex_spin_on_owner");
   private static final List<String> TABLE_SYMBOLS = List.of("osq_lock", "rwsem_spin_on_owner",
-      "mutex_spin_on_owner", "mutex_unlock", "[H]", "wait_consider_task", "_raw_spin_lock_irq", "system_call",
+      "mutex_spin_on_owner", "mutex_unlock", "[H]", "wait_consider_task", "_raw_write_lock_irq", "system_call",
       "__copy_tofrom_user_power7", "copypage_power7");
 
   /** The scale of one reproduction run. */
@@ -301,8 +301,6 @@ public final class VcpuPreemptedReproduction implements Reproduction {
         "gone", pct(p.spin()));
     t.row("  per seed", "", spins(b), "", spins(p));
     report.addAll(t.lines());
-    report.add("(tasklist_lock is modelled as an exclusive spinlock: its write side shows as _raw_spin_lock_irq, "
-        + "perf's _raw_write_lock_irq)");
     report.add("");
     TextTable rt = new TextTable("variant", "Total time [sec]", "exits from-to [sec]", "lock sleeps", "spin bail-outs",
         "simulated events");

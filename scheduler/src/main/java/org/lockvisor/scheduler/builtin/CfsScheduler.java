@@ -80,9 +80,19 @@ import org.lockvisor.machine.Task;
  *       top-level balance).
  * </ul>
  *
- * <p>Load is the runqueue's runnable weight at that instant, standing in for {@code
- * cpu_load[idx]} / PELT {@code runnable_load_avg}; group capacity is one task per CPU, one per
- * core for SMT groups ({@code smt_gain} 1178 over two threads rounds to 1). Sync wakeups are
+ * <p>Load: era 3.0 (no PELT before 3.8) the runqueue's runnable weight at that instant, standing
+ * in for {@code cpu_load[idx]}; era 4.8 PELT as Linux 4.8 kernel/sched/fair.c has it ({@link
+ * Pelt}: {@code __update_load_avg} with the kernel's decay tables; {@code
+ * init_entity_runnable_average}: a new task starts at its full weight; {@code
+ * enqueue_entity_load_avg}/{@code dequeue_entity_load_avg}: a task decays over its blocked time
+ * and its load joins or leaves the runqueue's {@code runnable_load_avg}; {@code entity_tick}
+ * updates the running task and its runqueue). {@code find_idlest_group}/{@code find_idlest_cpu}
+ * ({@code forkexec_idx} 0), {@code wake_affine} ({@code wake_idx} 0 and the wakee's {@code
+ * se.avg.load_avg}) and {@code load_balance} ({@code weighted_cpuload}, {@code task_h_load}) read
+ * the values as last updated. Blocked load is not counted ({@code weighted_cpuload} is {@code
+ * runnable_load_avg} in 4.8); left out are {@code util_avg}, frequency/capacity scaling and the
+ * {@code cpu_load[]} history of {@code busy_idx}/{@code idle_idx}. Group capacity is one task
+ * per CPU, one per core for SMT groups ({@code smt_gain} 1178 over two threads rounds to 1). Sync wakeups are
  * treated as plain ones, and the cost of balancing itself ({@code max_newidle_lb_cost}) is
  * not charged.
  *
@@ -92,7 +102,7 @@ import org.lockvisor.machine.Task;
  * entity, as long as that is not more than a wakeup granularity of vruntime unfair to the
  * leftmost ({@code wakeup_preempt_entity < 1}). The last buddy (wakeup preemption) is left out.
  *
- * <p>Left out: the last buddy, PELT load tracking, cgroups, NUMA balancing. The task clock includes steal
+ * <p>Left out: the last buddy, cgroups, NUMA balancing. The task clock includes steal
  * time (a guest charges the time its vCPU was preempted to its current task, as without
  * CONFIG_PARAVIRT_TIME_ACCOUNTING) unless the kernel enables steal-time accounting
  * ({@code Kernel.setStealTimeAccounting}).
@@ -148,6 +158,8 @@ public final class CfsScheduler implements Scheduler, EventHandler {
   private boolean wakeAffine = true;
   private boolean balancing = true;
   private Era era = Era.LINUX_3_0;
+  /** PELT load tracking (3.8+; era 4.8): placement and balancing read runnable_load_avg. */
+  private boolean pelt;
   private SchedDomains domains;
   private org.lockvisor.machine.SchedStats stats;
   /** rd->overload (4.8): some runqueue had two or more tasks since the last top-level balance. */
@@ -280,6 +292,10 @@ public final class CfsScheduler implements Scheduler, EventHandler {
     }
     stats = k.schedStats();
     stats.ensureCpus(k.cpuCount());
+    pelt = era == Era.LINUX_4_8;
+    for (Rq rq : rqs) {
+      rq.avg.last = sim.now();
+    }
   }
 
   /** Effective sysctl_sched_latency (after scaling). */
@@ -335,6 +351,7 @@ public final class CfsScheduler implements Scheduler, EventHandler {
       task.vruntime = Math.max(task.vruntime, rq.minVruntime - latencyNs / 2);
     }
     se.placed = true;
+    peltEnqueue(rq, se); // enqueue_entity_load_avg before account_entity_enqueue
     insert(rq, se);
     if (hrtick && rq.curr != null && nrRunning(rq) < nrLatency) {
       armHrtick(rq); // hrtick_update: the slice of curr shrank
@@ -348,6 +365,7 @@ public final class CfsScheduler implements Scheduler, EventHandler {
     Entity se = entity(task);
     checkState(se.heapIndex >= 0 && se.rqIndex == rq.index, "%s is not queued on %s", task, cpu);
     updateCurr(rq);
+    peltDequeue(rq, se);
     remove(rq, se);
     updateMinVruntime(rq);
     lengthChanged(rq);
@@ -377,6 +395,7 @@ public final class CfsScheduler implements Scheduler, EventHandler {
         rq.next = null;
       }
       updateCurr(rq);
+      peltDequeue(rq, rq.curr);
       rq.curr = null;
       updateMinVruntime(rq);
     }
@@ -517,12 +536,12 @@ public final class CfsScheduler implements Scheduler, EventHandler {
    * group returns its argument).
    */
   private boolean affine(Cpu thisCpu, Cpu prevCpu, Task p, int imbalancePct) {
-    long thisLoad = load(rqs[thisCpu.index()]);
-    long prevLoad = load(rqs[prevCpu.index()]);
+    long thisLoad = cpuLoad(rqs[thisCpu.index()]);
+    long prevLoad = cpuLoad(rqs[prevCpu.index()]);
     if (thisLoad <= 0) {
       return true;
     }
-    long w = p.weight;
+    long w = taskLoad(entity(p)); // 4.8: p->se.avg.load_avg, as last updated
     return 100 * (thisLoad + w) <= (100 + (imbalancePct - 100) / 2) * prevLoad;
   }
 
@@ -547,6 +566,12 @@ public final class CfsScheduler implements Scheduler, EventHandler {
       return;
     }
     updateCurr(rq);
+    if (pelt) {
+      // entity_tick -> update_load_avg(curr, 1): the running entity and its cfs_rq
+      long now = sim.now();
+      rq.curr.avg.update(now, rq.curr.task.weight);
+      rq.avg.update(now, load(rq));
+    }
     if (nrRunning(rq) > 1) {
       checkPreemptTick(cpu, rq);
     }
@@ -653,11 +678,13 @@ public final class CfsScheduler implements Scheduler, EventHandler {
         pick = se;
       }
     }
+    peltDequeue(busiest, pick);
     remove(busiest, pick);
     updateMinVruntime(busiest);
     lengthChanged(busiest);
     Task t = pick.task;
     t.vruntime = t.vruntime - busiest.minVruntime + dst.minVruntime;
+    peltEnqueue(dst, pick);
     dst.migrationsIn++;
     stats.migrated(org.lockvisor.machine.MigrationCause.NEWIDLE);
     setNext(dst, pick);
@@ -765,7 +792,7 @@ public final class CfsScheduler implements Scheduler, EventHandler {
       for (int i = gs; i < ge; i++) {
         Rq rq = rqs[i];
         int n = nrRunning(rq);
-        load += load(rq);
+        load += cpuLoad(rq);
         nr += n;
         if (n == 0) {
           idleCpus++;
@@ -903,7 +930,7 @@ public final class CfsScheduler implements Scheduler, EventHandler {
       if (i == dstCpu) {
         continue;
       }
-      long wl = load(rq);
+      long wl = cpuLoad(rq);
       if (nrRunning(rq) == 1 && wl > imbalance) {
         continue;
       }
@@ -948,7 +975,7 @@ public final class CfsScheduler implements Scheduler, EventHandler {
       looked++;
       lastPicked = pick.task.lastRanAt;
       lastSeq = (int) pick.seq;
-      long w = pick.task.weight;
+      long w = taskLoad(pick); // task_h_load: the root group's se.avg.load_avg in 4.8
       if (!movable(pick, dst.index)) {
         continue;
       }
@@ -968,11 +995,13 @@ public final class CfsScheduler implements Scheduler, EventHandler {
   /** Moves a queued entity between runqueues (vruntime relative to min_vruntime) and kicks {@code dst}. */
   private void migrate(Rq src, Rq dst, Entity se, org.lockvisor.machine.MigrationCause cause) {
     updateCurr(src);
+    peltDequeue(src, se);
     remove(src, se);
     updateMinVruntime(src);
     Task t = se.task;
     t.vruntime = t.vruntime - src.minVruntime + dst.minVruntime;
     updateCurr(dst);
+    peltEnqueue(dst, se);
     insert(dst, se);
     kernel.moveQueued(t, kernel.cpu(dst.index));
     dst.migrationsIn++;
@@ -1141,6 +1170,65 @@ public final class CfsScheduler implements Scheduler, EventHandler {
     return rq.queuedLoad + (rq.curr != null ? rq.curr.task.weight : 0);
   }
 
+  /**
+   * weighted_cpuload / source_load / target_load at index 0: era 4.8 the PELT {@code
+   * runnable_load_avg} of the cfs_rq as last updated (a remote runqueue is read, not updated, as
+   * the kernel does); era 3.0 the runqueue's runnable weight ({@code rq->load.weight}).
+   */
+  private long cpuLoad(Rq rq) {
+    return pelt ? rq.avg.avg : load(rq);
+  }
+
+  /** A task's load for placement and balancing: 4.8 {@code se.avg.load_avg} as last updated, 3.0 its weight. */
+  private long taskLoad(Entity se) {
+    return pelt ? se.avg.avg : se.task.weight;
+  }
+
+  /**
+   * enqueue_entity_load_avg (4.8): the entity decays over the time it was blocked (weight 0; a new
+   * task starts with its full weight, {@code init_entity_runnable_average}), the cfs_rq is brought
+   * up to date with the weight it had, and the entity's load joins {@code runnable_load_avg}.
+   */
+  private void peltEnqueue(Rq rq, Entity se) {
+    if (!pelt) {
+      return;
+    }
+    long now = sim.now();
+    if (se.avg.last == Long.MIN_VALUE) {
+      se.avg.last = now; // attach_entity_load_avg of post_init_entity_util_avg: synced to now
+    } else {
+      se.avg.update(now, 0);
+    }
+    rq.avg.update(now, load(rq));
+    rq.avg.avg += se.avg.avg;
+    rq.avg.sum += se.avg.sum;
+  }
+
+  /**
+   * dequeue_entity_load_avg (4.8): entity and cfs_rq brought up to date while still runnable, then
+   * the entity's load leaves {@code runnable_load_avg} (clamped at zero, as the kernel's max_t).
+   */
+  private void peltDequeue(Rq rq, Entity se) {
+    if (!pelt) {
+      return;
+    }
+    long now = sim.now();
+    se.avg.update(now, se.task.weight);
+    rq.avg.update(now, load(rq));
+    rq.avg.avg = Math.max(0, rq.avg.avg - se.avg.avg);
+    rq.avg.sum = Math.max(0, rq.avg.sum - se.avg.sum);
+  }
+
+  /** {@code runnable_load_avg} of {@code cpu}'s runqueue as last updated (era 4.8; 0 otherwise). */
+  public long runnableLoadAvg(Cpu cpu) {
+    return rqs[cpu.index()].avg.avg;
+  }
+
+  /** The task's PELT {@code load_avg} as last updated (era 4.8; 0 before it was first enqueued or otherwise). */
+  public long loadAvg(Task t) {
+    return t.schedData instanceof Entity e ? e.avg.avg : 0;
+  }
+
   private boolean availableIdle(Cpu c) {
     Rq rq = rqs[c.index()];
     return c.isIdle() && rq.size == 0 && rq.curr == null;
@@ -1174,7 +1262,7 @@ public final class CfsScheduler implements Scheduler, EventHandler {
         int ge = Math.min(e0, gs + g);
         long load = 0;
         for (int i = gs; i < ge; i++) {
-          load += load(rqs[i]);
+          load += cpuLoad(rqs[i]);
         }
         if (gs == localStart) {
           localLoad = load;
@@ -1196,7 +1284,7 @@ public final class CfsScheduler implements Scheduler, EventHandler {
           best = i;
           break;
         }
-        long load = load(rqs[i]);
+        long load = cpuLoad(rqs[i]);
         if (load < bestLoad) {
           best = i;
           bestLoad = load;
@@ -1380,6 +1468,8 @@ public final class CfsScheduler implements Scheduler, EventHandler {
     int activeBalanceTarget = -1;
     /** The entity put back last (the stopper's victim for active balance). */
     Entity lastPut;
+    /** PELT runnable_load_sum / runnable_load_avg of the cfs_rq (era 4.8). */
+    final Pelt avg = new Pelt();
 
     Rq(int index) {
       this.index = index;
@@ -1397,14 +1487,128 @@ public final class CfsScheduler implements Scheduler, EventHandler {
     Task lastWakee;
     int wakeeFlips;
     long wakeeFlipDecayTs;
+    /** PELT load_sum / load_avg of the entity (era 4.8). */
+    final Pelt avg = new Pelt();
 
     Entity(Task task) {
       this.task = task;
+      // init_entity_runnable_average (4.8): a new task starts with its full weight
+      avg.avg = task.weight;
+      avg.sum = (long) task.weight * Pelt.LOAD_AVG_MAX;
+      avg.periodContrib = 1023;
     }
 
     @Override
     public String toString() {
       return task.toString();
+    }
+  }
+
+  /**
+   * One {@code struct sched_avg}'s load part, after Linux 4.8 kernel/sched/fair.c {@code
+   * __update_load_avg}, {@code decay_load} and {@code __compute_runnable_contrib}: time in units of
+   * 1024 ns ("µs"), periods of 1024 of them, each earlier period's contribution decayed by y with
+   * y^32 = 1/2 (the kernel's tables {@code runnable_avg_yN_inv} / {@code runnable_avg_yN_sum});
+   * {@code load_sum += weight × runnable time}, {@code load_avg = load_sum / LOAD_AVG_MAX}
+   * recomputed only when a period boundary was crossed. No frequency or capacity scaling (the
+   * model's CPUs run at one speed), and no {@code util_avg}. Allocates nothing.
+   */
+  static final class Pelt {
+    static final int LOAD_AVG_PERIOD = 32;
+    static final long LOAD_AVG_MAX = 47742;
+    static final int LOAD_AVG_MAX_N = 345;
+    /** runnable_avg_yN_inv: y^n × 2^32, n < 32. */
+    private static final long[] YN_INV = {
+      0xffffffffL, 0xfa83b2daL, 0xf5257d14L, 0xefe4b99aL, 0xeac0c6e6L, 0xe5b906e6L,
+      0xe0ccdeebL, 0xdbfbb796L, 0xd744fcc9L, 0xd2a81d91L, 0xce248c14L, 0xc9b9bd85L,
+      0xc5672a10L, 0xc12c4cc9L, 0xbd08a39eL, 0xb8fbaf46L, 0xb504f333L, 0xb123f581L,
+      0xad583ee9L, 0xa9a15ab4L, 0xa5fed6a9L, 0xa2704302L, 0x9ef5325fL, 0x9b8d39b9L,
+      0x9837f050L, 0x94f4efa8L, 0x91c3d373L, 0x8ea4398aL, 0x8b95c1e3L, 0x88980e80L,
+      0x85aac367L, 0x82cd8698L,
+    };
+    /** runnable_avg_yN_sum: floor(1024 × (y + y^2 + ... + y^n)), n ≤ 32. */
+    private static final int[] YN_SUM = {
+      0, 1002, 1982, 2941, 3880, 4798, 5697, 6576, 7437, 8279, 9103,
+      9909, 10698, 11470, 12226, 12966, 13690, 14398, 15091, 15769, 16433, 17082,
+      17718, 18340, 18949, 19545, 20128, 20698, 21256, 21802, 22336, 22859, 23371,
+    };
+
+    long sum;
+    long avg;
+    /** last_update_time in ns; MIN_VALUE: not attached yet. */
+    long last = Long.MIN_VALUE;
+    int periodContrib;
+
+    /** decay_load: {@code val × y^n}. */
+    static long decayLoad(long val, long n) {
+      if (n == 0) {
+        return val;
+      }
+      if (n > LOAD_AVG_PERIOD * 63) {
+        return 0;
+      }
+      int local = (int) n;
+      if (local >= LOAD_AVG_PERIOD) {
+        val >>>= local / LOAD_AVG_PERIOD;
+        local %= LOAD_AVG_PERIOD;
+      }
+      // mul_u64_u32_shr(val, inv, 32) without overflow
+      long inv = YN_INV[local];
+      return (val >>> 32) * inv + (((val & 0xffffffffL) * inv) >>> 32);
+    }
+
+    /** __compute_runnable_contrib: {@code 1024 × (y + ... + y^n)}. */
+    static long runnableContrib(long n) {
+      if (n <= LOAD_AVG_PERIOD) {
+        return YN_SUM[(int) n];
+      }
+      if (n >= LOAD_AVG_MAX_N) {
+        return LOAD_AVG_MAX;
+      }
+      long contrib = 0;
+      do {
+        contrib /= 2;
+        contrib += YN_SUM[LOAD_AVG_PERIOD];
+        n -= LOAD_AVG_PERIOD;
+      } while (n > LOAD_AVG_PERIOD);
+      contrib = decayLoad(contrib, n);
+      return contrib + YN_SUM[(int) n];
+    }
+
+    /**
+     * __update_load_avg(now, sa, weight) (4.8): {@code weight} runnable since the last update.
+     * Returns whether a period boundary was crossed (the kernel's {@code decayed}).
+     */
+    boolean update(long now, long weight) {
+      long delta = now - last;
+      if (delta < 0) {
+        last = now;
+        return false;
+      }
+      delta >>= 10;
+      if (delta == 0) {
+        return false;
+      }
+      last = now; // 4.8 drops the sub-1024 ns remainder
+      boolean decayed = false;
+      long deltaW = periodContrib;
+      if (delta + deltaW >= 1024) {
+        decayed = true;
+        deltaW = 1024 - deltaW;
+        sum += weight * deltaW;
+        delta -= deltaW;
+        long periods = delta / 1024;
+        delta %= 1024;
+        sum = decayLoad(sum, periods + 1);
+        sum += weight * runnableContrib(periods);
+        periodContrib = 0;
+      }
+      sum += weight * delta;
+      periodContrib += (int) delta;
+      if (decayed) {
+        avg = sum / LOAD_AVG_MAX;
+      }
+      return decayed;
     }
   }
 }

@@ -12,7 +12,7 @@ import org.lockvisor.locking.spi.LockMode;
  * @param tortureType {@code spin_lock}, {@code spin_lock_irq}, {@code mutex_lock} or {@code rwsem_lock}
  * @param lock the lock plugin; empty for the VM's kernel choice for that kind of lock
  * @param nwriters writer kthreads; 0 for twice the VM's vCPUs (the module's default)
- * @param nreaders reader kthreads (rwsem_lock only)
+ * @param nreaders reader kthreads (rw_lock, rw_lock_irq and rwsem_lock only)
  * @param holdNs time in the critical section (the module's write_delay / read_delay)
  * @param holdJitterNs the hold time is uniform in [holdNs, holdNs + holdJitterNs]
  * @param thinkNs kernel work between a release and the next acquisition
@@ -36,8 +36,8 @@ public record LockTortureConfig(
     lock = lock == null ? "" : lock;
     checkArgument(nwriters >= 0, "nwriters must not be negative: %s", nwriters);
     checkArgument(nreaders >= 0, "nreaders must not be negative: %s", nreaders);
-    checkArgument(nreaders == 0 || tortureType.equals("rwsem_lock"),
-        "nreaders [%s] needs torture-type rwsem_lock; [%s] has no readers", nreaders, tortureType);
+    checkArgument(nreaders == 0 || READER_TYPES.contains(tortureType),
+        "nreaders [%s] needs torture-type %s; [%s] has no readers", nreaders, READER_TYPES, tortureType);
     checkArgument(holdNs >= 0 && holdJitterNs >= 0 && thinkNs >= 0 && thinkJitterNs >= 0,
         "hold and think times must not be negative");
   }
@@ -70,8 +70,11 @@ public record LockTortureConfig(
   }
 
   /** The torture types lockvisor models. */
-  public static final java.util.List<String> TYPES = java.util.List.of("spin_lock", "spin_lock_irq", "mutex_lock",
-      "rwsem_lock");
+  public static final java.util.List<String> TYPES = java.util.List.of("spin_lock", "spin_lock_irq", "rw_lock",
+      "rw_lock_irq", "mutex_lock", "rwsem_lock");
+
+  /** The torture types with readers (kernel/locking/locktorture.c: rw_lock_ops, rw_lock_irq_ops, rwsem_lock_ops). */
+  public static final java.util.List<String> READER_TYPES = java.util.List.of("rw_lock", "rw_lock_irq", "rwsem_lock");
 
   /** The kind of kernel lock a torture type exercises, or null for an unknown type. */
   public static LockKind kindOf(String tortureType) {
@@ -80,6 +83,7 @@ public record LockTortureConfig(
     }
     return switch (tortureType) {
       case "spin_lock", "spin_lock_irq" -> LockKind.SPINLOCK;
+      case "rw_lock", "rw_lock_irq" -> LockKind.RWLOCK;
       case "mutex_lock" -> LockKind.MUTEX;
       case "rwsem_lock" -> LockKind.RWSEM;
       default -> null;
@@ -96,7 +100,19 @@ public record LockTortureConfig(
       case "spin_lock" -> LockMode.PLAIN;
       case "spin_lock_irq" -> LockMode.IRQ;
       case "mutex_lock" -> LockMode.SLEEPING;
+      // locktorture.c torture_rwlock_write_lock / torture_rwlock_write_lock_irq (write_lock_irqsave)
+      case "rw_lock" -> LockMode.WRITE_LOCK;
+      case "rw_lock_irq" -> LockMode.WRITE_LOCK_IRQSAVE;
       default -> LockMode.WRITE;
+    };
+  }
+
+  /** The mode readers take the lock in (torture types with readers). */
+  public LockMode readMode() {
+    return switch (tortureType) {
+      case "rw_lock" -> LockMode.READ_LOCK;
+      case "rw_lock_irq" -> LockMode.READ_LOCK_IRQSAVE;
+      default -> LockMode.READ;
     };
   }
 

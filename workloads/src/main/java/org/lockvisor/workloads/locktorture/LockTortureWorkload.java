@@ -12,11 +12,13 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.SplittableRandom;
 import org.lockvisor.locking.spi.KernelLock;
+import org.lockvisor.locking.spi.LockFactory.LockKind;
 import org.lockvisor.locking.spi.LockMode;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.Task;
+import org.lockvisor.machine.TaskAttachment;
 import org.lockvisor.workloads.spi.Workload;
 import org.lockvisor.workloads.spi.WorkloadContext;
 
@@ -35,6 +37,8 @@ import org.lockvisor.workloads.spi.WorkloadContext;
  * options (uniform in [time, time + jitter]).
  */
 public final class LockTortureWorkload implements Workload {
+  private static final TaskAttachment<Kthread> KTHREAD = TaskAttachment.of("locktorture kthread", Kthread.class);
+
 
   private final String name;
   private final LockTortureConfig config;
@@ -99,7 +103,7 @@ public final class LockTortureWorkload implements Workload {
         : ctx.locks().create(guest, lockName, algorithm, config.kind(), config.lockOptions(), "lock_torture_writer");
     LockMode writeMode = config.writeMode();
     Program writer = loop("lock_torture_writer", writeMode, false);
-    Program reader = withReaders ? loop("lock_torture_reader", LockMode.READ, true) : null;
+    Program reader = withReaders ? loop("lock_torture_reader", config.readMode(), true) : null;
     int nwriters = config.writers(guest.cpuCount());
     for (int i = 0; i < nwriters; i++) {
       writers.add(new Kthread(machine.sim().streams().get(ctx.vm().name() + "/" + name + "/writer" + i), false));
@@ -122,11 +126,11 @@ public final class LockTortureWorkload implements Workload {
 
   private static void spawn(org.lockvisor.machine.Kernel guest, Kthread k, String taskName, Program program) {
     k.task = guest.spawn(taskName, program);
-    k.task.userData = k;
+    KTHREAD.set(k.task, k);
   }
 
   private static Kthread kthread(Task t) {
-    return (Kthread) t.userData;
+    return KTHREAD.get(t);
   }
 
   private Program loop(String function, LockMode mode, boolean reader) {
@@ -134,7 +138,8 @@ public final class LockTortureWorkload implements Workload {
     long holdJitter = config.holdJitterNs();
     long think = config.thinkNs();
     long thinkJitter = config.thinkJitterNs();
-    String delaySymbol = reader ? "torture_rwsem_read_delay" : delaySymbol();
+    String delaySymbol = reader ? (config.kind() == LockKind.RWLOCK ? "torture_rwlock_read_delay"
+        : "torture_rwsem_read_delay") : delaySymbol();
     Program iteration = Program.named(function)
         .op(lock.lock(mode))
         .run(reader ? this::enterRead : this::enterWrite)
@@ -151,6 +156,7 @@ public final class LockTortureWorkload implements Workload {
     return switch (config.tortureType()) {
       case "spin_lock", "spin_lock_irq" -> "torture_spin_lock_write_delay";
       case "mutex_lock" -> "torture_mutex_delay";
+      case "rw_lock", "rw_lock_irq" -> "torture_rwlock_write_delay";
       default -> "torture_rwsem_write_delay";
     };
   }

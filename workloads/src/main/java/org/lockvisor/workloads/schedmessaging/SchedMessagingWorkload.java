@@ -65,11 +65,18 @@ import org.lockvisor.workloads.spi.WorkloadContext;
  *       child exit. The zombie is released under the write lock.
  * </ul>
  *
- * <p>Simplifications: tasklist_lock is an exclusive lock here (the parent is its only reader,
- * so reader-reader sharing never arises); the pipe wait queue's spinlock is priced, not
- * simulated; the ready pipe is a counter. Locks come from the context's lock provider, so the
- * experiment chooses their algorithms (mutex-count, rwsem-xadd and ppc-splpar for a 4.8
- * powerpc guest).
+ * <p>tasklist_lock is the rwlock_t it is in 4.8 (kernel/fork.c {@code copy_process}, kernel/exit.c
+ * {@code exit_notify} and {@code release_task}: {@code write_lock_irq}; {@code do_wait}: {@code
+ * read_lock}), so the parent's scan shares it with nothing but excludes the exiting children's
+ * and its own write sections, and perf shows {@code _raw_write_lock_irq}. It is the only rwlock_t
+ * on the path: the pipe paths take {@code pipe->mutex} and wait-queue spinlocks (fs/pipe.c),
+ * {@code kill_fasync} (fs/fcntl.c) does nothing without O_ASYNC, which the benchmark does not
+ * set, and the mm paths take rwsems.
+ *
+ * <p>Simplifications: the pipe wait queue's spinlock is priced, not simulated; the ready pipe is
+ * a counter. Locks come from the context's lock provider, so the experiment chooses their
+ * algorithms (mutex-count, rwsem-xadd, ppc-splpar and ppc-splpar-rwlock for a 4.8 powerpc
+ * guest).
  */
 public final class SchedMessagingWorkload implements Workload {
   /** The command name every task of the benchmark shows in perf. */
@@ -229,7 +236,7 @@ public final class SchedMessagingWorkload implements Workload {
     }
     treeSize = new int[mmLocks.length];
     vmaOrder = vmaOrder(config);
-    tasklistLock = context.locks().create(guest, "tasklist_lock", LockKind.SPINLOCK);
+    tasklistLock = context.locks().create(guest, "tasklist_lock", LockKind.RWLOCK);
     members = new Member[config.tasks()];
     for (int g = 0; g < groups; g++) {
       for (int i = 0; i < fds; i++) {
@@ -364,7 +371,7 @@ public final class SchedMessagingWorkload implements Workload {
         exit.run(t -> member(t).closed = 0)
             .loopWhile(t -> member(t).closed < heldPipes(member(t)), release);
       }
-      exit.op(tasklistLock.lock(LockMode.IRQ))
+      exit.op(tasklistLock.lock(LockMode.WRITE_LOCK_IRQ))
           .work(costs.exitNotifyNs(), "exit_notify")
           .run(t -> {
             member(t).zombie = true;
@@ -374,7 +381,7 @@ public final class SchedMessagingWorkload implements Workload {
               firstExitNs = lastExitNs;
             }
           })
-          .op(tasklistLock.unlock(LockMode.IRQ))
+          .op(tasklistLock.unlock(LockMode.WRITE_LOCK_IRQ))
           .op(Ops.wake(t -> parentState.waiting ? SchedMessagingWorkload.this.parent : null));
       Program exitPath = exit.build();
 
@@ -406,9 +413,9 @@ public final class SchedMessagingWorkload implements Workload {
           .work(costs.copyProcessNs(), "copy_process")
           .run(t -> parentState.vma = 0)
           .loopWhile(t -> parentState.vma < mmOps, linkVma)
-          .op(tasklistLock.lock(LockMode.IRQ))
+          .op(tasklistLock.lock(LockMode.WRITE_LOCK_IRQ))
           .work(costs.exitNotifyNs(), "copy_process")
-          .op(tasklistLock.unlock(LockMode.IRQ))
+          .op(tasklistLock.unlock(LockMode.WRITE_LOCK_IRQ))
           .run(t -> {
             Member m = members[parentState.forked++];
             m.task = guest.spawn(COMMAND, child);
@@ -422,9 +429,9 @@ public final class SchedMessagingWorkload implements Workload {
           .op(Ops.wake(t -> members[parentState.woken++].task))
           .build();
       Program release = Program.named("release_task")
-          .op(tasklistLock.lock(LockMode.IRQ))
+          .op(tasklistLock.lock(LockMode.WRITE_LOCK_IRQ))
           .work(costs.releaseTaskNs(), "release_task")
-          .op(tasklistLock.unlock(LockMode.IRQ))
+          .op(tasklistLock.unlock(LockMode.WRITE_LOCK_IRQ))
           .run(t -> {
             members[parentState.target].reaped = true;
             parentState.reaped++;
@@ -439,9 +446,9 @@ public final class SchedMessagingWorkload implements Workload {
           .build();
       Program wait = Program.named("SyS_wait4")
           .work(costs.syscallNs(), "system_call")
-          .op(tasklistLock.lock(LockMode.PLAIN))
+          .op(tasklistLock.lock(LockMode.READ_LOCK))
           .op(new ScanChildren())
-          .op(tasklistLock.unlock(LockMode.PLAIN))
+          .op(tasklistLock.unlock(LockMode.READ_LOCK))
           .branch(t -> parentState.found, release, sleepForChild)
           .build();
       this.parent = Program.named("bench_sched_messaging")

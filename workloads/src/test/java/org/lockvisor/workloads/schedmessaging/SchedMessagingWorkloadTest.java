@@ -11,8 +11,10 @@ import org.lockvisor.devices.spi.CostSource;
 import org.lockvisor.devices.spi.LockProvider;
 import org.lockvisor.devices.testing.TestMachines;
 import org.lockvisor.locking.builtin.CountMutexFactory;
+import org.lockvisor.locking.builtin.QueuedRwlockFactory;
 import org.lockvisor.locking.builtin.QueuedSpinLockFactory;
 import org.lockvisor.locking.builtin.XaddRwsemFactory;
+import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.locking.spi.LockCosts;
 import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.machine.Machine;
@@ -27,19 +29,23 @@ import org.lockvisor.workloads.spi.WorkloadContext;
 class SchedMessagingWorkloadTest {
   private static final LockCosts COSTS = new LockCosts(6, 60, 4, 1 << 13, 1_500, 300, 1_000);
 
-  private record Run(Machine machine, SchedMessagingWorkload bench, List<String> locks) {}
+  private record Run(Machine machine, SchedMessagingWorkload bench, List<String> locks, List<KernelLock> created) {}
 
   private static Run run(SchedMessagingConfig config, long seed) {
     Machine m = TestMachines.machine(seed, 4);
     Vm vm = TestMachines.vm(m, 4);
     List<String> names = new ArrayList<>();
+    List<KernelLock> created = new ArrayList<>();
     LockProvider locks = (kernel, name, kind) -> {
       names.add(name);
-      return switch (kind) {
+      KernelLock lock = switch (kind) {
         case MUTEX -> LockContext.builder(kernel, COSTS).name(name).create(new CountMutexFactory());
         case RWSEM -> LockContext.builder(kernel, COSTS).name(name).create(new XaddRwsemFactory());
+        case RWLOCK -> LockContext.builder(kernel, COSTS).name(name).create(new QueuedRwlockFactory());
         default -> LockContext.builder(kernel, COSTS).name(name).create(new QueuedSpinLockFactory());
       };
+      created.add(lock);
+      return lock;
     };
     SchedMessagingWorkload bench = new SchedMessagingWorkload("bench", config, null);
     bench.start(new WorkloadContext(m, vm, List.of(), TestMachines.X86_COSTS, org.lockvisor.workloads.spi.WorkloadLocks.of(locks)));
@@ -48,7 +54,7 @@ class SchedMessagingWorkloadTest {
       t += 10 * TestMachines.MS;
       m.sim().runUntil(t);
     }
-    return new Run(m, bench, names);
+    return new Run(m, bench, names, created);
   }
 
   private static SchedMessagingConfig small() {
@@ -73,6 +79,29 @@ class SchedMessagingWorkloadTest {
     assertThat(r.locks()).hasSize(2 * 20 + 10 + 12 + 2 + 1)
         .contains("anon_vma0.rwsem", "anon_vma11.rwsem", "ready_pipe.mutex", "wake_pipe.mutex", "tasklist_lock")
         .doesNotContain("anon_vma12.rwsem");
+  }
+
+  /**
+   * tasklist_lock is an rwlock_t (4.8 kernel/exit.c do_wait: read_lock; copy_process, exit_notify,
+   * release_task: write_lock_irq): the parent's scans take it for read, forks, exits and reaps
+   * for write, and the time shows as _raw_write_lock_irq.
+   */
+  @Test
+  void tasklistLock_rwlock_readByWaitAndWrittenByForkExitReap() {
+    Run r = run(small(), 1);
+    KernelLock tasklist = r.created().stream().filter(l -> l.name().equals("tasklist_lock")).findFirst().orElseThrow();
+    assertThat(tasklist.algorithm()).isEqualTo("qrwlock");
+    // 80 forks, 80 exit_notify, 80 release_task
+    assertThat(tasklist.stats().writes().acquisitions()).isEqualTo(3 * 80);
+    assertThat(tasklist.stats().reads().acquisitions()).isEqualTo(r.bench().figures().get("wait4_scans").longValue());
+    r.machine().syncAccounting();
+    long[] ns = new long[1];
+    r.machine().account().forEach((cpu, thread, stack, t) -> {
+      if (r.machine().symbols().name(r.machine().symbols().leaf(stack)).equals("_raw_write_lock_irq")) {
+        ns[0] += t;
+      }
+    });
+    assertThat(ns[0]).isPositive();
   }
 
   @Test
