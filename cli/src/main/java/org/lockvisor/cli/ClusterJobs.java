@@ -54,11 +54,18 @@ final class ClusterJobs {
    * What every task runs, apart from its shard: the sweep's file, the shared output directory, the
    * shard count, the runs each task runs in parallel, and the command line's own overrides.
    */
-  record Sweep(String name, Path file, Path out, int shards, int jobsPerTask, Long seed, List<String> sets) {
+  record Sweep(String name, Path file, Path out, int shards, int jobsPerTask, Long seed, List<String> sets,
+      List<String> extra) {
     Sweep {
       checkArgument(shards >= 1, "shards must be positive: %s", shards);
       checkArgument(jobsPerTask >= 1, "jobs per task must be positive: %s", jobsPerTask);
       sets = ImmutableList.copyOf(sets);
+      extra = ImmutableList.copyOf(extra);
+    }
+
+    /** A sweep's tasks (no envelope arguments). */
+    Sweep(String name, Path file, Path out, int shards, int jobsPerTask, Long seed, List<String> sets) {
+      this(name, file, out, shards, jobsPerTask, seed, sets, List.of());
     }
 
     /** The arguments after {@code lockvisor}, with the shard and output left to the caller. */
@@ -75,6 +82,7 @@ final class ClusterJobs {
         args.add("--set");
         args.add(s);
       }
+      args.addAll(extra); // an envelope's: --envelope --samples N --param ... --band ...
       return args;
     }
   }

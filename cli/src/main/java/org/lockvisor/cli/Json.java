@@ -14,6 +14,7 @@ import org.lockvisor.arch.spi.ArchProfileFactory;
 import org.lockvisor.arch.spi.Cost;
 import org.lockvisor.core.plugin.PluginDescriptor;
 import org.lockvisor.core.plugin.PluginOption;
+import org.lockvisor.experiment.Band;
 import org.lockvisor.experiment.Reproduction;
 import org.lockvisor.experiment.ReproductionParameter;
 import org.lockvisor.experiment.ReproductionResult;
@@ -83,6 +84,8 @@ final class Json {
           o.put("unit", c.key().unit().symbol())
               .put("confidence", c.isNotApplicable() ? "n/a" : c.source().confidence().name())
               .put("source", c.source().reference());
+          c.range().ifPresent(r -> o.putObject("range").put("low", r.low()).put("high", r.high())
+              .put("log", r.spansDecades()));
         }
       }
       if (Reproduction.KIND.equals(plugin.kind()) && reproductions.names().contains(plugin.name())) {
@@ -90,7 +93,10 @@ final class Json {
         ObjectNode whatIf = node.putObject("whatIf");
         ArrayNode parameters = whatIf.putArray("parameters");
         for (ReproductionParameter<?> p : r.parameters()) {
-          parameters.addObject().put("name", p.name()).put("allowed", p.allowed()).put("doc", p.description());
+          ObjectNode param = parameters.addObject().put("name", p.name()).put("allowed", p.allowed())
+              .put("doc", p.description());
+          p.domain().ifPresent(d -> param.put("default", p.defaultValue().orElseThrow())
+              .put("domain", ReproductionParameter.domainText(d)).put("source", d.source()));
         }
         ImmutableSortedSet.copyOf(r.archProfiles()).forEach(whatIf.putArray("profiles")::add);
       }
@@ -123,7 +129,35 @@ final class Json {
     result.report().forEach(node.putArray("report")::add);
     ObjectNode metrics = node.putObject("metrics");
     result.metrics().forEach(metrics::put);
+    if (!result.bands().isEmpty()) {
+      node.set("bands", bands(result.bands()));
+    }
     return node;
+  }
+
+  /**
+   * {@code [{key, quantity, column, published, low, high, simulated, met, baselineOnly}]}; a
+   * missing published figure and an open band end are {@code null}.
+   */
+  static ArrayNode bands(List<Band> bands) {
+    ArrayNode out = MAPPER.createArrayNode();
+    for (Band b : bands) {
+      ObjectNode n = out.addObject().put("key", b.key()).put("quantity", b.quantity()).put("column", b.column());
+      number(n, "published", b.published());
+      number(n, "low", b.low());
+      number(n, "high", b.high());
+      number(n, "simulated", b.simulated());
+      n.put("met", b.met()).put("baselineOnly", b.baselineOnly());
+    }
+    return out;
+  }
+
+  private static void number(ObjectNode n, String field, double v) {
+    if (Double.isFinite(v)) {
+      n.put(field, v);
+    } else {
+      n.putNull(field);
+    }
   }
 
   /** {@code {name, error}} for a reproduction whose simulation failed. */

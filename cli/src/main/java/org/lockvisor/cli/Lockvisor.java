@@ -37,6 +37,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
     versionProvider = BuildInfo.class,
     description = "Simulates, event by event, what locks do inside virtualized Linux.",
     subcommands = {PluginsCommand.class, ReproduceCommand.class, RunCommand.class, ExploreCommand.class,
+        CalibrateCommand.class,
         ValidateCommand.class,
         SweepCommand.class, MergeCommand.class, CommandLine.HelpCommand.class})
 public final class Lockvisor implements Runnable {

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.lockvisor.experiment.io.AtomicFiles;
+import org.lockvisor.experiment.runner.EnvelopeRunner;
 import org.lockvisor.experiment.runner.ResultJson;
 import org.lockvisor.experiment.runner.SweepRunner;
 import picocli.CommandLine.Command;
@@ -46,6 +47,9 @@ public final class MergeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    if (dirs.stream().anyMatch(EnvelopeRunner::isEnvelope)) {
+      return mergeEnvelope();
+    }
     ObjectNode merged = SweepRunner.merge(dirs, allowPartial);
     String json = ResultJson.write(merged);
     if (out != null) {
@@ -60,6 +64,31 @@ public final class MergeCommand implements Callable<Integer> {
     } else {
       PrintWriter stdout = spec.commandLine().getOut();
       stdout.println(json);
+      stdout.flush();
+    }
+    return Lockvisor.EXIT_OK;
+  }
+
+  /**
+   * Envelope shards ({@code reproduce --envelope --shard i/N --out DIR}): the same plan in every
+   * directory, every run once (or {@code --allow-partial}); writes envelope.json, the plots and
+   * report.html into {@code --out}, or prints envelope.json.
+   */
+  private int mergeEnvelope() {
+    for (Path d : dirs) {
+      if (!EnvelopeRunner.isEnvelope(d)) {
+        throw new org.lockvisor.experiment.UserInputException("[" + d + "] is not an envelope directory (no "
+            + EnvelopeRunner.PLAN_FILE + "); merge envelope shards or sweep shards, not both");
+      }
+    }
+    EnvelopeRunner.Merged merged = EnvelopeRunner.read(dirs, allowPartial);
+    var summary = EnvelopeRunner.summarise(merged.plan(), merged.runs());
+    if (out != null) {
+      OutputDirectory.prepare("--out", out, force, spec.commandLine().getErr());
+      EnvelopeReport.write(out, merged.plan(), summary, merged.partial());
+    } else {
+      PrintWriter stdout = spec.commandLine().getOut();
+      stdout.println(ResultJson.write(EnvelopeReport.json(merged.plan(), summary, merged.partial())));
       stdout.flush();
     }
     return Lockvisor.EXIT_OK;

@@ -132,6 +132,17 @@ public final class PluginsCommand implements Runnable {
       out.println("  costs: cost.<profile>.<COST_KEY>=<number> for profiles "
           + ImmutableSortedSet.copyOf(r.archProfiles()) + " (keys: lockvisor plugins --options <profile>)");
     }
+    if (r.parameters().stream().anyMatch(p -> p.domain().isPresent()) || !r.envelopeCosts().isEmpty()) {
+      out.println("  setup envelope (lockvisor reproduce " + r.name() + " --envelope, docs/envelopes.md): default,"
+          + " plausible range, source");
+      for (ReproductionParameter<?> p : r.parameters()) {
+        p.domain().ifPresent(d -> out.println("    " + p.name() + " = " + p.defaultValue().orElseThrow() + "  "
+            + ReproductionParameter.domainText(d) + "  (" + d.source() + ")"));
+      }
+      for (String c : r.envelopeCosts()) {
+        out.println("    " + c + "  (the estimate's range: lockvisor plugins --options <profile>)");
+      }
+    }
   }
 
   /**

@@ -10,16 +10,23 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.lockvisor.experiment.Reproduction;
+import org.lockvisor.experiment.ReproductionEnvelope;
 import org.lockvisor.experiment.ReproductionOptions;
 import org.lockvisor.experiment.ReproductionResult;
 import org.lockvisor.experiment.ReproductionRuns;
 import org.lockvisor.experiment.Reproductions;
 import org.lockvisor.experiment.SimulationFailedException;
+import org.lockvisor.experiment.UserInputException;
 import org.lockvisor.experiment.WhatIf;
+import org.lockvisor.experiment.calibrate.CalibrationReport;
+import org.lockvisor.experiment.calibrate.ParameterRange;
+import org.lockvisor.experiment.calibrate.ReproductionCalibration;
+import org.lockvisor.experiment.report.HtmlReport;
 import org.lockvisor.experiment.io.AtomicFiles;
 import org.lockvisor.experiment.report.ReproductionPage;
 import org.lockvisor.experiment.report.RunCapture;
 import org.lockvisor.experiment.report.RunDirectories;
+import org.lockvisor.experiment.runner.EnvelopeRunner;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -84,8 +91,83 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
   @Mixin
   private TraceOptions traceOptions = new TraceOptions();
 
+  @Option(names = "--calibrate",
+      description = "Fit the declared setup parameters to the published baseline column only, predict the patched"
+          + " column at the fitted point and judge its bands (see docs/envelopes.md).")
+  private boolean calibrate;
+
+  @Option(names = "--max-evaluations", paramLabel = "N",
+      description = "With --calibrate: points the optimiser may try at most (default 40).")
+  private Integer maxEvaluations;
+
+  @Option(names = "--envelope", description = {"Run a setup envelope instead of the reproduction: sample its declared"
+      + " parameters (and the cost estimates it names) over their plausible ranges by Latin hypercube, run every"
+      + " variant at every sample with the same seeds, and report the published figures' place in the simulated"
+      + " spread, the samples that meet every band, and each parameter's PRCC on the effect (docs/envelopes.md)."})
+  private boolean envelope;
+
+  @Option(names = "--samples", paramLabel = "N", description = "With --envelope: Latin hypercube samples (default 32).")
+  private Integer samples;
+
+  @Option(names = "--seeds", paramLabel = "K", description = "With --envelope: seeds per sample, the same for every"
+      + " sample (default 2). With --calibrate: seeds per point (default 2; 1 for a reproduction without a seed"
+      + " parameter).")
+  private Integer seeds;
+
+  @Option(names = "--seed", paramLabel = "N", description = "With --envelope: root seed of the hypercube and of the"
+      + " runs' seeds N, N+1, ... (default 1).")
+  private Long seed;
+
+  @Option(names = "--jobs", paramLabel = "J", description = "With --envelope: parallel runs (default: available"
+      + " processors). With --calibrate: reproduction runs at once (default 1).")
+  private Integer jobs;
+
+  @Option(names = {"--param", "--params"}, split = ",", paramLabel = "SPEC", description = {"With --envelope: a"
+      + " parameter to sample (repeatable, or comma-separated; default: every declared one and the reproduction's cost"
+      + " estimates): NAME (its declared range), NAME=LOW..HIGH[:log] or NAME=A|B|C inside the declared range; NAME"
+      + " is a parameter or cost.<profile>.<KEY> of an [E] estimate.",
+      "With --calibrate: a parameter to fit (default: the reproduction's calibration parameters), NAME or"
+          + " NAME=LOW..HIGH[:log] inside its declared numeric range, e.g. --params backend-service-us=10..50."})
+  private List<String> params = new ArrayList<>();
+
+  @Option(names = "--effect", paramLabel = "KEY", description = "With --envelope: the band key the PRCC and the"
+      + " scatter plots use (default: the first ratio-like band).")
+  private String effect;
+
+  @Option(names = "--shard", paramLabel = "i/N", description = "With --envelope and --out: run only the samples"
+      + " whose index is i modulo N; merge the shard directories with 'lockvisor merge'.")
+  private String shard;
+
+  @Option(names = "--resume", description = "With --envelope and --out: skip the runs already written in DIR by the"
+      + " same envelope.")
+  private boolean resume;
+
   @Override
   public Integer call() {
+    if (calibrate && envelope) {
+      throw new UserInputException("--calibrate and --envelope are two different runs; give one");
+    }
+    if (calibrate) {
+      if (samples != null || seed != null || effect != null || shard != null || resume) {
+        throw new UserInputException("--samples, --seed, --effect, --shard and --resume are options of --envelope,"
+            + " not of --calibrate");
+      }
+      Reproductions registry = lockvisor.injector().getInstance(Reproductions.class);
+      return calibrate(ALL.equals(target) ? registry.all().values().asList()
+          : ImmutableList.of(registry.choose(target)));
+    }
+    if (maxEvaluations != null) {
+      throw new UserInputException("--max-evaluations takes effect only with --calibrate");
+    }
+    if (envelope) {
+      return runEnvelope();
+    }
+    if (samples != null || seeds != null || seed != null || jobs != null || !params.isEmpty() || effect != null
+        || shard != null || resume) {
+      throw new org.lockvisor.experiment.UserInputException("--samples, --seeds, --seed, --jobs, --param, --effect,"
+          + " --shard and --resume take effect only with --envelope (--seeds, --jobs and --param(s) also with"
+          + " --calibrate)");
+    }
     int traceEvents = traceOptions.eventsFor(out);
     Reproductions registry = lockvisor.injector().getInstance(Reproductions.class);
     ImmutableList<Reproduction> chosen = ALL.equals(target)
@@ -155,6 +237,99 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
   }
 
   /**
+   * {@code --envelope}: every check of the input (the reproduction, the parameters and their ranges,
+   * the counts, every sample's settings) before anything runs; then the runs, in parallel, and the
+   * summary (text or JSON on stdout; with {@code --out}, envelope.json, plots and report.html).
+   */
+  private int runEnvelope() {
+    if (ALL.equals(target)) {
+      throw new org.lockvisor.experiment.UserInputException("--envelope runs one reproduction; name it instead of"
+          + " [all]");
+    }
+    int n = samples == null ? 32 : samples;
+    int k = seeds == null ? 2 : seeds;
+    if (n < 1 || n > 100_000) {
+      throw new org.lockvisor.experiment.UserInputException("--samples [" + n + "] is out of range; allowed: [1, 100000]");
+    }
+    if (k < 1 || k > 1000) {
+      throw new org.lockvisor.experiment.UserInputException("--seeds [" + k + "] is out of range; allowed: [1, 1000]");
+    }
+    int threads = jobs == null ? Runtime.getRuntime().availableProcessors() : jobs;
+    if (threads < 1 || threads > 1024) {
+      throw new org.lockvisor.experiment.UserInputException("--jobs [" + threads + "] is out of range; allowed: [1, 1024]");
+    }
+    int[] sh = EnvelopeCommands.shard(shard);
+    if ((shard != null || resume) && out == null) {
+      throw new org.lockvisor.experiment.UserInputException((shard != null ? "--shard" : "--resume")
+          + " needs --out DIR (the shards' runs are merged from their directories)");
+    }
+    if (traceOptions.requested()) {
+      throw new org.lockvisor.experiment.UserInputException("--trace takes no effect with --envelope");
+    }
+    Reproductions registry = lockvisor.injector().getInstance(Reproductions.class);
+    Reproduction reproduction = registry.choose(target);
+    ReproductionEnvelope subject = new ReproductionEnvelope(reproduction, EnvelopeCommands.profiles());
+    ImmutableList<org.lockvisor.experiment.envelope.Dimension> dims = subject.dimensions(params);
+    if (subject.seedParameter().isEmpty() && k > 1) {
+      throw new org.lockvisor.experiment.UserInputException(reproduction.name() + " takes no seed: give --seeds 1");
+    }
+    long root = seed == null ? 1 : seed;
+    ImmutableList.Builder<Long> seedList = ImmutableList.builder();
+    for (int j = 0; j < k; j++) {
+      seedList.add(root + j);
+    }
+    EnvelopeRunner.Plan plan = new EnvelopeRunner.Plan("reproduction", reproduction.name(), quick, dims, n,
+        seedList.build(), root, effect, ImmutableList.copyOf(settings));
+    for (String s : settings) {
+      String name = s.contains("=") ? s.substring(0, s.indexOf('=')) : s;
+      if (dims.stream().anyMatch(d -> d.name().equals(name)) || subject.seedParameter().map(name::equals).orElse(false)) {
+        throw new org.lockvisor.experiment.UserInputException("--set [" + s + "]: [" + name + "] is set by the envelope"
+            + " itself (a sampled parameter or the seed)");
+      }
+    }
+    // every sample's settings are checked before anything runs
+    for (var sample : plan.sampled()) {
+      subject.whatIf(settings, sample.values(), root);
+    }
+    OutputDirectory.prepare("--out", out, force, resume ? null : spec.commandLine().getErr());
+    PrintWriter stdout = spec.commandLine().getOut();
+    PrintWriter stderr = spec.commandLine().getErr();
+    Progress progress = new Progress(stderr);
+    long start = System.nanoTime();
+    EnvelopeRunner.Outcome outcome = EnvelopeRunner.run(plan, subject.simulation(quick, settings), out,
+        new EnvelopeRunner.Options(threads, sh[0], sh[1], resume), progress::line);
+    progress.finish();
+    double wall = (System.nanoTime() - start) / 1e9;
+    stderr.println(String.format(java.util.Locale.ROOT, "lockvisor: envelope of %s: %d runs (%d ran, %d skipped) in"
+        + " %.1f s wall with --jobs %d", reproduction.name(), outcome.runs(), outcome.ran(), outcome.skipped(), wall,
+        threads));
+    for (String f : outcome.failed()) {
+      stderr.println("lockvisor: envelope of " + reproduction.name() + ": " + f);
+    }
+    if (outcome.summary().isPresent()) {
+      var summary = outcome.summary().get();
+      if (out != null) {
+        EnvelopeReport.write(out, plan, summary, false);
+      }
+      if (format == OutputFormat.JSON) {
+        stdout.println(Json.write(EnvelopeReport.json(plan, summary, false)));
+      } else {
+        EnvelopeReport.text(plan, summary).forEach(stdout::println);
+        if (out != null) {
+          stdout.println("wrote " + out.resolve(EnvelopeReport.JSON) + ", " + out.resolve(EnvelopeReport.HTML)
+              + " and " + out.resolve("plots"));
+        }
+      }
+    } else {
+      stdout.println("envelope of " + reproduction.name() + ": shard " + sh[0] + "/" + sh[1] + " ran " + outcome.ran()
+          + " of " + outcome.runs() + " runs into " + out + "; merge the shards with 'lockvisor merge'");
+    }
+    stdout.flush();
+    stderr.flush();
+    return outcome.failed().isEmpty() ? Lockvisor.EXIT_OK : Lockvisor.EXIT_FAILED;
+  }
+
+  /**
    * A reproduction's internal runs: each one advances the progress on stderr and, with {@code
    * --out}, is written under {@code <name>/runs/<label>/}.
    */
@@ -210,6 +385,88 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
     stdout.println((whatIf.isEmpty() ? "" : WhatIf.LABEL) + (result.reproduced() ? "REPRODUCED" : "NOT REPRODUCED")
         + ": " + result.headline());
     stdout.println();
+  }
+
+  /**
+   * {@code --calibrate}: each chosen reproduction fitted to its published baseline column ({@link
+   * ReproductionCalibration}), every input checked before the first run. Exit 0 when every held-out
+   * band is met by its prediction, 1 otherwise.
+   */
+  private int calibrate(List<Reproduction> chosen) {
+    if (!settings.isEmpty()) {
+      throw new UserInputException("--set and --calibrate do not go together: a calibration moves the parameters"
+          + " itself (name them with --params)");
+    }
+    if (!params.isEmpty() && ALL.equals(target)) {
+      throw new UserInputException("--params names the parameters of one reproduction, not of [all]");
+    }
+    int k = seeds == null ? 2 : seeds;
+    int j = jobs == null ? 1 : jobs;
+    int evaluations = maxEvaluations == null ? 40 : maxEvaluations;
+    if (k < 1 || k > 100) {
+      throw new UserInputException("--seeds must be in [1, 100]: [" + k + "]");
+    }
+    if (j < 1 || j > 256) {
+      throw new UserInputException("--jobs must be in [1, 256]: [" + j + "]");
+    }
+    if (evaluations < 10 || evaluations > 10_000) {
+      throw new UserInputException("--max-evaluations must be in [10, 10000]: [" + evaluations + "]");
+    }
+    List<ParameterRange> ranges = ParameterRange.parseAll("--params", params, true);
+    List<ReproductionCalibration> calibrations = new ArrayList<>();
+    for (Reproduction r : chosen) {
+      calibrations.add(new ReproductionCalibration(r, ranges, quick, k, j, evaluations));
+    }
+    OutputDirectory.prepare("--out", out, force, spec.commandLine().getErr());
+    PrintWriter stdout = spec.commandLine().getOut();
+    PrintWriter stderr = spec.commandLine().getErr();
+    Progress progress = new Progress(stderr);
+    ArrayNode json = Json.MAPPER.createArrayNode();
+    boolean allMet = true;
+    for (int i = 0; i < chosen.size(); i++) {
+      Reproduction r = chosen.get(i);
+      ReportedRuns runs = new ReportedRuns(r.name() + " --calibrate", progress, null);
+      CalibrationReport report;
+      try {
+        report = calibrations.get(i).run(runs);
+      } catch (SimulationFailedException e) {
+        progress.finish();
+        allMet = false;
+        String error = "calibration of reproduction [" + r.name() + "] failed: " + Lockvisor.oneLine(e.getMessage());
+        stderr.println("lockvisor: " + error);
+        json.add(Json.MAPPER.createObjectNode().put("name", r.name()).put("error", error));
+        continue;
+      }
+      progress.finish();
+      if (!report.allMet()) {
+        allMet = false;
+        stderr.println("lockvisor: reproduction [" + r.name() + "] calibrated on its baseline: a predicted figure"
+            + " misses its band");
+      }
+      com.fasterxml.jackson.databind.node.ObjectNode node = Json.MAPPER.valueToTree(report.json());
+      node.put("name", r.name());
+      json.add(node);
+      if (format == OutputFormat.TEXT) {
+        stdout.println("== " + r.name() + " --calibrate: " + r.summary());
+        report.text().forEach(stdout::println);
+        stdout.println((report.allMet() ? "PREDICTED" : "NOT PREDICTED") + ": the held-out bands "
+            + (report.allMet() ? "are all met" : "are not all met") + " at the point fitted to the baseline column");
+        stdout.println();
+      }
+      if (out != null) {
+        Path dir = out.resolve(r.name());
+        write(dir.resolve(CalibrationReport.JSON_FILE), Json.write(node));
+        write(dir.resolve(CalibrationReport.TEXT_FILE), String.join(System.lineSeparator(), report.text()));
+        write(dir.resolve(ReproductionPage.FILE_NAME),
+            report.html(new HtmlReport("lockvisor reproduce " + r.name() + " --calibrate")).render());
+      }
+    }
+    if (format == OutputFormat.JSON) {
+      stdout.println(Json.write(ALL.equals(target) ? json : json.get(0)));
+    }
+    stdout.flush();
+    stderr.flush();
+    return allMet ? Lockvisor.EXIT_OK : Lockvisor.EXIT_FAILED;
   }
 
   private static void write(Path file, String content) {

@@ -14,6 +14,7 @@ import org.lockvisor.experiment.io.AtomicFiles;
 import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.model.SweepPoints;
 import org.lockvisor.experiment.runner.ExperimentRunner;
+import org.lockvisor.experiment.runner.EnvelopeRunner;
 import org.lockvisor.experiment.runner.ResultJson;
 import org.lockvisor.experiment.runner.SweepRunner;
 import picocli.CommandLine.Command;
@@ -89,8 +90,36 @@ public final class SweepCommand implements Callable<Integer> {
       description = "With --emit k8s: the PersistentVolumeClaim mounted at /out, shared by every task.")
   private String claim;
 
+  @Option(names = "--envelope", description = "Run a setup envelope: sample the --param ranges by Latin hypercube,"
+      + " run the base and every variant at every sample with the same seeds, and judge the --band figures"
+      + " (docs/envelopes.md).")
+  private boolean envelope;
+
+  @Option(names = "--samples", paramLabel = "N", description = "With --envelope: samples (default 32).")
+  private Integer samples;
+
+  @Option(names = "--seeds", paramLabel = "K", description = "With --envelope: seeds per sample (default: the file's"
+      + " replications, at least 2).")
+  private Integer seeds;
+
+  @Option(names = "--param", paramLabel = "SPEC", description = "With --envelope: PATH=LOW..HIGH[:log], PATH=A|B|C, or"
+      + " cost.<profile>.<KEY>[=LOW..HIGH[:log]] (an estimate's own range without one) (repeatable).")
+  private List<String> params = new ArrayList<>();
+
+  @Option(names = "--band", paramLabel = "KEY[=LOW..HIGH][@PUBLISHED]", description = "With --envelope: a figure to"
+      + " judge, <variant>.<vm>/<workload>.<figure> (variant 'base' for the file as written) or"
+      + " ratio.<variant>.<vm>/<workload>.<figure> (repeatable).")
+  private List<String> bands = new ArrayList<>();
+
+  @Option(names = "--effect", paramLabel = "KEY", description = "With --envelope: the band the PRCC and the plots"
+      + " use (default: the first ratio, else the first band).")
+  private String effect;
+
   @Override
   public Integer call() {
+    if (!envelope && (samples != null || seeds != null || !params.isEmpty() || !bands.isEmpty() || effect != null)) {
+      throw new UserInputException("--samples, --seeds, --param, --band and --effect take effect only with --envelope");
+    }
     if (emit == null && (shards != null || image != null || claim != null)) {
       throw new UserInputException((shards != null ? "--shards" : image != null ? "--image" : "--claim")
           + " takes effect only with --emit slurm|k8s");
@@ -129,6 +158,9 @@ public final class SweepCommand implements Callable<Integer> {
     if (runner != unchanged) {
       CheckOptions.limitMemory(runner, maxMemory, threads);
     }
+    if (envelope) {
+      return runEnvelope(runner, threads, shardIndex, shardCount);
+    }
     if (e.sweep().isEmpty() && e.replications() == 1) {
       throw new UserInputException(file + ": nothing to sweep; add [sweep] parameters or [replications] (or use"
           + " 'lockvisor run')");
@@ -161,6 +193,65 @@ public final class SweepCommand implements Callable<Integer> {
     return Lockvisor.EXIT_OK;
   }
 
+  /** The envelope's plan and subject, every input checked (nothing runs). */
+  private record EnvelopeSetup(EnvelopeRunner.Plan plan, SweepEnvelope subject) {}
+
+  private EnvelopeSetup envelopeSetup(ExperimentRunner runner) {
+    SweepEnvelope subject = new SweepEnvelope(file, runner, sets, seed, params, bands);
+    int n = samples == null ? 32 : samples;
+    int k = seeds == null ? Math.max(2, subject.experiment().replications()) : seeds;
+    if (n < 1 || n > 100_000) {
+      throw new UserInputException("--samples [" + n + "] is out of range; allowed: [1, 100000]");
+    }
+    if (k < 1 || k > 1000) {
+      throw new UserInputException("--seeds [" + k + "] is out of range; allowed: [1, 1000]");
+    }
+    long root = subject.experiment().seed();
+    com.google.common.collect.ImmutableList.Builder<Long> seedList = com.google.common.collect.ImmutableList.builder();
+    for (int j = 0; j < k; j++) {
+      seedList.add(root + j);
+    }
+    // the absolute path: an emitted task names the file so, and its shards must merge with a local run
+    EnvelopeRunner.Plan plan = new EnvelopeRunner.Plan("sweep", file.toAbsolutePath().normalize().toString(), false,
+        subject.dimensions(), n,
+        seedList.build(), root, effect, com.google.common.collect.ImmutableList.copyOf(sets));
+    if (effect != null && bands.stream().noneMatch(b -> b.startsWith(effect + "=") || b.startsWith(effect + "@")
+        || b.equals(effect))) {
+      throw new UserInputException("--effect [" + effect + "] is not one of the --band keys");
+    }
+    subject.check(plan.sampled());
+    return new EnvelopeSetup(plan, subject);
+  }
+
+  private int runEnvelope(ExperimentRunner runner, int threads, int shardIndex, int shardCount) {
+    EnvelopeSetup setup = envelopeSetup(runner);
+    EnvelopeRunner.Plan plan = setup.plan();
+    OutputDirectory.prepare("--out", out, force, resume ? null : spec.commandLine().getErr());
+    PrintWriter err = spec.commandLine().getErr();
+    Progress progress = new Progress(err);
+    long start = System.nanoTime();
+    EnvelopeRunner.Outcome outcome = EnvelopeRunner.run(plan, setup.subject().simulation(), out,
+        new EnvelopeRunner.Options(threads, shardIndex, shardCount, resume), progress::line);
+    progress.finish();
+    err.println(String.format(java.util.Locale.ROOT, "lockvisor: envelope of %s: %d runs (%d ran, %d skipped) in %.1f s"
+        + " wall with --jobs %d", file, outcome.runs(), outcome.ran(), outcome.skipped(),
+        (System.nanoTime() - start) / 1e9, threads));
+    outcome.failed().forEach(f -> err.println("lockvisor: envelope of " + file + ": " + f));
+    PrintWriter stdout = spec.commandLine().getOut();
+    if (outcome.summary().isPresent()) {
+      EnvelopeReport.write(out, plan, outcome.summary().get(), false);
+      EnvelopeReport.text(plan, outcome.summary().get()).forEach(stdout::println);
+      stdout.println("wrote " + out.resolve(EnvelopeReport.JSON) + ", " + out.resolve(EnvelopeReport.HTML) + " and "
+          + out.resolve("plots"));
+    } else {
+      stdout.println("envelope of " + file + ": shard " + shardIndex + "/" + shardCount + " ran " + outcome.ran()
+          + " of " + outcome.runs() + " runs into " + out + "; merge the shards with 'lockvisor merge'");
+    }
+    stdout.flush();
+    err.flush();
+    return outcome.failed().isEmpty() ? Lockvisor.EXIT_OK : Lockvisor.EXIT_FAILED;
+  }
+
   /**
    * {@code --emit}: checks the sweep like a run would, then writes the job description into DIR
    * and prints how to submit and merge it. Nothing runs here.
@@ -189,8 +280,33 @@ public final class SweepCommand implements Callable<Integer> {
           + " emitted tasks resume, and a resumed point does not record its costs");
     }
     Experiment e = runner.validateTree(file.toString(), ExperimentFiles.load(file, sets, seed));
-    int points = SweepPoints.of(e).size();
-    if (e.sweep().isEmpty() && e.replications() == 1) {
+    List<String> extra = new ArrayList<>();
+    int points;
+    if (envelope) {
+      points = envelopeSetup(runner).plan().samples();
+      extra.add("--envelope");
+      extra.add("--samples");
+      extra.add(Integer.toString(points));
+      if (seeds != null) {
+        extra.add("--seeds");
+        extra.add(seeds.toString());
+      }
+      params.forEach(p -> {
+        extra.add("--param");
+        extra.add(p);
+      });
+      bands.forEach(b -> {
+        extra.add("--band");
+        extra.add(b);
+      });
+      if (effect != null) {
+        extra.add("--effect");
+        extra.add(effect);
+      }
+    } else {
+      points = SweepPoints.of(e).size();
+    }
+    if (!envelope && e.sweep().isEmpty() && e.replications() == 1) {
       throw new UserInputException(file + ": nothing to sweep; add [sweep] parameters or [replications] (or use"
           + " 'lockvisor run')");
     }
@@ -199,7 +315,7 @@ public final class SweepCommand implements Callable<Integer> {
       throw new UserInputException("--shards [" + n + "] is out of range; allowed: [1, " + points
           + "] (the sweep's points)");
     }
-    ClusterJobs.Sweep sweep = new ClusterJobs.Sweep(e.name(), file, out, n, perTask, seed, sets);
+    ClusterJobs.Sweep sweep = new ClusterJobs.Sweep(e.name(), file, out, n, perTask, seed, sets, extra);
     String text;
     if (target == ClusterJobs.Target.SLURM) {
       text = ClusterJobs.slurm(sweep, launcher());

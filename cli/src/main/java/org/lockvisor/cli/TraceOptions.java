@@ -16,6 +16,11 @@ final class TraceOptions {
       description = "Bound of each trace.json: at most N events are kept (default: ${DEFAULT-VALUE}).")
   private int maxEvents;
 
+  /** Whether {@code --trace} was given. */
+  boolean requested() {
+    return trace;
+  }
+
   /**
    * The trace bound to record with (0: no trace), after checking the options against {@code out}.
    *

@@ -182,4 +182,112 @@ final class FakeReproductions {
           List.of("  PASS  band"), ImmutableMap.of("ttwu_full_ns", ttwu, "level", (double) level));
     }
   }
+
+  /**
+   * Declares a setup (a whole-number level, a mode, one cost estimate) and judges three bands whose
+   * values follow the setting and a little seed noise, in microseconds of test time: an envelope's
+   * plumbing without a simulation.
+   */
+  public static final class WithEnvelope implements Reproduction {
+    static final ReproductionParameter<Integer> LEVEL = ReproductionParameter.integer("level", "how hard (default 5)",
+        1, 9).declareRange("5", 1, 9, false, "the fake's own range");
+    static final ReproductionParameter<String> MODE = ReproductionParameter.of("mode", "a or b (default a)",
+        "one of [a, b]", v -> v.equals("a") || v.equals("b") ? v : null).declareChoice("a", List.of("a", "b"),
+        "the fake's two modes");
+    static final ReproductionParameter<Long> SEED = ReproductionParameter.seed("the seed (default 1)");
+    static final ReproductionParameter<Integer> FIXED = ReproductionParameter.integer("fixed", "no domain", 1, 2);
+
+    @Override
+    public String name() {
+      return "fake-envelope";
+    }
+
+    @Override
+    public String summary() {
+      return "bands that follow a declared setup";
+    }
+
+    @Override
+    public List<ReproductionParameter<?>> parameters() {
+      return List.of(LEVEL, MODE, SEED, FIXED);
+    }
+
+    @Override
+    public Set<String> archProfiles() {
+      return Set.of("x86_64-kvm");
+    }
+
+    @Override
+    public List<String> envelopeCosts() {
+      return List.of("cost.x86_64-kvm.TTWU_FULL");
+    }
+
+    @Override
+    public ReproductionResult run(ReproductionOptions options) {
+      double ttwu = options.profile("x86_64-kvm").costs().value(CostKey.TTWU_FULL);
+      int level = options.parameter(LEVEL).orElse(5);
+      boolean b = options.parameter(MODE).orElse("a").equals("b");
+      long seed = options.parameter(SEED).orElse(1L);
+      double baseline = 100 + 10 * level + ttwu / 100 + (seed % 3);
+      double patched = baseline * (1 + 0.02 * level) + (b ? 5 : 0);
+      List<org.lockvisor.experiment.Band> bands = List.of(
+          org.lockvisor.experiment.Band.baseline("baseline.iops", "baseline IOPS", 150, 120, 180, baseline),
+          org.lockvisor.experiment.Band.heldOut("patched.iops", "patched IOPS", "patched", 170, 140, 200, patched),
+          org.lockvisor.experiment.Band.heldOut("ratio", "patched/baseline", "ratio", 1.1, 1.05, 1.15,
+              patched / baseline));
+      return ReproductionResult.of(name(), true, "fake envelope " + level, List.of(),
+          ImmutableMap.of("baseline", baseline)).withBands(bands);
+    }
+  }
+
+  /**
+   * Calibratable: its baseline figure falls with the x86_64-kvm TTWU_FULL cost it declares for
+   * --calibrate; the published baseline is the figure at 1200 ns, the patched column halves the cost.
+   */
+  public static final class Calibratable implements Reproduction {
+    static final ReproductionParameter<Long> SEED = ReproductionParameter.seed("the seed");
+
+    static double figure(double ttwuNs, long seed) {
+      return 1e6 / (ttwuNs + 300) * (1 + 0.002 * new java.util.SplittableRandom(seed).nextGaussian());
+    }
+
+    @Override
+    public String name() {
+      return "fake-calibratable";
+    }
+
+    @Override
+    public String summary() {
+      return "a baseline figure set by TTWU_FULL";
+    }
+
+    @Override
+    public List<ReproductionParameter<?>> parameters() {
+      return List.of(SEED);
+    }
+
+    @Override
+    public Set<String> archProfiles() {
+      return Set.of("x86_64-kvm");
+    }
+
+    @Override
+    public List<String> calibrationParameters() {
+      return List.of("cost.x86_64-kvm.TTWU_FULL");
+    }
+
+    @Override
+    public ReproductionResult run(ReproductionOptions options) {
+      double ttwu = options.profile("x86_64-kvm").costs().value(CostKey.TTWU_FULL);
+      long seed = options.parameter(SEED).orElse(0L);
+      double base = figure(ttwu, seed);
+      double patched = figure(ttwu / 2, seed);
+      double published = 1e6 / 1500;
+      return ReproductionResult.of(name(), true, "fake", List.of(), ImmutableMap.of()).withBands(List.of(
+          org.lockvisor.experiment.Band.baseline("base.rate", "baseline rate", published, 0.9 * published,
+              1.1 * published, base),
+          org.lockvisor.experiment.Band.heldOut("patched.rate", "patched rate", "patched", 1e6 / 900, 1e6 / 1000,
+              1e6 / 800, patched)));
+    }
+  }
 }

@@ -16,7 +16,9 @@ import org.lockvisor.cli.CliFixture.Run;
  * run (its event fingerprint), so none is a silent no-op. arm64's paravirtual
  * {@code vcpu_is_preempted} (arm64-pv-sched) makes the guest's {@code vcpu-is-preempted} switch
  * matter, which on the profile's default semantics ({@code none}) is refused. The refusals
- * themselves are files under {@code bad-experiments/} (80 to 87).
+ * themselves are files under {@code bad-experiments/} (80 to 91). The settings the arch profile
+ * does not hold — the {@code kvm_vcpu_on_spin} variant, {@code ple-shrink}, the host background —
+ * reach the machine's hypervisor configuration and change the run too.
  */
 class HypervisorSectionTest {
 
@@ -116,6 +118,64 @@ class HypervisorSectionTest {
     String on = fingerprint(ownerSpinning("arm64-kvm", hypervisor, true));
 
     assertThat(on).isNotEqualTo(off);
+  }
+
+  /** 6 vCPUs on 2 CPUs spinning on spinlocks: PLE traps find vCPUs preempted while runnable. */
+  private static String overcommittedSpin(String hypervisor) {
+    return experiment("x86_64-kvm", hypervisor, false, "spin_lock").replace("vcpus: 4", "vcpus: 6")
+        .replace("pinning: [0, 1, 0, 1]", "pinning: [0, 1, 0, 1, 0, 1]").replace("duration: 2ms", "duration: 4ms");
+  }
+
+  @Test
+  void directedYield_eachVariant_changesTheRun() throws IOException {
+    String base = fingerprint(overcommittedSpin(""));
+    String alias = fingerprint(overcommittedSpin("hypervisor: {directed-yield: true}"));
+    String v38 = fingerprint(overcommittedSpin("hypervisor: {directed-yield: v3.8}"));
+    String v32 = fingerprint(overcommittedSpin("hypervisor: {directed-yield: v3.2}"));
+    String v310 = fingerprint(overcommittedSpin("hypervisor: {directed-yield: v3.10}"));
+    String none = fingerprint(overcommittedSpin("hypervisor: {directed-yield: none}"));
+
+    // the profile's variant is 3.8: naming it, or true, is the default run
+    assertThat(v38).isEqualTo(base).isEqualTo(alias);
+    assertThat(java.util.Set.copyOf(java.util.List.of(base, v32, v310, none))).hasSize(4);
+  }
+
+  @Test
+  void pleShrink_changesTheRun() throws IOException {
+    // the x86 profile's window is fixed (3.x, before 3.18's dynamic window): shrinking needs growth
+    String base = fingerprint(overcommittedSpin("hypervisor: {ple-grow: 8}").replace("duration: 4ms", "duration: 10ms"));
+    String shrink = fingerprint(overcommittedSpin("hypervisor: {ple-grow: 8, ple-shrink: 2}")
+        .replace("duration: 4ms", "duration: 10ms"));
+
+    assertThat(shrink).isNotEqualTo(base);
+  }
+
+  @Test
+  void hostBackground_eachKey_changesTheRun() throws IOException {
+    String base = fingerprint(experiment("x86_64-kvm", "", false, "spin_lock"));
+    for (String setting : java.util.List.of("host-tick: skewed", "host-softirq-rate: 0",
+        "host-softirq-time: 30us", "host-kworker-rate: 5000")) {
+      String changed = fingerprint(experiment("x86_64-kvm", "hypervisor: {" + setting + "}", false, "spin_lock"));
+      assertThat(changed).as(setting).isNotEqualTo(base);
+    }
+    // at the default 100 kworker wakeups/s a 2 ms run may see none: time them where they happen
+    String often = fingerprint(experiment("x86_64-kvm", "hypervisor: {host-kworker-rate: 5000}", false, "spin_lock"));
+    String longer = fingerprint(experiment("x86_64-kvm", "hypervisor: {host-kworker-rate: 5000,"
+        + " host-kworker-time: 100us}", false, "spin_lock"));
+    assertThat(longer).isNotEqualTo(often);
+  }
+
+  @Test
+  void arm64OpenEulerEra_vcpuIsPreemptedSwitch_changesTheRunAsTheSemanticsDoes() throws IOException {
+    String era = "hypervisor: {kernel-era: 5.10-openeuler}";
+    String off = fingerprint(ownerSpinning("arm64-kvm", era, false));
+    String on = fingerprint(ownerSpinning("arm64-kvm", era, true));
+
+    assertThat(on).isNotEqualTo(off)
+        .isEqualTo(fingerprint(ownerSpinning("arm64-kvm", "hypervisor: {vcpu-is-preempted: arm64-pv-sched}", true)));
+    // the profile's own era is the default run
+    assertThat(fingerprint(ownerSpinning("arm64-kvm", "hypervisor: {kernel-era: \"3.15\"}", false)))
+        .isEqualTo(fingerprint(ownerSpinning("arm64-kvm", "", false)));
   }
 
   @Test

@@ -21,7 +21,7 @@ import org.lockvisor.cli.CliFixture.Run;
  * cluster (munged, slurmctld and slurmd of the Debian packages slurm-wlm and munge, started by
  * {@code src/test/resources/slurm/cluster.sh} with a generated slurm.conf in a directory of its
  * own) runs the script with {@code sbatch --wait}; the shards it wrote, merged, equal the
- * unsharded sweep. Every daemon the test started is stopped, whatever happens.
+ * unsharded sweep, and likewise a small setup envelope ({@code sweep --envelope}). Every daemon the test started is stopped, whatever happens.
  *
  * <p>CI installs the packages ({@code .ci/run}) and runs as root, and there the test must run: with
  * {@code CI} set, a missing Slurm fails it. Elsewhere it is skipped with the reason.
@@ -78,9 +78,33 @@ class SlurmSweepTest {
       assertThat(fromShards.remove("shards")).hasSize(3);
       unsharded.remove("shards");
       assertThat(fromShards).isEqualTo(unsharded);
+
+      // a setup envelope goes through the same machinery: emitted, run by Slurm, merged
+      String[] envelope = {"sweep", SweepEnvelopeTest.FILE.toString(), "--envelope", "--samples", "4", "--seeds", "1",
+          "--set", "duration=1ms", "--param", "cost.x86_64-kvm.EXIT_IO_KERNEL", "--band", "base.vm0/fio.iops",
+          "--band", "ratio.inside-lock.vm0/fio.iops"};
+      Path envShared = temp.resolve("envelope-shared");
+      Run envEmit = CliFixture.run(with(envelope, "--out", envShared.toString(), "--emit", "slurm", "--shards", "2"));
+      assertThat(envEmit.exitCode()).as(envEmit.err()).isZero();
+      sh(List.of("sbatch", "--wait", envShared.resolve("lockvisor-sweep.sbatch").toString()), conf);
+      Path envMerged = temp.resolve("envelope-merged");
+      Run envMerge = CliFixture.run("merge", envShared.resolve("shard-0").toString(),
+          envShared.resolve("shard-1").toString(), "--out", envMerged.toString());
+      assertThat(envMerge.exitCode()).as(envMerge.err()).isZero();
+      Path envFull = temp.resolve("envelope-full");
+      Run envRun = CliFixture.run(with(envelope, "--out", envFull.toString(), "--jobs", "1"));
+      assertThat(envRun.exitCode()).as(envRun.err()).isZero();
+      assertThat(MAPPER.readTree(envMerged.resolve("envelope.json").toFile()))
+          .isEqualTo(MAPPER.readTree(envFull.resolve("envelope.json").toFile()));
     } finally {
       sh(List.of("bash", script.toString(), "stop", cluster.toString()), null);
     }
+  }
+
+  private static String[] with(String[] args, String... more) {
+    List<String> all = new ArrayList<>(List.of(args));
+    all.addAll(List.of(more));
+    return all.toArray(String[]::new);
   }
 
   /** Runs a command (with {@code SLURM_CONF} when given) and returns its stdout; fails on a non-zero exit. */

@@ -49,4 +49,23 @@ public interface Reproduction extends Plugin {
   default Set<String> archProfiles() {
     return Set.of();
   }
+
+  /**
+   * The estimated costs an envelope of this reproduction samples besides its declared parameters,
+   * as {@code cost.<profile>.<KEY>} (a profile of {@link #archProfiles()}, an estimate with a
+   * range): the constants its mechanism is known to be sensitive to. None by default.
+   */
+  default List<String> envelopeCosts() {
+    return List.of();
+  }
+
+  /**
+   * What {@code reproduce <name> --calibrate} fits by default: names of declared parameters with a
+   * numeric domain ({@link ReproductionParameter#domain()}) or {@code cost.<profile>.<KEY>} of an
+   * estimate with a range on a profile of {@link #archProfiles()}, few enough for the published
+   * baseline figures to determine them. None by default.
+   */
+  default List<String> calibrationParameters() {
+    return List.of();
+  }
 }

@@ -7,15 +7,23 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.regex.Pattern;
+import org.lockvisor.experiment.envelope.Dimension;
 
 /**
  * A what-if parameter a reproduction declares ({@link Reproduction#parameters()}), set with
  * {@code lockvisor reproduce <name> --set <name>=<value>}: its name, one line saying what it
  * changes, the allowed values in words, and a strict parser. A run with a parameter set is a
  * what-if and is labelled as one; the reproduction's own verdict always uses the defaults.
+ *
+ * <p>A parameter of the seed's setup also declares its <em>domain</em> ({@link #declare}): the
+ * default the reproduction uses, the plausible range (a numeric interval, log-uniform where it
+ * spans decades, or a set of values) and the one-line source of that range. An envelope ({@code
+ * reproduce --envelope}) samples the declared domains; a calibration fits within them. A parameter
+ * that is not part of the setup (a seed) declares none.
  *
  * @param <T> the parsed value's type
  */
@@ -28,8 +36,15 @@ public final class ReproductionParameter<T> {
   private final String description;
   private final String allowed;
   private final Function<String, T> parser;
+  private final String defaultValue;
+  private final Dimension domain;
 
   private ReproductionParameter(String name, String description, String allowed, Function<String, T> parser) {
+    this(name, description, allowed, parser, null, null);
+  }
+
+  private ReproductionParameter(String name, String description, String allowed, Function<String, T> parser,
+      String defaultValue, Dimension domain) {
     checkArgument(name != null && NAME.matcher(name).matches(),
         "parameter name must be lower-case letters, digits and '-', starting with a letter: [%s]", name);
     checkArgument(!name.equals("cost"), "parameter name [cost] is reserved for cost overrides");
@@ -41,6 +56,99 @@ public final class ReproductionParameter<T> {
     this.description = description;
     this.allowed = allowed;
     this.parser = parser;
+    this.defaultValue = defaultValue;
+    this.domain = domain;
+    if (domain != null) {
+      checkArgument(domain.name().equals(name), "parameter [%s]: its domain is named [%s]", name, domain.name());
+      checkArgument(defaultValue != null, "parameter [%s] declares a domain without a default", name);
+      parse(defaultValue); // the default is an allowed value
+      checkArgument(inDomain(defaultValue), "parameter [%s]: default [%s] lies outside its domain %s", name,
+          defaultValue, domainText(domain));
+      for (String bound : bounds(domain)) {
+        parse(bound); // every value the domain can give is allowed
+      }
+    }
+  }
+
+  /**
+   * This parameter with its domain declared: {@code defaultValue} (the value the reproduction uses
+   * when the parameter is not set) and the plausible range {@code domain}, whose {@link
+   * Dimension#source()} says where the range comes from. Every value of the domain must be an
+   * allowed value.
+   */
+  public ReproductionParameter<T> declare(String defaultValue, Dimension domain) {
+    checkArgument(domain != null, "parameter [%s]: null domain", name);
+    return new ReproductionParameter<>(name, description, allowed, parser, defaultValue, domain);
+  }
+
+  /** {@link #declare} with a whole-number range {@code [low, high]} (log-uniform if {@code log}). */
+  public ReproductionParameter<T> declareRange(String defaultValue, long low, long high, boolean log, String source) {
+    return declare(defaultValue, new Dimension.Whole(name, low, high, log, source));
+  }
+
+  /** {@link #declare} with a set of values, each equally plausible. */
+  public ReproductionParameter<T> declareChoice(String defaultValue, List<String> values, String source) {
+    return declare(defaultValue, new Dimension.Choice(name, values, source));
+  }
+
+  /** The plausible range of a setup parameter, with its source; empty for one that is not part of the setup. */
+  public Optional<Dimension> domain() {
+    return Optional.ofNullable(domain);
+  }
+
+  /** The value the reproduction uses when the parameter is not set, as text; empty without a domain. */
+  public Optional<String> defaultValue() {
+    return Optional.ofNullable(defaultValue);
+  }
+
+  /** Whether {@code text} lies in the declared domain (false without one). */
+  public boolean inDomain(String text) {
+    if (domain == null) {
+      return false;
+    }
+    if (domain instanceof Dimension.Choice c) {
+      return c.values().contains(text);
+    }
+    if (domain instanceof Dimension.Whole w) {
+      return WHOLE.matcher(text).matches() && inRange(Double.parseDouble(text), w.low(), w.high());
+    }
+    Dimension.Continuous c = (Dimension.Continuous) domain;
+    return number(text) && inRange(Double.parseDouble(text), c.low(), c.high());
+  }
+
+  /** A domain in words: {@code [10, 125]}, {@code [1, 10000] log-uniform} or {@code {1500, 9000}}. */
+  public static String domainText(Dimension d) {
+    if (d instanceof Dimension.Choice c) {
+      return "{" + String.join(", ", c.values()) + "}";
+    }
+    if (d instanceof Dimension.Whole w) {
+      return "[" + w.low() + ", " + w.high() + "]" + (w.log() ? " log-uniform" : "");
+    }
+    Dimension.Continuous c = (Dimension.Continuous) d;
+    return "[" + c.low() + ", " + c.high() + "]" + (c.log() ? " log-uniform" : "");
+  }
+
+  private static List<String> bounds(Dimension d) {
+    if (d instanceof Dimension.Choice c) {
+      return c.values();
+    }
+    if (d instanceof Dimension.Whole w) {
+      return List.of(Long.toString(w.low()), Long.toString(w.high()));
+    }
+    Dimension.Continuous c = (Dimension.Continuous) d;
+    return List.of(Double.toString(c.low()), Double.toString(c.high()));
+  }
+
+  private static boolean inRange(double v, double low, double high) {
+    return v >= low && v <= high;
+  }
+
+  private static boolean number(String text) {
+    try {
+      return Double.isFinite(Double.parseDouble(text));
+    } catch (NumberFormatException e) {
+      return false;
+    }
   }
 
   /**
@@ -138,6 +246,7 @@ public final class ReproductionParameter<T> {
 
   @Override
   public String toString() {
-    return name + " (" + allowed + "): " + description;
+    return name + " (" + allowed + "): " + description
+        + (domain == null ? "" : "; default " + defaultValue + ", plausible " + domainText(domain) + " (" + domain.source() + ")");
   }
 }

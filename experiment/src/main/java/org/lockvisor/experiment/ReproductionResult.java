@@ -21,6 +21,9 @@ import java.util.Map;
  *     Number}, {@code Boolean}, {@code List}, {@code Map} or {@code null}. The CLI merges it into
  *     the reproduction's JSON object after {@code experiment}, {@code reproduced} and {@code
  *     headline}.
+ * @param bands every published figure the reproduction judges, with its band and the simulated
+ *     value ({@link Band}); written to the JSON output as {@code bands}. Empty for a reproduction
+ *     that has not declared them.
  */
 public record ReproductionResult(
     String name,
@@ -28,7 +31,8 @@ public record ReproductionResult(
     String headline,
     ImmutableList<String> report,
     ImmutableSortedMap<String, Double> metrics,
-    Map<String, Object> data) {
+    Map<String, Object> data,
+    ImmutableList<Band> bands) {
 
   public ReproductionResult {
     checkArgument(name != null && !name.isBlank(), "reproduction result needs a name");
@@ -40,6 +44,22 @@ public record ReproductionResult(
         checkArgument(Double.isFinite(value), "reproduction [%s] metric [%s] is not finite: %s", name, key, value));
     // Insertion order is part of the JSON contract; a LinkedHashMap copy keeps it and allows nulls.
     data = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(data == null ? Map.of() : data));
+    bands = bands == null ? ImmutableList.of() : ImmutableList.copyOf(bands);
+    java.util.Set<String> keys = new java.util.HashSet<>();
+    for (Band b : bands) {
+      checkArgument(keys.add(b.key()), "reproduction [%s] judges band [%s] twice", name, b.key());
+    }
+  }
+
+  /** A result without structured bands (kept for reproductions that have not declared them). */
+  public ReproductionResult(String name, boolean reproduced, String headline, ImmutableList<String> report,
+      ImmutableSortedMap<String, Double> metrics, Map<String, Object> data) {
+    this(name, reproduced, headline, report, metrics, data, ImmutableList.of());
+  }
+
+  /** This result with {@code bands}. */
+  public ReproductionResult withBands(List<Band> bands) {
+    return new ReproductionResult(name, reproduced, headline, report, metrics, data, ImmutableList.copyOf(bands));
   }
 
   public static ReproductionResult of(

@@ -127,7 +127,7 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
       return result;
     }
     return new ReproductionResult(result.name(), result.reproduced(), LABEL + result.headline(), result.report(),
-        result.metrics(), result.data());
+        result.metrics(), result.data(), result.bands());
   }
 
   /**

@@ -40,6 +40,8 @@ public final class Cpu implements EventHandler, SpinWatch {
   private long chargeStart;
   private int chargeTask = -1;
   private int chargeStackId = -1;
+  /** The spinner whose loop reads vcpu_is_preempted while {@link #chargeStackId} is its spin. */
+  private Task chargeSpinChecks;
 
   // context switch in progress
   private boolean switching;
@@ -187,7 +189,18 @@ public final class Cpu implements EventHandler, SpinWatch {
   void flushAccounting() {
     long now = machine.sim().now();
     if (powered && chargeStackId >= 0 && now > chargeStart) {
-      machine.account().charge(id, chargeTask, chargeStackId, now - chargeStart);
+      long ns = now - chargeStart;
+      Task spinner = chargeSpinChecks;
+      long checks = spinner == null ? 0 : spinner.spinCheckShare(ns);
+      int checkStack = spinner == null ? -1 : spinner.spinCheckStack;
+      if (checks > 0 && checkStack >= 0) {
+        // the vcpu_is_preempted reads of the spin loop, under the spin symbol
+        machine.account().charge(id, chargeTask, checkStack, checks);
+        ns -= checks;
+      }
+      if (ns > 0) {
+        machine.account().charge(id, chargeTask, chargeStackId, ns);
+      }
     }
     chargeStart = now;
   }
@@ -196,11 +209,14 @@ public final class Cpu implements EventHandler, SpinWatch {
     flushAccounting();
     chargeTask = t == null ? -1 : t.id;
     chargeStackId = t == null ? -1 : stack;
+    chargeSpinChecks = t != null && stack >= 0 && t.activity == Activity.SPIN && t.spinCheckPeriod > 0
+        && stack == t.activityStack ? t : null;
   }
 
   void chargeNothing() {
     flushAccounting();
     chargeStackId = -1;
+    chargeSpinChecks = null;
   }
 
   /** Flushes pending accounting (end of a run, or before reading totals). */

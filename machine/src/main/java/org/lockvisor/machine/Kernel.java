@@ -127,6 +127,77 @@ public final class Kernel {
     this.vcpuPreempted = hook;
   }
 
+  private long vcpuPreemptedCheckNs;
+  private int vcpuPreemptedCheckSymbol = -1;
+  private long vcpuPreemptedChecks;
+  private long vcpuPreemptedCheckTimeNs;
+
+  /**
+   * What one {@code vcpu_is_preempted(cpu)} read costs in this kernel (the arch profile's {@code
+   * VCPU_PREEMPTED_CHECK}; 0: nothing is read) and the function perf shows it in, or null where
+   * the arch inlines the check into its caller (powerpc's {@code yield_count} load). Locks charge
+   * it where the kernel runs the check: every read of a spin loop ({@link Task#startSpin(int,
+   * SpinCondition, long, SpinWatch, long)}) and the one-off checks before spinning.
+   */
+  public void setVcpuPreemptedCheckCost(long ns, String function) {
+    checkArgument(ns >= 0, "vcpu_is_preempted cost must not be negative: %s", ns);
+    this.vcpuPreemptedCheckNs = ns;
+    this.vcpuPreemptedCheckSymbol = function == null ? -1 : machine.symbol(function, Machine.DOMAIN_KERNEL);
+  }
+
+  /** The cost of one vcpu_is_preempted read (0 when unpriced). */
+  public long vcpuPreemptedCheckNs() {
+    return vcpuPreemptedCheckNs;
+  }
+
+  /** The symbol id of the arch's check function, or -1 where it is inlined. */
+  public int vcpuPreemptedCheckSymbol() {
+    return vcpuPreemptedCheckSymbol;
+  }
+
+  /**
+   * The spin time between two vcpu_is_preempted reads of a loop whose iteration takes {@code
+   * loopNs} besides the read and that reads once every {@code loopsPerCheck} iterations
+   * ({@code loopsPerCheck * loopNs + cost}); 0 when {@code check} is off or reads are unpriced.
+   */
+  public long spinCheckPeriodNs(boolean check, long loopNs, int loopsPerCheck) {
+    checkArgument(loopNs >= 0 && loopsPerCheck > 0, "bad spin loop: %s ns, a read every %s", loopNs, loopsPerCheck);
+    return check && vcpuPreemptedCheckNs > 0 ? loopsPerCheck * Math.max(0, loopNs) + vcpuPreemptedCheckNs : 0;
+  }
+
+  /**
+   * A one-off {@code vcpu_is_preempted} read by {@code t} outside a spin loop (the check before
+   * spinning, {@code mutex_can_spin_on_owner}; the read that ends a loop at its first test): when
+   * {@code check} is on and reads are priced, starts the read's work, charged to the arch's check
+   * function (or to {@code callerSymbol} where the arch inlines it), counts it and returns true
+   * (the calling op returns {@link Op#AGAIN} and goes on at its next step); else false, nothing
+   * charged.
+   */
+  public boolean startVcpuPreemptedCheck(Task t, boolean check, int callerSymbol) {
+    if (!check || vcpuPreemptedCheckNs <= 0) {
+      return false;
+    }
+    countVcpuPreemptedChecks(1, vcpuPreemptedCheckNs);
+    t.startWork(vcpuPreemptedCheckNs, vcpuPreemptedCheckSymbol >= 0 ? vcpuPreemptedCheckSymbol : callerSymbol, false);
+    return true;
+  }
+
+  /** Counts {@code n} vcpu_is_preempted reads that took {@code ns} of CPU time. */
+  public void countVcpuPreemptedChecks(long n, long ns) {
+    vcpuPreemptedChecks += n;
+    vcpuPreemptedCheckTimeNs += ns;
+  }
+
+  /** vcpu_is_preempted reads since the last {@link #resetStats}. */
+  public long vcpuPreemptedChecks() {
+    return vcpuPreemptedChecks;
+  }
+
+  /** CPU time of those reads. */
+  public long vcpuPreemptedCheckTimeNs() {
+    return vcpuPreemptedCheckTimeNs;
+  }
+
   private boolean stealTimeAccounting;
 
   /**
@@ -428,6 +499,7 @@ public final class Kernel {
   /** Resets statistics (end of warm-up). */
   public void resetStats() {
     ttwuRunning = ttwuOnRq = ttwuLocal = ttwuRemote = ttwuQueued = ipisSent = ttwuOnCpuWaits = 0;
+    vcpuPreemptedChecks = vcpuPreemptedCheckTimeNs = 0;
     schedStats.reset(machine.sim().now());
   }
 

@@ -35,6 +35,14 @@ public final class Ops {
     return new Call(chooser);
   }
 
+  /**
+   * Calls the program {@code chooser} picks, again and again, until it picks null: a kernel
+   * {@code while} loop whose body is one of several named functions, without an extra frame.
+   */
+  public static Op loopCall(Function<Task, Program> chooser) {
+    return new LoopCall(chooser);
+  }
+
   public static Op branch(Predicate<Task> condition, Program then, Program otherwise) {
     return new Call(t -> condition.test(t) ? then : otherwise);
   }
@@ -493,6 +501,24 @@ public final class Ops {
     @Override
     public String toString() {
       return "wake";
+    }
+  }
+
+  private static final class LoopCall extends Op {
+    private final Function<Task, Program> chooser;
+
+    LoopCall(Function<Task, Program> chooser) {
+      this.chooser = chooser;
+    }
+
+    @Override
+    public int execute(Task t, int phase) {
+      Program p = chooser.apply(t);
+      if (p == null) {
+        return NEXT;
+      }
+      t.call(p);
+      return AGAIN;
     }
   }
 }

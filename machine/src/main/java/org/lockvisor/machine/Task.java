@@ -1,5 +1,6 @@
 package org.lockvisor.machine;
 
+import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkState;
 
 import java.util.Arrays;
@@ -65,6 +66,12 @@ public non-sealed class Task implements EventHandler, SpinWatch {
   long recheckHandle = EventQueue.NO_EVENT;
   boolean spinTimedOut;
   SpinWatch watching;
+  /** Spin time between two vcpu_is_preempted reads of the current spin loop; 0: it reads none. */
+  long spinCheckPeriod;
+  /** CPU time spun so far in the current spin loop that reads vcpu_is_preempted. */
+  private long spinCheckSpun;
+  /** The stack the reads are charged to (spin stack + the arch's check function), or -1: inlined. */
+  int spinCheckStack = -1;
 
   // state saved while an interrupt handler runs on this task
   private Activity savedActivity;
@@ -75,6 +82,9 @@ public non-sealed class Task implements EventHandler, SpinWatch {
   private long savedScratch;
   private long savedScratch2;
   private Object savedScratchObject;
+  private long savedSpinCheckPeriod;
+  private long savedSpinCheckSpun;
+  private int savedSpinCheckStack;
 
   // affinity: -1 means any CPU of the kernel
   int pinnedCpu = -1;
@@ -100,7 +110,14 @@ public non-sealed class Task implements EventHandler, SpinWatch {
   public long scratch2;
   public Object scratchObject;
 
-  /** Free slot for workloads and devices to attach their own per-task state. */
+  /** The per-task state of the workload or device that spawned the task ({@link TaskAttachment}). */
+  TaskAttachment<?> attachmentKey;
+  Object attachment;
+
+  /**
+   * Untyped slot kept for {@code SchedMessagingWorkload} only, until it moves to a {@link
+   * TaskAttachment} (its file belongs to another change in flight); new code uses an attachment.
+   */
   public Object userData;
 
   Task(Machine machine, Kernel kernel, int id, String name, Program program) {
@@ -341,11 +358,29 @@ public non-sealed class Task implements EventHandler, SpinWatch {
    * owner's CPU for on_cpu and vcpu_is_preempted, a task for its on_cpu); null watches nothing.
    */
   public void startSpin(int symbol, SpinCondition condition, long budgetNs, SpinWatch watch) {
+    startSpin(symbol, condition, budgetNs, watch, 0);
+  }
+
+  /**
+   * Starts a spin as {@link #startSpin(int, SpinCondition, long, SpinWatch)} does, in a loop that
+   * reads {@code vcpu_is_preempted} once every {@code checkPeriodNs} of spinning (the first read at
+   * its start; {@link Kernel#spinCheckPeriodNs}; 0: the loop reads none). Each read costs the
+   * kernel's {@link Kernel#vcpuPreemptedCheckNs}: that share of the spin's CPU time is charged to
+   * the kernel's check function under the spin symbol (or stays on the spin symbol where the
+   * arch inlines the check), and the reads are counted ({@link Kernel#vcpuPreemptedChecks}). The
+   * spin still ends on its events: the reads make the loop slower, not longer.
+   */
+  public void startSpin(int symbol, SpinCondition condition, long budgetNs, SpinWatch watch, long checkPeriodNs) {
     checkState(activity == Activity.NONE, "%s: spin started while %s", name, activity);
+    checkArgument(checkPeriodNs >= 0, "checkPeriodNs must not be negative: %s", checkPeriodNs);
     activity = Activity.SPIN;
     spinStartedAt = machine.sim().now();
     spinSymbol = symbol;
     activityStack = machine.symbols().push(currentStack(), symbol);
+    spinCheckPeriod = kernel.vcpuPreemptedCheckNs() > 0 ? checkPeriodNs : 0;
+    spinCheckSpun = 0;
+    spinCheckStack = spinCheckPeriod > 0 && kernel.vcpuPreemptedCheckSymbol() >= 0
+        ? machine.symbols().push(activityStack, kernel.vcpuPreemptedCheckSymbol()) : -1;
     spinCondition = condition;
     spinBudget = budgetNs <= 0 ? Long.MAX_VALUE : budgetNs;
     spinTimedOut = false;
@@ -356,6 +391,23 @@ public non-sealed class Task implements EventHandler, SpinWatch {
       w.cpuWatchers().add(this);
     }
     cpu.armCurrent();
+  }
+
+  /**
+   * Of {@code ns} more CPU time in the current spin, the part spent in vcpu_is_preempted reads:
+   * one read of {@code c} ns starts every {@link #spinCheckPeriod}, the first at the spin's start,
+   * so after {@code T} ns of spinning {@code ceil(T / period)} reads have started and {@code
+   * (T / period) * c + min(T % period, c)} ns were spent in them. Counts the reads started.
+   */
+  long spinCheckShare(long ns) {
+    long period = spinCheckPeriod;
+    long c = kernel.vcpuPreemptedCheckNs();
+    long before = spinCheckSpun;
+    long after = before + ns;
+    spinCheckSpun = after;
+    long share = (after / period) * c + Math.min(after % period, c) - ((before / period) * c + Math.min(before % period, c));
+    kernel.countVcpuPreemptedChecks((after + period - 1) / period - (before + period - 1) / period, share);
+    return share;
   }
 
   /** Asks a spinning task to re-evaluate its spin condition after {@code delayNs}. */
@@ -460,6 +512,9 @@ public non-sealed class Task implements EventHandler, SpinWatch {
     savedActivity = activity;
     savedStack = activityStack;
     savedRemaining = activity == Activity.WORK ? workRemaining : spinBudget;
+    savedSpinCheckPeriod = spinCheckPeriod;
+    savedSpinCheckSpun = spinCheckSpun;
+    savedSpinCheckStack = spinCheckStack;
     savedUser = workUser;
     savedIrqsDisabled = irqsDisabled;
     // a multi-phase op of the interrupted context (e.g. try_to_wake_up) keeps its scratch state
@@ -483,6 +538,9 @@ public non-sealed class Task implements EventHandler, SpinWatch {
     } else if (activity == Activity.SPIN) {
       spinBudget = savedRemaining;
     }
+    spinCheckPeriod = savedSpinCheckPeriod;
+    spinCheckSpun = savedSpinCheckSpun;
+    spinCheckStack = savedSpinCheckStack;
     workUser = savedUser;
     scratch = savedScratch;
     scratch2 = savedScratch2;
@@ -607,6 +665,7 @@ public non-sealed class Task implements EventHandler, SpinWatch {
     }
     watching = null;
     spinCondition = null;
+    spinCheckPeriod = 0;
     activity = Activity.NONE;
     cpu.chargeNothing();
     if (MachineTrace.HOOKS) {

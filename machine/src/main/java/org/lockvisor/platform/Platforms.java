@@ -17,6 +17,7 @@ import static org.lockvisor.arch.spi.CostKey.SCHED_TICK;
 import static org.lockvisor.arch.spi.CostKey.TTWU_FULL;
 import static org.lockvisor.arch.spi.CostKey.TTWU_ON_RQ;
 import static org.lockvisor.arch.spi.CostKey.TTWU_RUNNING;
+import static org.lockvisor.arch.spi.CostKey.VCPU_PREEMPTED_CHECK;
 import static org.lockvisor.arch.spi.CostKey.VMEXIT_ROUNDTRIP;
 import static org.lockvisor.arch.spi.CostKey.WAKEE_IDLE_EXIT;
 
@@ -210,8 +211,39 @@ public final class Platforms {
    */
   public static void configureGuest(Vm vm, ArchProfile profile) {
     vm.guest().setTopology(guestTopology(profile, vm.guest().cpuCount(), 1));
-    vm.guest().setVcpuPreemptedHook(vcpuPreempted(profile));
+    configureVcpuPreempted(vm.guest(), profile);
     vm.guest().setStealTimeAccounting(profile.hypervisor().stealTime());
+  }
+
+  /**
+   * A guest kernel's {@code vcpu_is_preempted} as the profile's hypervisor makes it: what it
+   * answers ({@link #vcpuPreempted}) and what one read costs ({@code VCPU_PREEMPTED_CHECK}, in
+   * {@link #vcpuPreemptedFunction}; nothing under NONE).
+   */
+  public static void configureVcpuPreempted(Kernel guest, ArchProfile profile) {
+    guest.setVcpuPreemptedHook(vcpuPreempted(profile));
+    var semantics = profile.hypervisor().vcpuPreempted();
+    guest.setVcpuPreemptedCheckCost(
+        semantics == HypervisorBehaviour.VcpuPreemptedSemantics.NONE ? 0 : profile.ns(VCPU_PREEMPTED_CHECK),
+        vcpuPreemptedFunction(semantics));
+  }
+
+  /**
+   * The guest function a {@code vcpu_is_preempted} read runs in, as perf shows it, or null where
+   * the arch inlines it into the spinning caller: x86 KVM's pv-op thunk {@code
+   * __raw_callee_save___kvm_vcpu_is_preempted} around {@code __kvm_vcpu_is_preempted}
+   * (arch/x86/kernel/kvm.c, 4.10), s390's {@code arch_vcpu_is_preempted} (arch/s390/kernel/smp.c),
+   * openEuler arm64's {@code kvm_vcpu_is_preempted} behind {@code pv_ops} (arch/arm64/kernel/
+   * paravirt.c, CONFIG_PARAVIRT_SCHED); powerpc's {@code vcpu_is_preempted} is a static inline
+   * in asm/spinlock.h (a {@code yield_count} load in the loop). NONE reads nothing.
+   */
+  public static String vcpuPreemptedFunction(HypervisorBehaviour.VcpuPreemptedSemantics semantics) {
+    return switch (semantics) {
+      case X86_STEAL_TIME_ANY_PUT, X86_STEAL_TIME_INVOLUNTARY -> "__raw_callee_save___kvm_vcpu_is_preempted";
+      case S390 -> "arch_vcpu_is_preempted";
+      case ARM64_PV_SCHED -> "kvm_vcpu_is_preempted";
+      case PPC_YIELD_COUNT, NONE -> null;
+    };
   }
 
   /**

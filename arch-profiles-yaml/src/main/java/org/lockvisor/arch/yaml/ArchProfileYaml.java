@@ -173,8 +173,7 @@ public final class ArchProfileYaml {
     private ArchProfile resolveBase(String extendsName) {
       ArchProfile base = bases.get(extendsName);
       if (base == null) {
-        problem("extends", "unknown arch profile [" + extendsName + "]"
-            + hint(extendsName, bases.keySet()) + "; known: " + bases.keySet());
+        problem("extends", DidYouMean.unknownMessage("arch profile", extendsName, bases.keySet()));
       }
       return base;
     }

@@ -152,7 +152,7 @@ class ArchProfileYamlTest {
         """);
 
     assertThat(e.problems()).extracting(Problem::toString).containsExactly(
-        "extends: unknown arch profile [arm64_kvm]; did you mean [arm64-kvm]?; known: [arm64-kvm, x86_64-kvm]",
+        "extends: unknown arch profile [arm64_kvm]; known: [arm64-kvm, x86_64-kvm]; did you mean [arm64-kvm]?",
         "costs.PAUSE: PAUSE must be a finite non-negative number: [-1.0]");
   }
 

@@ -14,6 +14,7 @@ import org.lockvisor.arch.spi.HypervisorBehaviour;
 import org.lockvisor.arch.spi.HypervisorBehaviour.NotifyPath;
 import org.lockvisor.arch.spi.HypervisorBehaviour.SpinTrap;
 import org.lockvisor.arch.spi.HypervisorBehaviour.VcpuPreemptedSemantics;
+import org.lockvisor.arch.spi.KernelEra;
 import org.lockvisor.arch.spi.Topology;
 
 /**
@@ -60,8 +61,11 @@ public final class Arm64KvmArchProfile implements ArchProfileFactory {
               + "SPIN_THRESHOLD (1 << 15) is kept for what-if pv locks")
           .put(QSPINLOCK_PENDING_LOOPS, 1, V, "kernel/locking/qspinlock.c generic _Q_PENDING_LOOPS 1 "
               + "(arm64 ticket locks until 4.19)")
-          .notApplicable(VCPU_PREEMPTED_CHECK, "arm64 vcpu_is_preempted() is constant false "
-              + "(arch/arm64/include/asm/spinlock.h); nothing is read")
+          .put(VCPU_PREEMPTED_CHECK, 3, E, "estimate 3 (1-10), read only under arm64-pv-sched (a 5.x-era guest): "
+              + "the indirect call to kvm_vcpu_is_preempted and one load of the vCPU's pvsched area "
+              + "(openEuler arch/arm64/kernel/paravirt.c), as x86's steal_time read; under the default none "
+              + "(2014, and mainline arm64: vcpu_is_preempted is constant false in "
+              + "arch/arm64/include/asm/spinlock.h) nothing is read or charged")
           .put(SYSCALL, 100, E, "estimate 100 (50-200): SVC entry and ERET")
           .put(TTWU_RUNNING, 100, E, KM + ": 100 (50-200)" + REUSED)
           .put(TTWU_ON_RQ, 500, E, KM + ": 500 (300-1000)" + REUSED)
@@ -96,7 +100,7 @@ public final class Arm64KvmArchProfile implements ArchProfileFactory {
               + "virtual interrupt without a trap")
           .put(VIRTQUEUE_ADD, 1000, E, KM + ": T_add under vq_lock 500-1500" + REUSED)
           .put(VIRTQUEUE_KICK_PREPARE, 100, E, "estimate 100 (30-200): full barrier + read of avail_event")
-          .put(BLK_MQ_SUBMIT, 500, E, KM + ": guest submission 1500 (1000-4000) minus VIRTQUEUE_ADD" + REUSED)
+          .put(BLK_MQ_SUBMIT, 500, E, "500 (0-3000): " + KM + " guest submission 1500 (1000-4000) minus VIRTQUEUE_ADD (1000)" + REUSED)
           .put(BLK_MQ_COMPLETE, 1500, E, "estimate 1500 (800-3000): get_buf + blk_mq_complete_request + "
               + "aio_complete per request" + REUSED)
           .put(AIO_SUBMIT_PER_IO, 1000, E, "estimate 1000 (500-2000): io_submit per iocb above the driver" + REUSED)
@@ -143,6 +147,28 @@ public final class Arm64KvmArchProfile implements ArchProfileFactory {
   public Set<VcpuPreemptedSemantics> vcpuPreemptedSemantics() {
     return Set.of(VcpuPreemptedSemantics.NONE, VcpuPreemptedSemantics.ARM64_PV_SCHED);
   }
+
+  /**
+   * {@code 3.15} (the profile's 2014 era, and its default: vcpu_is_preempted does not exist on
+   * arm64), {@code 5.10} (mainline: arch/arm64/include/asm/spinlock.h still defines it constant
+   * false, "Changing this will break osq_lock()"; PV steal time exists since 5.5 but carries no
+   * preempted flag) and {@code 5.10-openeuler} (openEuler's 5.10 guest and host with the PV
+   * scheduling series: {@code arm64-pv-sched}). The series — Zengruan Ye 2019-2020, Usama Arif's
+   * 2022 RFC on top of it — was posted to kvmarm and not merged upstream.
+   */
+  @Override
+  public java.util.List<KernelEra> kernelEras() {
+    return ERAS;
+  }
+
+  private static final java.util.List<KernelEra> ERAS = java.util.List.of(
+      new KernelEra("3.15", "2014 KVM/ARM host and guest (the profile's era): no vcpu_is_preempted on arm64",
+          VcpuPreemptedSemantics.NONE),
+      new KernelEra("5.10", "mainline 5.10: arm64 vcpu_is_preempted is constant false "
+          + "(arch/arm64/include/asm/spinlock.h)", VcpuPreemptedSemantics.NONE),
+      new KernelEra("5.10-openeuler", "openEuler 5.10 guest and host with the arm64 PV scheduling series "
+          + "(CONFIG_PARAVIRT_SCHED: kvm_vcpu_is_preempted reads a per-vCPU pvsched area the host writes at "
+          + "vcpu_put/vcpu_load; never merged upstream)", VcpuPreemptedSemantics.ARM64_PV_SCHED));
 
   @Override
   public ArchProfile create() {

@@ -80,7 +80,7 @@ public final class S390xKvmArchProfile implements ArchProfileFactory {
           .put(IRQ_ENTRY, 500, E, "estimate 500 (200-1500): PSW swap, irq_enter/irq_exit")
           .put(VIRTQUEUE_ADD, 1000, E, KM + ": T_add under vq_lock 500-1500" + REUSED)
           .put(VIRTQUEUE_KICK_PREPARE, 100, E, "estimate 100 (30-200): full barrier + read of avail_event")
-          .put(BLK_MQ_SUBMIT, 500, E, KM + ": guest submission 1500 (1000-4000) minus VIRTQUEUE_ADD" + REUSED)
+          .put(BLK_MQ_SUBMIT, 500, E, "500 (0-3000): " + KM + " guest submission 1500 (1000-4000) minus VIRTQUEUE_ADD (1000)" + REUSED)
           .put(BLK_MQ_COMPLETE, 1500, E, "estimate 1500 (800-3000): get_buf + blk_mq_complete_request + "
               + "aio_complete per request" + REUSED)
           .put(AIO_SUBMIT_PER_IO, 1000, E, "estimate 1000 (500-2000): io_submit per iocb above the driver" + REUSED)

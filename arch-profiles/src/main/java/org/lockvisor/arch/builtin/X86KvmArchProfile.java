@@ -100,7 +100,7 @@ public final class X86KvmArchProfile implements ArchProfileFactory {
           .put(VIRTQUEUE_ADD, 1000, E, KM + ": T_add under vq_lock 500-1500")
           .put(VIRTQUEUE_KICK_PREPARE, 100, E, "estimate 100 (30-200): full barrier + read of avail_event, "
               + "usually a miss (the device writes it)")
-          .put(BLK_MQ_SUBMIT, 500, E, KM + ": guest submission 1500 (1000-4000) per request minus VIRTQUEUE_ADD")
+          .put(BLK_MQ_SUBMIT, 500, E, "500 (0-3000): " + KM + " guest submission 1500 (1000-4000) per request minus VIRTQUEUE_ADD (1000)")
           .put(BLK_MQ_COMPLETE, 1500, E, "estimate 1500 (800-3000): virtqueue_get_buf + virtblk_request_done + "
               + "blk_mq_end_request + aio_complete per request, without the wakeup (priced by try_to_wake_up)")
           .put(AIO_SUBMIT_PER_IO, 1000, E, "estimate 1000 (500-2000): io_submit per iocb: aio_run_iocb, "

@@ -1,7 +1,6 @@
 package org.lockvisor.arch.catalog;
 
 import com.google.common.collect.ImmutableSortedMap;
-import com.google.common.collect.ImmutableList;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.arch.spi.ArchProfileFactory;
 import org.lockvisor.core.plugin.DidYouMean;
@@ -41,9 +40,7 @@ public final class ArchProfiles {
     ImmutableSortedMap<String, ArchProfileFactory> all = discover();
     ArchProfileFactory f = all.get(name);
     if (f == null) {
-      ImmutableList<String> close = DidYouMean.suggestions(name, all.keySet());
-      throw new IllegalArgumentException("unknown arch profile [" + name + "]"
-          + (close.isEmpty() ? "" : "; did you mean " + close + "?") + "; known: " + all.keySet());
+      throw new IllegalArgumentException(DidYouMean.unknownMessage("arch profile", name, all.keySet()));
     }
     return f.create();
   }

@@ -33,6 +33,15 @@ public interface ArchProfileFactory extends Plugin {
   }
 
   /**
+   * The kernel generations an experiment may choose on this profile ({@code hypervisor:
+   * {kernel-era: ...}}), the profile's own first; each says what changes with it ({@link
+   * KernelEra}). Empty (the default): the profile is one era and no other can be chosen.
+   */
+  default java.util.List<KernelEra> kernelEras() {
+    return java.util.List.of();
+  }
+
+  /**
    * Derived from the hypervisor behaviour, so the metadata cannot drift from the profile:
    * {@code vcpu-is-preempted}, {@code spin-trap}, {@code directed-yield}, {@code steal-time},
    * {@code posted-interrupts}, {@code dispatch-window}, and {@code notify-} plus the notify path.

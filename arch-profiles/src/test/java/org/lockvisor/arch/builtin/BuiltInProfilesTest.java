@@ -50,6 +50,19 @@ class BuiltInProfilesTest {
 
   @ParameterizedTest
   @MethodSource("profiles")
+  void estimates_haveAStructuredRangeHoldingTheirValue(ArchProfile p) {
+    assertThat(p.costs().costs())
+        .filteredOn(c -> c.source().confidence() == Cost.Confidence.E)
+        .allSatisfy(c -> assertThat(c.range())
+            .as("%s %s estimate needs a range holding %s: %s", p.name(), c.key(), c.value(), c.source().reference())
+            .hasValueSatisfying(r -> assertThat(r.contains(c.value())).isTrue()));
+    assertThat(p.costs().costs())
+        .filteredOn(c -> c.source().confidence() != Cost.Confidence.E)
+        .allSatisfy(c -> assertThat(c.range()).isEmpty());
+  }
+
+  @ParameterizedTest
+  @MethodSource("profiles")
   void cacheLineTransfer_growsWithDistance(ArchProfile p) {
     CostTable c = p.costs();
     assertThat(c.ns(CostKey.L1_ACCESS)).isLessThan(c.ns(CostKey.CACHELINE_XFER_SOCKET));
@@ -110,6 +123,21 @@ class BuiltInProfilesTest {
     assertThat(arm.hypervisor().vcpuPreempted()).isEqualTo(VcpuPreemptedSemantics.NONE);
     assertThat(arm.hypervisor().spinTrap().trigger()).isEqualTo(SpinTrap.Trigger.WFE);
     assertThat(arm.hypervisor().spinTrap().directedYield()).isTrue();
+  }
+
+  @Test
+  void eras_firstIsTheProfilesOwn_eachSemanticsListed() {
+    for (var f : List.of(new X86KvmArchProfile(), new Arm64KvmArchProfile(), new Ppc64PowerVmArchProfile(),
+        new S390xKvmArchProfile())) {
+      if (!f.kernelEras().isEmpty()) {
+        assertThat(f.kernelEras().get(0).vcpuPreempted()).as(f.name()).isEqualTo(f.create().hypervisor().vcpuPreempted());
+      }
+      f.kernelEras().forEach(era -> assertThat(f.vcpuPreemptedSemantics()).as(f.name() + " " + era.name())
+          .contains(era.vcpuPreempted()));
+    }
+    // arm64: mainline never gained the check; only openEuler's series reads one
+    assertThat(new Arm64KvmArchProfile().kernelEras()).extracting(era -> era.name() + "=" + era.vcpuPreempted())
+        .containsExactly("3.15=NONE", "5.10=NONE", "5.10-openeuler=ARM64_PV_SCHED");
   }
 
   @Test

@@ -12,6 +12,7 @@ import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.lang.ArchRule;
+import java.util.ServiceLoader;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -102,6 +103,17 @@ class ModuleLayersTest {
           .and(DescribedPredicate.not(BuiltinDebt.EXEMPT))
           .should().dependOnClassesThat().resideInAPackage("..builtin..")
           .because("plugins are chosen by name through discovery, so any of them can be replaced");
+
+  /**
+   * Plugins come from one place: only {@code PluginDiscovery} runs {@link ServiceLoader} (loud on
+   * duplicate names); everything else asks the experiment module's {@code PluginRegistry} or the
+   * injector built from it, so no caller can keep the first of two plugins silently.
+   */
+  @ArchTest
+  static final ArchRule serviceLoader_onlyInPluginDiscovery =
+      noClasses().that().doNotHaveFullyQualifiedName("org.lockvisor.core.plugin.PluginDiscovery")
+          .should().dependOnClassesThat().belongToAnyOf(ServiceLoader.class)
+          .because("a plugin name becomes an object in one place (PluginRegistry over PluginDiscovery)");
 
   /** Classes allowed to name built-ins until issue 18's reproductions-as-experiments lands. */
   static final class BuiltinDebt {

@@ -30,6 +30,7 @@ import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.Task;
+import org.lockvisor.machine.TaskAttachment;
 import org.lockvisor.machine.TaskState;
 import org.lockvisor.machine.TtwuQueueMode;
 import org.lockvisor.machine.Vm;
@@ -47,6 +48,8 @@ import org.lockvisor.scheduler.builtin.RoundRobinScheduler;
  * every completion per slot, so the kit can tell a lost request from a doubled one.
  */
 public final class DeviceTestbed {
+  private static final TaskAttachment<Submitter> SUBMITTER = TaskAttachment.of("testbed submitter", Submitter.class);
+
 
   private final Machine machine;
   private final Vm vm;
@@ -108,7 +111,7 @@ public final class DeviceTestbed {
       Submitter s = new Submitter(b.depth);
       submitters.add(s);
       s.task = vm.guest().spawn("kit/job" + i, loop);
-      s.task.userData = s;
+      SUBMITTER.set(s.task, s);
     }
   }
 
@@ -117,7 +120,7 @@ public final class DeviceTestbed {
   }
 
   private static Submitter submitter(Task t) {
-    return (Submitter) t.userData;
+    return SUBMITTER.get(t);
   }
 
   public Machine machine() {

@@ -62,10 +62,22 @@ public final class Calibrator {
   private final Model model;
   private final ImmutableList<Long> seeds;
   private final int maxEvaluations;
+  private final int jobs;
   private int evaluations;
 
   public Calibrator(List<Dimension.Continuous> parameters, Map<String, Double> target, Model model, List<Long> seeds,
       int maxEvaluations) {
+    this(parameters, target, model, seeds, maxEvaluations, 1);
+  }
+
+  /**
+   * A calibrator that runs the seeds of one evaluation on {@code jobs} threads ({@code model} must
+   * then be safe to call from several threads; the fit does not depend on {@code jobs}).
+   */
+  public Calibrator(List<Dimension.Continuous> parameters, Map<String, Double> target, Model model, List<Long> seeds,
+      int maxEvaluations, int jobs) {
+    checkArgument(jobs >= 1, "jobs must be positive: %s", jobs);
+    this.jobs = jobs;
     checkArgument(!parameters.isEmpty(), "calibration needs at least one parameter");
     checkArgument(!target.isEmpty(), "calibration needs at least one target figure");
     checkArgument(!seeds.isEmpty(), "calibration needs at least one seed");
@@ -89,16 +101,18 @@ public final class Calibrator {
     checkTargetIsSimulated(setting(start));
     double[] best;
     if (parameters.size() == 1) {
+      double from = gridStart(1)[0];
       UnivariatePointValuePair p = new BrentOptimizer(1e-4, 1e-6).optimize(new MaxEval(maxEvaluations),
           new UnivariateObjectiveFunction(u -> objective(new double[] {u})), GoalType.MINIMIZE,
-          new SearchInterval(0, 1, 0.5));
+          new SearchInterval(Math.max(0, from - GRID_STEP * 2), Math.min(1, from + GRID_STEP * 2), from));
       best = new double[] {p.getPoint()};
     } else {
       int n = parameters.size();
       double[] lower = new double[n];
       double[] upper = new double[n];
       java.util.Arrays.fill(upper, 1);
-      PointValuePair p = new BOBYQAOptimizer(2 * n + 1, 0.2, 1e-4).optimize(new MaxEval(maxEvaluations),
+      start = gridStart(n);
+      PointValuePair p = new BOBYQAOptimizer(2 * n + 1, GRID_STEP, 1e-4).optimize(new MaxEval(maxEvaluations),
           new ObjectiveFunction((MultivariateFunction) this::objective), GoalType.MINIMIZE,
           new InitialGuess(start), new SimpleBounds(lower, upper));
       best = p.getPoint();
@@ -112,6 +126,39 @@ public final class Calibrator {
     ImmutableMap<String, Double> errors = standardErrors(best, atBest);
     return new Fit(ImmutableMap.copyOf(values), setting(best), errors, objective(atBest), evaluations,
         ImmutableSortedMap.copyOf(atBest));
+  }
+
+  /** Levels of the start grid in the unit box; BOBYQA's first trust region reaches the bounds from them. */
+  private static final double GRID_STEP = 1.0 / 6;
+
+  /**
+   * BOBYQA and Brent are local methods and a simulated objective is a noisy step function, on which
+   * they can stall near their start: with at most three parameters, the search starts from the best
+   * point of the grid {1/6, 1/2, 5/6}^n (at most 27 points, in a fixed order, so the fit stays
+   * deterministic), else from the centre; Brent searches within 1/3 of the unit interval around it.
+   */
+  private double[] gridStart(int n) {
+    double[] centre = new double[n];
+    java.util.Arrays.fill(centre, 0.5);
+    if (n > 3) {
+      return centre;
+    }
+    double[] levels = {GRID_STEP, 0.5, 1 - GRID_STEP};
+    double[] best = centre;
+    double bestValue = Double.POSITIVE_INFINITY;
+    int points = (int) Math.pow(3, n);
+    for (int k = 0; k < points; k++) {
+      double[] u = new double[n];
+      for (int j = 0, rest = k; j < n; j++, rest /= 3) {
+        u[j] = levels[rest % 3];
+      }
+      double v = objective(u);
+      if (v < bestValue) {
+        bestValue = v;
+        best = u;
+      }
+    }
+    return best;
   }
 
   /** The setting ({@code --set} texts) of a point of the unit box. */
@@ -154,9 +201,7 @@ public final class Calibrator {
   /** The target's figures at {@code setting}, averaged over the seeds. */
   private Map<String, Double> mean(Map<String, String> setting) {
     Map<String, Double> sum = new LinkedHashMap<>();
-    for (long seed : seeds) {
-      evaluations++;
-      Map<String, Double> sim = model.simulate(setting, seed);
+    for (Map<String, Double> sim : simulateSeeds(setting)) {
       for (String k : target.keySet()) {
         sum.merge(k, sim.getOrDefault(k, Double.NaN), Double::sum);
       }
@@ -203,9 +248,9 @@ public final class Calibrator {
       return 0;
     }
     double[][] per = new double[seeds.size()][];
+    List<Map<String, Double>> sims = simulateSeeds(setting);
     for (int s = 0; s < seeds.size(); s++) {
-      evaluations++;
-      per[s] = residuals(model.simulate(setting, seeds.get(s)), names);
+      per[s] = residuals(sims.get(s), names);
     }
     double total = 0;
     for (int i = 0; i < names.size(); i++) {
@@ -219,6 +264,16 @@ public final class Calibrator {
     }
     // the mean over the seeds has variance s^2 / seeds
     return total / names.size() / seeds.size();
+  }
+
+  /** The model at {@code setting} for every seed, in seed order, on {@link #jobs} threads. */
+  private List<Map<String, Double>> simulateSeeds(Map<String, String> setting) {
+    evaluations += seeds.size();
+    List<java.util.concurrent.Callable<Map<String, Double>>> tasks = new ArrayList<>();
+    for (long seed : seeds) {
+      tasks.add(() -> model.simulate(setting, seed));
+    }
+    return Parallel.map(tasks, jobs);
   }
 
   private double[] residuals(Map<String, Double> sim, List<String> names) {

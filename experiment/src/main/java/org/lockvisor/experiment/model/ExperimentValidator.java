@@ -127,18 +127,23 @@ public final class ExperimentValidator {
       }
       List<Problem> hypervisor = HypervisorSettings.check(e.hypervisor(), arch);
       problems.addAll(hypervisor);
-      ArchProfile profile = hypervisor.isEmpty() ? HypervisorSettings.apply(arch.create(), e.hypervisor())
+      ArchProfile profile = hypervisor.isEmpty() ? HypervisorSettings.apply(arch, arch.create(), e.hypervisor())
           : arch.create();
       if (profile.hypervisor().vcpuPreempted() == VcpuPreemptedSemantics.NONE) {
         // A kernel whose spin loops consult vcpu_is_preempted gets "false" from every call: the switch
         // would change nothing, so it is refused rather than accepted as a no-op.
         List<String> semantics = arch.vcpuPreemptedSemantics().stream()
             .filter(s -> s != VcpuPreemptedSemantics.NONE).sorted().map(HypervisorSettings::kebab).toList();
-        String alternative = semantics.isEmpty() ? "" : ", or choose hypervisor.vcpu-is-preempted: " + semantics;
+        List<String> eras = arch.kernelEras().stream()
+            .filter(era -> era.vcpuPreempted() != VcpuPreemptedSemantics.NONE).map(era -> era.name()).sorted().toList();
+        String alternative = !eras.isEmpty() ? ", or choose hypervisor.kernel-era: " + eras
+            : semantics.isEmpty() ? "" : ", or choose hypervisor.vcpu-is-preempted: " + semantics;
         for (int i = 0; i < e.vms().size(); i++) {
           if (e.vms().get(i).locks().vcpuIsPreempted()) {
             problems.add(new Problem("vms[" + i + "].locks.vcpu-is-preempted", "[true] cannot take effect: on ["
-                + e.arch() + "] vcpu_is_preempted answers [none] (always false); allowed: [false]" + alternative));
+                + e.arch() + "]" + (e.hypervisor().containsKey("kernel-era") ? " with kernel-era ["
+                + e.hypervisor().get("kernel-era").strip() + "]" : "")
+                + " vcpu_is_preempted answers [none] (always false); allowed: [false]" + alternative));
           }
         }
       }

@@ -5,6 +5,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import org.lockvisor.arch.spi.ArchProfile;
+import org.lockvisor.arch.spi.ArchProfileFactory;
 import org.lockvisor.experiment.model.HypervisorSettings;
 import org.lockvisor.core.sim.EventBudgetExceededException;
 import org.lockvisor.core.sim.EventHandler;
@@ -552,7 +553,8 @@ public final class ExperimentRunner {
     }
     List<Problem> problems = new ArrayList<>();
     // The experiment's hypervisor: section (checked by the validator) changes the profile it runs on.
-    ArchProfile profile = HypervisorSettings.apply(plugins.arches().get(e.arch()).create(), e.hypervisor());
+    ArchProfileFactory archFactory = plugins.arches().get(e.arch());
+    ArchProfile profile = HypervisorSettings.apply(archFactory, archFactory.create(), e.hypervisor());
     Simulation simulation = new Simulation(e.seed());
     Machine machine = new Machine(simulation);
     if (checks.perturbSeed() != 0) {
@@ -563,7 +565,8 @@ public final class ExperimentRunner {
     Kernel host = machine.createHost("host", cpus, hostConfig, scheduler(e.host().scheduler()));
     Platforms.configureCacheLines(machine, profile);
     host.setTtwuWaitsOnCpu(e.host().kernel().ttwuWaitsOnCpu());
-    var hypervisor = hypervisorAdjust.apply(Platforms.hypervisor(profile));
+    // the hypervisor: settings the profile does not hold (directed-yield variant, ple-shrink, host background)
+    var hypervisor = hypervisorAdjust.apply(HypervisorSettings.adjust(Platforms.hypervisor(profile), e.hypervisor()));
     // scheduling domains from the profile's topology; the host's background activity
     Platforms.configureHost(host, profile, hypervisor.hostActivity());
     Assembly a = new Assembly(machine, profile, host, e.host().locks());

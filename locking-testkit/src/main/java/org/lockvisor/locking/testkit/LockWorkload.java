@@ -12,6 +12,7 @@ import org.lockvisor.machine.Op;
 import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.Task;
+import org.lockvisor.machine.TaskAttachment;
 
 /**
  * A locktorture-style workload for one lock: guest tasks that each take the lock a number of
@@ -22,6 +23,8 @@ import org.lockvisor.machine.Task;
  * MachineInvariants}) are checked after every event too, unless left out.
  */
 public final class LockWorkload {
+  private static final TaskAttachment<Worker> WORKER = TaskAttachment.of("locktorture worker", Worker.class);
+
   private final LockTestbed bed;
   private final KernelLock lock;
   private final int tasks;
@@ -67,7 +70,7 @@ public final class LockWorkload {
         .build();
     for (int i = 0; i < tasks; i++) {
       Task t = bed.guest().spawn("torture/" + i, main);
-      t.userData = new Worker(iterations, bed.sim().streams().get("locktorture/" + lock.name() + "/" + i));
+      WORKER.set(t, new Worker(iterations, bed.sim().streams().get("locktorture/" + lock.name() + "/" + i)));
       workers.add(t);
     }
     if (b.machineInvariants) {
@@ -87,7 +90,7 @@ public final class LockWorkload {
   }
 
   private static Worker worker(Task t) {
-    return (Worker) t.userData;
+    return WORKER.get(t);
   }
 
   private static Program[] variants(String symbol, long min, long max, boolean user) {

@@ -165,6 +165,7 @@ public final class OptimisticSpinQueue {
         n.locked = false;
         n.next = null;
         n.prev = null;
+        n.watchedPrev = null;
         n.result = false;
         Node old = tail;
         tail = n;
@@ -203,10 +204,15 @@ public final class OptimisticSpinQueue {
               preemptedBailouts++;
               stats.spinBailout();
               n.step = UNQUEUE_A;
+              // the loop's first test read it; after a spin, that read was charged with the spin
+              if (n.watchedPrev == null && kernel.startVcpuPreemptedCheck(t, vcpuCheck, symLock)) {
+                return AGAIN;
+              }
               continue;
             }
             n.watchedPrev = n.prev;
-            t.startSpin(symLock, locked, 0, n.prev.task.cpu());
+            // osq_lock: need_resched() || vcpu_is_preempted(node_cpu(node->prev)) every iteration
+            t.startSpin(symLock, locked, 0, n.prev.task.cpu(), kernel.spinCheckPeriodNs(vcpuCheck, costs.pauseNs(), 1));
             return AGAIN;
           }
           case UNQUEUE_A -> {

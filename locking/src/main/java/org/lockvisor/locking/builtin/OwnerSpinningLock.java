@@ -18,6 +18,13 @@ import org.lockvisor.machine.TaskState;
  * while the owner stays the same, on CPU and (with the vcpu_is_preempted check) not preempted,
  * and need_resched is clear. Step numbers belong to the subclasses; the helpers take the steps
  * they move to.
+ *
+ * <p>With the check on, each {@code vcpu_is_preempted} read costs the arch's {@code
+ * VCPU_PREEMPTED_CHECK} where kernel/locking/mutex.c and rwsem-xadd.c (4.10) make it: once per
+ * iteration of the spin-on-owner loop ({@link LockContext#spinCheckPeriodNs}), once in {@code
+ * mutex_can_spin_on_owner} / {@code rwsem_can_spin_on_owner} when the owner is on its CPU, and
+ * once when the loop's first test finds the owner's vCPU preempted ({@link
+ * LockContext#startVcpuPreemptedCheck}). Without the check nothing is charged.
  */
 abstract class OwnerSpinningLock<N extends OwnerSpinningLock.Node> extends BaseLock {
   /** The step that ends a slow path (and that a fast-path acquisition leaves behind). */
@@ -96,19 +103,22 @@ abstract class OwnerSpinningLock<N extends OwnerSpinningLock.Node> extends BaseL
     n.ownerSpinStart = now();
     ownerSpinner = t;
     n.step = spunStep;
-    t.startSpin(sym, ownerChanged, 0, o.cpu());
+    // mutex_spin_on_owner / rwsem_spin_on_owner: one vcpu_is_preempted read per iteration
+    t.startSpin(sym, ownerChanged, 0, o.cpu(), context.spinCheckPeriodNs(1));
     return Op.AGAIN;
   }
 
   /**
    * Spins on owner {@code o} as {@link #spinOnOwner} does unless {@link #cannotSpinOn} (a
-   * bail-out, counted; the slow path moves to {@code bailStep}). True if the spin started.
+   * bail-out, counted; the slow path moves to {@code bailStep}). True if the op must return
+   * {@link Op#AGAIN}: the spin started, or the loop's first test read vcpu_is_preempted (owner on
+   * CPU, no need_resched) and that read's work started.
    */
   final boolean spinOnOwnerOrBail(Task t, N n, Task o, int spunStep, int bailStep, int sym) {
     if (cannotSpinOn(t, o)) {
       stats.spinBailout();
       n.step = bailStep;
-      return false;
+      return o.onCpu() && !needResched(t) && context.startVcpuPreemptedCheck(t, sym);
     }
     spinOnOwner(t, n, o, spunStep, sym);
     return true;

@@ -29,7 +29,12 @@ import org.lockvisor.machine.Task;
  * unlock ({@code pv_kick_node}); an unlock that finds {@code _Q_SLOW_VAL} unhashes and kicks
  * ({@code __pv_queued_spin_unlock_slowpath}). Simplifications: the wait-early check is made on
  * every predecessor state change rather than every 256 iterations; linking into the queue is
- * atomic with the tail exchange.
+ * atomic with the tail exchange. The reads themselves are priced as the kernel makes them: with
+ * the check on ({@code vcpu_is_preempted(prev->cpu)} in {@code pv_wait_early}, added in 2017 by
+ * 75437bb304b2 "locking/pvqspinlock: Don't wait if vCPU is preempted" and reverted in 2019 by
+ * Wanpeng Li for a performance regression), one read of {@code VCPU_PREEMPTED_CHECK}
+ * every 256th iteration, charged within the spin, and the SPIN_THRESHOLD budget grows by those
+ * reads.
  */
 final class QueuedSpinLock extends SpinLockBase {
   private static final int DONE = 0;
@@ -190,7 +195,9 @@ final class QueuedSpinLock extends SpinLockBase {
     n.next = null;
     n.state = VCPU_RUNNING;
     n.lp = false;
-    n.budgetLeft = costs.spinThresholdNs();
+    // pv_wait_node: SPIN_THRESHOLD iterations, every 256th (PV_PREV_CHECK_MASK) reading vcpu_is_preempted
+    n.budgetLeft = costs.spinThresholdNs()
+        + (pv ? (costs.spinThresholdLoops() >> 8) * (context.spinCheckPeriodNs(256) > 0 ? kernel.vcpuPreemptedCheckNs() : 0) : 0);
     n.prev = mcsTail;
     if (mcsTail != null) {
       mcsTail.next = n;
@@ -284,7 +291,8 @@ final class QueuedSpinLock extends SpinLockBase {
             }
             n.step = WAIT_NODE_SPUN;
             n.spinStart = now();
-            t.startSpin(symSlow, nodeLocked, pv ? n.budgetLeft : 0, pv ? watchCpu(n.prev.task) : null);
+            t.startSpin(symSlow, nodeLocked, pv ? n.budgetLeft : 0, pv ? watchCpu(n.prev.task) : null,
+                pv ? context.spinCheckPeriodNs(256) : 0);
             return AGAIN;
           }
           case WAIT_NODE_SPUN -> {

@@ -49,6 +49,8 @@ abstract class SleepingMutex<N extends SleepingMutex.Node> extends OwnerSpinning
   final int symLock;
   final int symUnlock;
   final int symSpinOnOwner;
+  /** mutex_can_spin_on_owner, where an arch that inlines vcpu_is_preempted charges the read. */
+  private final int symCanSpin;
   private Program slowPath;
   private Program unlockSlowPath;
 
@@ -68,6 +70,7 @@ abstract class SleepingMutex<N extends SleepingMutex.Node> extends OwnerSpinning
     this.symLock = sym("mutex_lock");
     this.symUnlock = sym("mutex_unlock");
     this.symSpinOnOwner = sym("mutex_spin_on_owner");
+    this.symCanSpin = vcpuCheck ? sym("mutex_can_spin_on_owner") : -1;
   }
 
   @Override
@@ -116,9 +119,14 @@ abstract class SleepingMutex<N extends SleepingMutex.Node> extends OwnerSpinning
         Task o = owner;
         if (needResched(t) || (o != null && (!o.onCpu() || vcpuIsPreempted(o)))) {
           n.step = SPIN_FAILED;
-          return CONTINUE;
+        } else {
+          n.step = OSQ_LOCK;
         }
-        n.step = OSQ_LOCK;
+        // the read of vcpu_is_preempted, when the expression reaches it
+        if (!needResched(t) && o != null && o.onCpu() && context.startVcpuPreemptedCheck(t, symCanSpin)) {
+          return Op.AGAIN;
+        }
+        return CONTINUE;
       }
       case OSQ_LOCK -> {
         if (n.inline.run(osq.lockOp(), t) == Op.AGAIN) {

@@ -130,6 +130,8 @@ final class XaddRwsem extends OwnerSpinningLock<XaddRwsem.Node> {
   private final int symMarkWake;
   private final int symDownWriteFailed;
   private final int symRwsemWake;
+  /** rwsem_can_spin_on_owner, where an arch that inlines vcpu_is_preempted charges the read. */
+  private final int symCanSpin = vcpuCheck ? sym("rwsem_can_spin_on_owner") : -1;
 
   static final class Node extends OwnerSpinningLock.Node {
     boolean writer;
@@ -338,13 +340,21 @@ final class XaddRwsem extends OwnerSpinningLock<XaddRwsem.Node> {
         switch (n.step) {
           case SLOW -> {
             // rwsem_optimistic_spin: rwsem_can_spin_on_owner
-            boolean canSpin = optimisticSpin && !needResched(t) && canSpinOnOwner(owner);
+            Task o = owner;
+            boolean canSpin = optimisticSpin && !needResched(t) && canSpinOnOwner(o);
             if (!canSpin) {
               n.step = WAIT_LOCK;
+              if (optimisticSpin && !needResched(t) && o != null && o.onCpu()
+                  && context.startVcpuPreemptedCheck(t, symCanSpin)) {
+                return AGAIN; // the read that refused the spin
+              }
               continue;
             }
             t.preemptDisable();
             n.step = OSQ_LOCK;
+            if (o != null && context.startVcpuPreemptedCheck(t, symCanSpin)) {
+              return AGAIN; // rwsem_can_spin_on_owner read vcpu_is_preempted
+            }
           }
           case OSQ_LOCK -> {
             if (n.inline.run(osq.lockOp(), t) == AGAIN) {

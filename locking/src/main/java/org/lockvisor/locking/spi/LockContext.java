@@ -118,6 +118,32 @@ public final class LockContext {
   }
 
   /**
+   * The spin time between two {@code vcpu_is_preempted} reads of a spin loop of this lock that
+   * reads once every {@code loopsPerCheck} iterations of {@code cpu_relax()} ({@code
+   * mutex_spin_on_owner}, {@code osq_lock}: every iteration, 1; {@code pv_wait_early}: every 256):
+   * pass it to {@link Task#startSpin(int, org.lockvisor.machine.SpinCondition, long,
+   * org.lockvisor.machine.SpinWatch, long)} and the framework charges each read the arch's {@code
+   * VCPU_PREEMPTED_CHECK}. 0 when this kernel has no check ({@link #vcpuIsPreemptedCheck()}), so
+   * a kernel without it is charged nothing.
+   */
+  public long spinCheckPeriodNs(int loopsPerCheck) {
+    return kernel.spinCheckPeriodNs(vcpuIsPreemptedCheck, costs.pauseNs(), loopsPerCheck);
+  }
+
+  /**
+   * Charges one {@code vcpu_is_preempted} read by {@code t} outside a spin loop — the check before
+   * spinning ({@code mutex_can_spin_on_owner}, {@code rwsem_can_spin_on_owner}) or the one that
+   * ends a loop at its first test: with the check on, starts the read's work (the arch's check
+   * function, or {@code callerSymbol} where the arch inlines it) and returns true, and the op
+   * returns {@link org.lockvisor.machine.Op#AGAIN}; false, and nothing charged, without the check.
+   * Call it only where the kernel's expression actually reaches the read (after {@code
+   * owner->on_cpu} and {@code need_resched()} let it).
+   */
+  public boolean startVcpuPreemptedCheck(Task t, int callerSymbol) {
+    return kernel.startVcpuPreemptedCheck(t, vcpuIsPreemptedCheck, callerSymbol);
+  }
+
+  /**
    * The context of a lock embedded in this one (a mutex's {@code wait_lock}, its OSQ): same
    * kernel, costs and check, no options, its own accounting.
    */

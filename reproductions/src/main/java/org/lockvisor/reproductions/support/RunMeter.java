@@ -130,7 +130,7 @@ public final class RunMeter {
     List<String> report = new ArrayList<>(result.report());
     report.add(summary());
     return new ReproductionResult(result.name(), result.reproduced(), result.headline(),
-        com.google.common.collect.ImmutableList.copyOf(report), result.metrics(), data);
+        com.google.common.collect.ImmutableList.copyOf(report), result.metrics(), data, result.bands());
   }
 
   private static long cpuNow() {

@@ -127,7 +127,7 @@ final class SchedMessagingRun {
         guestScheduler(options), hypervisor);
     // what the hypervisor presents: 4.8 pseries builds {SMT, DIE}, the LLC being a VP's threads
     vm.guest().setTopology(Platforms.guestTopology(profile, platform.vcpus() * smt, smt));
-    vm.guest().setVcpuPreemptedHook(Platforms.vcpuPreempted(profile));
+    Platforms.configureVcpuPreempted(vm.guest(), profile); // what the check answers and what a read costs
     Platforms.configureIpis(profile, vm);
 
     LockCosts lockCosts = LockCosts.fromProfile(profile);

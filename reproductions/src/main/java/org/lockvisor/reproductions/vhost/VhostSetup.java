@@ -24,20 +24,34 @@ import org.lockvisor.experiment.ReproductionParameter;
  *     default is n ("If in doubt, say N"); SLES 11 SP2's config not verified
  * @param tunRead the host's tun_do_read era. Default 3.0 (the seed's host kernel)
  * @param irqfdInject the host's irqfd injection. Default kworker (3.0 virt/kvm/eventfd.c)
+ *
+ * <p>The first five declare their plausible range (an envelope samples them); {@code tun-read}
+ * and {@code irqfd-inject} are fixed by the seed's 3.0 host, their other values are later kernels'
+ * what-ifs, not setups the seed leaves open.
  */
 record VhostSetup(int mtu, int peerQueues, int peerIrqIntervalUs, int vcpus, boolean irqTimeAccounting,
     VhostNetConfig.TunRead tunRead, VhostNetConfig.IrqfdInject irqfdInject) {
 
   static final ReproductionParameter<Integer> MTU = ReproductionParameter.oneOf("mtu",
-      "link MTU (default 9000: the published goodput exceeds MTU 1500's ceiling)", 1500, 9000);
+      "link MTU (default 9000: the published goodput exceeds MTU 1500's ceiling)", 1500, 9000)
+      .declareChoice("9000", List.of("1500", "9000"), "seed: 10 GbE, MTU not stated; docs/reproductions/vhost-wakeup.md"
+          + " Setup: the published goodput exceeds MTU 1500's 9.41 ceiling");
   static final ReproductionParameter<Integer> PEER_QUEUES = ReproductionParameter.integer("peer-queues",
-      "the peer NIC's RSS receive queues (default 16, ixgbe's maximum)", 1, 16);
+      "the peer NIC's RSS receive queues (default 16, ixgbe's maximum)", 1, 16)
+      .declareRange("16", 1, 16, true, "ixgbe 3.0 ixgbe_set_rss_queues: RSS up to 16 queues, min(16, online CPUs);"
+          + " the peer is not described in the seed");
   static final ReproductionParameter<Integer> PEER_IRQ_US = ReproductionParameter.integer("peer-irq-interval-us",
-      "the peer NIC's interrupt moderation interval in us (default 125: ixgbe bulk ITR, 8000/s)", 10, 125);
+      "the peer NIC's interrupt moderation interval in us (default 125: ixgbe bulk ITR, 8000/s)", 10, 125)
+      .declareRange("125", 10, 125, true, "ixgbe 3.0 ixgbe_update_itr: dynamic ITR from lowest_latency (100000/s, 10 us)"
+          + " to bulk_latency (8000/s, 125 us)");
   static final ReproductionParameter<Integer> VCPUS = ReproductionParameter.integer("vcpus",
-      "guest vCPUs (default 4)", 1, 8);
+      "guest vCPUs (default 4)", 1, 8)
+      .declareRange("4", 1, 8, false, "not in the seed (SLES 11 SP2 guest, vCPUs unstated); 1-8 vCPUs of a 2013 KVM"
+          + " guest on the modelled 16-CPU host, docs/reproductions/vhost-wakeup.md Setup");
   static final ReproductionParameter<Boolean> IRQ_TIME = ReproductionParameter.bool("irq-time-accounting",
-      "host CONFIG_IRQ_TIME_ACCOUNTING: top excludes irq/softirq time from threads (default false)");
+      "host CONFIG_IRQ_TIME_ACCOUNTING: top excludes irq/softirq time from threads (default false)")
+      .declareChoice("false", List.of("false", "true"), "init/Kconfig 3.0 IRQ_TIME_ACCOUNTING default n; SLES 11 SP2's"
+          + " host config not verified");
   static final ReproductionParameter<VhostNetConfig.TunRead> TUN_READ = ReproductionParameter.of("tun-read",
       "host tun_do_read era (default 3.0)", "one of [3.0, noblock-guard, ring]", VhostNetConfig.TunRead::of);
   static final ReproductionParameter<VhostNetConfig.IrqfdInject> IRQFD = ReproductionParameter.of("irqfd-inject",

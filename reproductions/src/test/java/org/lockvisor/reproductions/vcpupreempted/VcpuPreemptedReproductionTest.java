@@ -15,6 +15,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
+import org.lockvisor.experiment.Band;
 import org.lockvisor.experiment.ReproductionOptions;
 import org.lockvisor.experiment.ReproductionResult;
 import org.lockvisor.experiment.ReproductionRuns;
@@ -39,6 +40,11 @@ class VcpuPreemptedReproductionTest {
     RunDirectories runs = new RunDirectories(out, "test", "test");
     VcpuPreemptedReproduction reproduction = new VcpuPreemptedReproduction();
     ReproductionResult r = reproduction.run(new ReproductionOptions(true, Optional.of(out), runs, WhatIf.NONE));
+    assertThat(r.bands()).filteredOn(Band::baselineOnly).extracting(Band::key).containsExactly("baseline.osq_lock",
+        "baseline.rwsem_spin_on_owner", "baseline.mutex_spin_on_owner", "baseline.spin_total");
+    assertThat(r.bands()).filteredOn(b -> !b.baselineOnly()).hasSize(5);
+    assertThat(r.bands()).filteredOn(b -> b.key().startsWith("baseline."))
+        .allSatisfy(b -> assertThat(b.simulated()).isEqualTo(r.metrics().get(b.key())));
     double seconds = (System.nanoTime() - t0) / 1e9;
     r.report().forEach(System.out::println);
     System.out.println(r.headline() + " in " + seconds + " s");

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.BeforeAll;
+import org.lockvisor.experiment.Band;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.lockvisor.experiment.ReproductionOptions;
@@ -30,6 +31,17 @@ class VhostWakeupReproductionTest {
     wallMs = (System.nanoTime() - t0) / 1_000_000;
     result.report().forEach(System.out::println);
     System.out.println(result.headline() + " (" + wallMs + " ms)");
+  }
+
+  @Test
+  void bands_oneBaselineAndOnePatchedPerFigure_simulatedAsInMetrics() {
+    assertThat(result.bands()).hasSize(4 * 4 + 1);
+    assertThat(result.bands()).filteredOn(Band::baselineOnly).hasSize(8)
+        .allSatisfy(b -> assertThat(b.key()).contains(".baseline."));
+    assertThat(result.bands()).filteredOn(b -> b.key().startsWith("t"))
+        .allSatisfy(b -> assertThat(b.simulated()).isEqualTo(result.metrics().get(b.key())));
+    assertThat(result.bands()).filteredOn(b -> !b.key().startsWith("reduction"))
+        .allSatisfy(b -> assertThat(b.hasPublished()).isTrue());
   }
 
   @Test

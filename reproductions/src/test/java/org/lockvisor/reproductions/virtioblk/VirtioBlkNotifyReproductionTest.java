@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.BeforeAll;
+import org.lockvisor.experiment.Band;
 import org.junit.jupiter.api.Test;
 import org.lockvisor.experiment.ReproductionOptions;
 import org.lockvisor.experiment.ReproductionResult;
@@ -29,6 +30,17 @@ class VirtioBlkNotifyReproductionTest {
   private static double m(String key) {
     assertThat(result.metrics()).containsKey(key);
     return result.metrics().get(key);
+  }
+
+  @Test
+  void bands_structured_baselineLevelsAreTheOnlyCalibrationTargets() {
+    assertThat(result.bands()).extracting(Band::key).containsExactly("arm64.nj4.ratio", "arm64.nj4.baseline.iops",
+        "x86.nj2.ratio", "x86.nj2.baseline.iops", "x86.nj4.ratio", "x86.nj8.ratio", "x86.nj12.ratio");
+    assertThat(result.bands()).filteredOn(Band::baselineOnly).extracting(Band::key)
+        .containsExactly("arm64.nj4.baseline.iops", "x86.nj2.baseline.iops");
+    assertThat(result.bands()).allSatisfy(b -> assertThat(b.simulated())
+        .isEqualTo(result.metrics().get(b.key())));
+    assertThat(result.reproduced()).isEqualTo(result.bands().stream().allMatch(Band::met));
   }
 
   @Test

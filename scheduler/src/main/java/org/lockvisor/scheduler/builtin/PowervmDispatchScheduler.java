@@ -76,10 +76,12 @@ import org.lockvisor.machine.VcpuTask;
  * dispatched, whether in the guest or in the hypervisor on its behalf. Host tasks that are not
  * vCPU threads (hypervisor work) are never exhausted. Per-LPAR entitlements can be set with
  * {@link #entitle(String, double)} before the VM is created.
+ *
+ * <p>Gang mode: {@link PowervmGang}; entitlement arithmetic: {@link PowervmVp}. Over 30 methods:
+ * the {@code Scheduler} SPI and the dispatcher's window, timer and pool steps, which share state.
  */
 public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
   private static final int EV_WINDOW = -1;
-  private static final long UNLIMITED = Long.MAX_VALUE;
 
   private final long windowNs;
   private final double defaultUnits;
@@ -88,13 +90,9 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
   private final Map<String, Double> unitsByVm = new HashMap<>(); // lookups only, never iterated
 
   private Kernel kernel;
-  private Core[] cores; // smt > 1 only
-  private int[] queuedAt; // smt > 1: queued threads per host CPU (hardware thread)
-  private HwThread[] running; // smt > 1: the thread each host CPU runs, or null
-  private final Map<String, Vp[]> vpsByVm = new HashMap<>(); // smt > 1; lookups only
-  private int homes; // smt > 1: VPs placed so far
+  private PowervmGang gang; // smt > 1 only
   private Simulation sim;
-  private Rq[] rqs;
+  private PowervmRq[] rqs;
   private long windowHandle = EventQueue.NO_EVENT;
 
   /**
@@ -146,7 +144,7 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
   /** The entitlement of {@code task} per window (ns); {@code Long.MAX_VALUE} if unlimited. */
   public long entitlementNs(Task task) {
     if (smt > 1) {
-      return gang(task).vp.entitledNs;
+      return gang.thread(task).vp.entitledNs;
     }
     return vp(task).entitledNs;
   }
@@ -154,13 +152,13 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
   /** Entitlement {@code task} has left in the current window (ns). */
   public long remainingNs(Task task) {
     if (smt > 1) {
-      Vp g = gang(task).vp;
-      refresh(g, sim.now());
-      return cores[g.cpuIndex].owner == g ? currentRemaining(g, sim.now()) : g.remainingNs;
+      PowervmVp g = gang.thread(task).vp;
+      g.refresh(sim.now(), windowNs);
+      return gang.owns(g) ? g.currentRemaining(sim.now(), windowNs) : g.remainingNs;
     }
-    Vp vp = vp(task);
-    refresh(vp, sim.now());
-    return rqs[vp.cpuIndex].curr == vp ? currentRemaining(vp, sim.now()) : vp.remainingNs;
+    PowervmVp vp = vp(task);
+    vp.refresh(sim.now(), windowNs);
+    return rqs[vp.cpuIndex].curr == vp ? vp.currentRemaining(sim.now(), windowNs) : vp.remainingNs;
   }
 
   @Override
@@ -169,20 +167,13 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
     checkArgument(!k.isGuest(), "powervm-dispatch dispatches virtual processors: use it for the host kernel");
     this.kernel = k;
     this.sim = k.machine().sim();
-    rqs = new Rq[k.cpuCount()];
+    rqs = new PowervmRq[k.cpuCount()];
     for (int i = 0; i < rqs.length; i++) {
-      rqs[i] = new Rq(i);
+      rqs[i] = new PowervmRq(i);
       k.cpu(i).rqData = rqs[i];
     }
     if (smt > 1) {
-      checkArgument(k.cpuCount() % smt == 0,
-          "powervm-dispatch smt=%s: the host's %s CPUs are not whole cores of %s threads", smt, k.cpuCount(), smt);
-      cores = new Core[k.cpuCount() / smt];
-      for (int i = 0; i < cores.length; i++) {
-        cores[i] = new Core(i);
-      }
-      queuedAt = new int[k.cpuCount()];
-      running = new HwThread[k.cpuCount()];
+      gang = new PowervmGang(this, k, smt, capped, windowNs);
     }
   }
 
@@ -192,12 +183,12 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
   @Override
   public void enqueue(Cpu cpu, Task task, boolean wakeup) {
     if (smt > 1) {
-      gangEnqueue(cpu, task);
+      gang.enqueue(cpu, task);
       return;
     }
-    Rq rq = rqs[cpu.index()];
-    Vp vp = vp(task);
-    refresh(vp, sim.now());
+    PowervmRq rq = rqs[cpu.index()];
+    PowervmVp vp = vp(task);
+    vp.refresh(sim.now(), windowNs);
     vp.cpuIndex = rq.index;
     queue(rq, vp);
     armWindow();
@@ -206,24 +197,24 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
   @Override
   public void dequeue(Cpu cpu, Task task) {
     if (smt > 1) {
-      gangDequeue(cpu, task);
+      gang.dequeue(cpu, task);
       return;
     }
-    Rq rq = rqs[cpu.index()];
-    Vp vp = vp(task);
+    PowervmRq rq = rqs[cpu.index()];
+    PowervmVp vp = vp(task);
     checkState(rq.ready.remove(vp) || rq.throttled.remove(vp), "%s is not queued on %s", task, cpu);
   }
 
   @Override
   public void putPrev(Cpu cpu, Task prev) {
     if (smt > 1) {
-      gangPutPrev(cpu, prev);
+      gang.putPrev(cpu, prev);
       return;
     }
-    Rq rq = rqs[cpu.index()];
+    PowervmRq rq = rqs[cpu.index()];
     checkState(rq.curr != null && rq.curr.task == prev, "%s put back on %s but current is %s", prev, cpu, rq.curr);
-    Vp vp = rq.curr;
-    charge(vp, sim.now());
+    PowervmVp vp = rq.curr;
+    vp.charge(sim.now(), windowNs);
     rq.curr = null;
     cancelExhaust(rq);
     queue(rq, vp);
@@ -232,23 +223,23 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
   @Override
   public Task pickNext(Cpu cpu) {
     if (smt > 1) {
-      return gangPickNext(cpu);
+      return gang.pickNext(cpu);
     }
-    Rq rq = rqs[cpu.index()];
+    PowervmRq rq = rqs[cpu.index()];
     long now = sim.now();
     if (rq.curr != null) {
-      charge(rq.curr, now); // ceded (slept) or exited
+      rq.curr.charge(now, windowNs); // ceded (slept) or exited
       rq.curr = null;
     }
     cancelExhaust(rq);
     if (rq.conferred != null) {
       // H_CONFER: the holder's VP runs next on the conferring processor
-      Vp c = rq.conferred;
+      PowervmVp c = rq.conferred;
       rq.conferred = null;
       dispatch(rq, c, now);
       return c.task;
     }
-    Vp next = firstEntitled(rq.ready, now);
+    PowervmVp next = firstEntitled(rq.ready, now);
     if (next != null) {
       rq.ready.remove(next);
     } else {
@@ -269,7 +260,7 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
   @Override
   public Cpu selectCpu(Task task, Cpu wakerCpu) {
     if (smt > 1) {
-      HwThread t = gang(task);
+      PowervmGang.HwThread t = gang.thread(task);
       return kernel.cpu(t.vp.cpuIndex * smt + t.slot); // the VP's core, the thread's slot
     }
     if (task.pinnedCpu() >= 0) {
@@ -282,7 +273,7 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
     Cpu fewest = null;
     Cpu leftover = null;
     long now = sim.now();
-    boolean entitled = remaining(vp(task), now) > 0;
+    boolean entitled = vp(task).remaining(now, windowNs) > 0;
     for (int i = 0; i < rqs.length; i++) {
       Cpu c = kernel.cpu(i);
       if (idle(c)) {
@@ -291,8 +282,8 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
       if (fewest == null || load(rqs[i]) < load(rqs[fewest.index()])) {
         fewest = c;
       }
-      Vp curr = rqs[i].curr;
-      if (entitled && leftover == null && curr != null && currentRemaining(curr, now) == 0) {
+      PowervmVp curr = rqs[i].curr;
+      if (entitled && leftover == null && curr != null && curr.currentRemaining(now, windowNs) == 0) {
         leftover = c; // wakeup preemption will give it to the entitled VP
       }
     }
@@ -307,28 +298,26 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
     if (smt > 1) {
       return false; // gangEnqueue hands the core over itself
     }
-    Rq rq = rqs[cpu.index()];
+    PowervmRq rq = rqs[cpu.index()];
     if (rq.curr == null || rq.curr.task != current) {
       return false;
     }
     long now = sim.now();
-    charge(rq.curr, now);
-    Vp w = vp(woken);
-    refresh(w, now);
+    rq.curr.charge(now, windowNs);
+    PowervmVp w = vp(woken);
+    w.refresh(now, windowNs);
     return w.remainingNs > 0 && rq.curr.remainingNs == 0;
   }
 
   @Override
-  public void tick(Cpu cpu, Task current) {
-    // dispatching is driven by the window and entitlement timers, not by the host tick
-  }
+  public void tick(Cpu cpu, Task current) {} // dispatching follows the window and entitlement timers
 
   @Override
   public int runnable(Cpu cpu) {
     if (smt > 1) {
-      return gangPickable(cpu.index()) ? 1 : 0;
+      return gang.pickable(cpu.index()) ? 1 : 0;
     }
-    Rq rq = rqs[cpu.index()];
+    PowervmRq rq = rqs[cpu.index()];
     return rq.ready.size() + (rq.conferred != null ? 1 : 0);
   }
 
@@ -345,17 +334,17 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
     if (smt > 1) {
       return false;
     }
-    Vp t = vp(target);
-    Rq from = rqs[t.cpuIndex];
+    PowervmVp t = vp(target);
+    PowervmRq from = rqs[t.cpuIndex];
     if (!from.ready.remove(t) && !from.throttled.remove(t)) {
       return false;
     }
     long now = sim.now();
-    Rq rq = rqs[cpu.index()];
-    refresh(t, now);
+    PowervmRq rq = rqs[cpu.index()];
+    t.refresh(now, windowNs);
     if (rq.curr != null && rq.curr.task == current) {
-      charge(rq.curr, now);
-      if (t.entitledNs != UNLIMITED && rq.curr.entitledNs != UNLIMITED) {
+      rq.curr.charge(now, windowNs);
+      if (t.entitledNs != PowervmVp.UNLIMITED && rq.curr.entitledNs != PowervmVp.UNLIMITED) {
         t.remainingNs += rq.curr.remainingNs;
         rq.curr.remainingNs = 0;
       }
@@ -378,7 +367,7 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
   public int throttled(Cpu cpu) {
     if (smt > 1) {
       // queued threads of VPs that do not own the core: runnable for the machine, not pickable
-      return queuedAt[cpu.index()] - (gangPickable(cpu.index()) ? 1 : 0);
+      return gang.queuedAt(cpu.index()) - (gang.pickable(cpu.index()) ? 1 : 0);
     }
     return rqs[cpu.index()].throttled.size();
   }
@@ -389,15 +378,15 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
       return null; // a VP's threads stay on its home core (see the class comment)
     }
     long now = sim.now();
-    Vp pick = null;
-    Rq from = null;
+    PowervmVp pick = null;
+    PowervmRq from = null;
     for (int pass = 0; pass < 2 && pick == null; pass++) {
-      for (Rq rq : rqs) {
+      for (PowervmRq rq : rqs) {
         if (rq.index == cpu.index()) {
           continue;
         }
-        for (Vp vp : rq.ready) {
-          if (vp.task.pinnedCpu() < 0 && (pass == 1 || remaining(vp, now) > 0)) {
+        for (PowervmVp vp : rq.ready) {
+          if (vp.task.pinnedCpu() < 0 && (pass == 1 || vp.remaining(now, windowNs) > 0)) {
             pick = vp;
             from = rq;
             break;
@@ -412,7 +401,7 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
       return null;
     }
     from.ready.remove(pick);
-    Rq rq = rqs[cpu.index()];
+    PowervmRq rq = rqs[cpu.index()];
     pick.cpuIndex = rq.index;
     dispatch(rq, pick, now);
     return pick.task;
@@ -428,22 +417,22 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
     if (kind == EV_WINDOW) {
       windowHandle = EventQueue.NO_EVENT;
       if (smt > 1) {
-        gangWindow(now);
+        gang.window(now);
       } else {
         onWindow(now);
       }
       return;
     }
     if (smt > 1) {
-      gangExhaust(kind, arg, now);
+      gang.exhaust(kind, arg, now);
       return;
     }
-    Rq rq = rqs[kind];
+    PowervmRq rq = rqs[kind];
     rq.exhaustHandle = EventQueue.NO_EVENT;
     if (rq.curr == null || rq.curr.task.id() != arg) {
       return;
     }
-    charge(rq.curr, now);
+    rq.curr.charge(now, windowNs);
     if (rq.curr.remainingNs > 0) {
       armExhaust(rq); // a late timer (cannot happen with exact charging, but stay safe)
       return;
@@ -456,16 +445,16 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
 
   private void onWindow(long now) {
     boolean active = false;
-    for (Rq rq : rqs) {
+    for (PowervmRq rq : rqs) {
       if (rq.curr != null) {
-        charge(rq.curr, now); // refills: the boundary is now
+        rq.curr.charge(now, windowNs); // refills: the boundary is now
         armExhaust(rq);
         active = true;
       }
       if (!rq.throttled.isEmpty()) {
         while (!rq.throttled.isEmpty()) {
-          Vp vp = rq.throttled.pollFirst();
-          refresh(vp, now);
+          PowervmVp vp = rq.throttled.pollFirst();
+          vp.refresh(now, windowNs);
           rq.ready.addLast(vp);
         }
         Cpu c = kernel.cpu(rq.index);
@@ -480,23 +469,23 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
     }
   }
 
-  private void armWindow() {
+  void armWindow() {
     if (windowHandle == EventQueue.NO_EVENT) {
       long next = (sim.now() / windowNs + 1) * windowNs;
       windowHandle = sim.scheduleAt(next, this, EV_WINDOW, 0);
     }
   }
 
-  private void armExhaust(Rq rq) {
+  private void armExhaust(PowervmRq rq) {
     cancelExhaust(rq);
-    Vp vp = rq.curr;
-    if (vp == null || vp.entitledNs == UNLIMITED || vp.remainingNs == 0) {
+    PowervmVp vp = rq.curr;
+    if (vp == null || vp.entitledNs == PowervmVp.UNLIMITED || vp.remainingNs == 0) {
       return;
     }
     rq.exhaustHandle = sim.schedule(vp.remainingNs, this, rq.index, vp.task.id());
   }
 
-  private void cancelExhaust(Rq rq) {
+  private void cancelExhaust(PowervmRq rq) {
     if (rq.exhaustHandle != EventQueue.NO_EVENT) {
       sim.cancel(rq.exhaustHandle);
       rq.exhaustHandle = EventQueue.NO_EVENT;
@@ -506,16 +495,16 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
   // ---------------------------------------------------------------------------------------
   // Entitlement bookkeeping.
 
-  private void dispatch(Rq rq, Vp vp, long now) {
-    refresh(vp, now);
+  private void dispatch(PowervmRq rq, PowervmVp vp, long now) {
+    vp.refresh(now, windowNs);
     rq.curr = vp;
     vp.runStart = now;
     armExhaust(rq);
     armWindow();
   }
 
-  private void queue(Rq rq, Vp vp) {
-    if (capped && remaining(vp, sim.now()) == 0) {
+  private void queue(PowervmRq rq, PowervmVp vp) {
+    if (capped && vp.remaining(sim.now(), windowNs) == 0) {
       rq.throttled.addLast(vp);
     } else {
       rq.ready.addLast(vp);
@@ -523,9 +512,9 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
   }
 
   /** The first VP of {@code queue} with entitlement left, or null. */
-  private Vp firstEntitled(ArrayDeque<Vp> queue, long now) {
-    for (Vp vp : queue) {
-      if (remaining(vp, now) > 0) {
+  PowervmVp firstEntitled(ArrayDeque<PowervmVp> queue, long now) {
+    for (PowervmVp vp : queue) {
+      if (vp.remaining(now, windowNs) > 0) {
         return vp;
       }
     }
@@ -536,13 +525,13 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
    * The shared pool: takes an entitled, unpinned VP waiting on another processor (lowest index
    * first) for {@code rq}'s processor; null if there is none.
    */
-  private Vp pullEntitled(Rq rq, long now) {
-    for (Rq other : rqs) {
+  private PowervmVp pullEntitled(PowervmRq rq, long now) {
+    for (PowervmRq other : rqs) {
       if (other == rq) {
         continue;
       }
-      for (Vp vp : other.ready) {
-        if (vp.task.pinnedCpu() < 0 && remaining(vp, now) > 0) {
+      for (PowervmVp vp : other.ready) {
+        if (vp.task.pinnedCpu() < 0 && vp.remaining(now, windowNs) > 0) {
           other.ready.remove(vp); // returns at once: the iteration does not go on
           vp.cpuIndex = rq.index;
           return vp;
@@ -552,13 +541,13 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
     return null;
   }
 
-  private boolean entitledWaitingElsewhere(Rq rq, long now) {
-    for (Rq other : rqs) {
+  private boolean entitledWaitingElsewhere(PowervmRq rq, long now) {
+    for (PowervmRq other : rqs) {
       if (other == rq) {
         continue;
       }
-      for (Vp vp : other.ready) {
-        if (vp.task.pinnedCpu() < 0 && remaining(vp, now) > 0) {
+      for (PowervmVp vp : other.ready) {
+        if (vp.task.pinnedCpu() < 0 && vp.remaining(now, windowNs) > 0) {
           return true;
         }
       }
@@ -566,379 +555,45 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
     return false;
   }
 
-  /** Entitlement left to a dispatched VP, counting its run since it was last charged. */
-  private long currentRemaining(Vp vp, long now) {
-    refresh(vp, now);
-    if (vp.entitledNs == UNLIMITED) {
-      return UNLIMITED;
-    }
-    return Math.max(0, vp.remainingNs - (now - vp.runStart));
-  }
-
-  private long remaining(Vp vp, long now) {
-    refresh(vp, now);
-    return vp.remainingNs;
-  }
-
-  /** Refills the entitlement when a new window has started since it was last charged. */
-  private void refresh(Vp vp, long now) {
-    long w = now / windowNs;
-    if (vp.window != w) {
-      vp.window = w;
-      vp.remainingNs = vp.entitledNs;
-      if (vp.runStart < w * windowNs) {
-        vp.runStart = w * windowNs; // time before the boundary belonged to the old window
-      }
-    }
-  }
-
-  /** Charges the dispatched VP's time since it was last charged. */
-  private void charge(Vp vp, long now) {
-    refresh(vp, now);
-    long used = now - vp.runStart;
-    vp.runStart = now;
-    if (vp.entitledNs != UNLIMITED && used > 0) {
-      vp.remainingNs = Math.max(0, vp.remainingNs - used);
-    }
-  }
-
   private boolean idle(Cpu c) {
-    Rq rq = rqs[c.index()];
+    PowervmRq rq = rqs[c.index()];
     return c.isIdle() && rq.curr == null && rq.ready.isEmpty();
   }
 
-  private static int load(Rq rq) {
+  private static int load(PowervmRq rq) {
     return rq.ready.size() + (rq.curr != null ? 1 : 0);
   }
 
-  private Vp vp(Task t) {
-    if (t.schedData instanceof Vp vp) {
+  private PowervmVp vp(Task t) {
+    if (t.schedData instanceof PowervmVp vp) {
       return vp;
     }
     checkState(t.kernel() == kernel, "%s belongs to kernel %s, not %s", t, t.kernel(), kernel);
-    long entitled = UNLIMITED;
+    long entitled = PowervmVp.UNLIMITED;
     if (t instanceof VcpuTask v) {
-      int vps = v.vm().guest().cpuCount();
-      Double units = unitsByVm.get(v.vm().name());
-      double u = units != null ? units : defaultUnits <= 0 ? vps : defaultUnits;
-      entitled = Math.min(windowNs, Math.round(u / vps * windowNs));
+      entitled = entitledNs(v.vm().name(), v.vm().guest().cpuCount());
     }
-    Vp vp = new Vp(t, entitled);
-    vp.window = Long.MIN_VALUE;
+    PowervmVp vp = new PowervmVp(t, entitled);
     t.schedData = vp;
     return vp;
   }
 
-  // ---------------------------------------------------------------------------------------
-  // SMT gang dispatch (smt > 1). The host's CPUs are hardware threads: CPU c is thread
-  // c % smt of core c / smt. A VP is smt consecutive guest vCPUs (threads); it owns a whole
-  // core while dispatched and its thread t runs only on hardware thread t of that core. A VP
-  // is dispatched when any of its threads is runnable, keeps the core while any of them is
-  // (its ceded threads leave their hardware threads idle: no other VP may use them) and cedes
-  // when all of them have ceded; its entitlement is charged once per VP, by the time it owns
-  // the core. On exhaustion or an entitled VP's wakeup onto a leftover-capacity VP, the core
-  // changes hands and every thread of the old VP is preempted together.
-
-  private void gangEnqueue(Cpu cpu, Task task) {
-    HwThread th = gang(task);
-    Vp vp = th.vp;
-    checkState(!th.queued, "%s is already queued", task);
-    checkState(cpu.index() == vp.cpuIndex * smt + th.slot, "%s enqueued on %s, not its hardware thread", task, cpu);
-    th.queued = true;
-    vp.nQueued++;
-    queuedAt[cpu.index()]++;
-    Core core = cores[vp.cpuIndex];
-    long now = sim.now();
-    if (core.owner == vp) {
-      return;
-    }
-    if (!vp.waiting) {
-      vp.waiting = true;
-      core.ready.addLast(vp);
-    }
-    if (core.owner == null) {
-      handOver(core, now, -1);
-    } else if (remaining(vp, now) > 0 && currentRemaining(core.owner, now) == 0) {
-      release(core, now, -1); // an entitled VP preempts a VP running on leftover capacity
-    }
-    armWindow();
-  }
-
-  private void gangDequeue(Cpu cpu, Task task) {
-    HwThread th = gang(task);
-    Vp vp = th.vp;
-    checkState(th.queued, "%s is not queued on %s", task, cpu);
-    th.queued = false;
-    vp.nQueued--;
-    queuedAt[cpu.index()]--;
-    Core core = cores[vp.cpuIndex];
-    if (vp.nQueued == 0 && vp.nRunning == 0) {
-      if (vp.waiting) {
-        vp.waiting = false;
-        core.ready.remove(vp);
-      } else if (core.owner == vp) {
-        release(core, sim.now(), cpu.index());
-      }
-    }
-  }
-
-  private void gangPutPrev(Cpu cpu, Task prev) {
-    int i = cpu.index();
-    HwThread th = running[i];
-    checkState(th != null && th.task == prev, "%s put back on %s but current is %s", prev, cpu, th);
-    running[i] = null;
-    Vp vp = th.vp;
-    vp.nRunning--;
-    th.queued = true;
-    vp.nQueued++;
-    queuedAt[i]++;
-    Core core = cores[vp.cpuIndex];
-    if (core.owner != vp && !vp.waiting) {
-      vp.waiting = true;
-      core.ready.addLast(vp);
-    }
-  }
-
-  private Task gangPickNext(Cpu cpu) {
-    int i = cpu.index();
-    Core core = cores[i / smt];
-    HwThread prev = running[i];
-    if (prev != null) { // ceded (slept) or exited
-      running[i] = null;
-      prev.vp.nRunning--;
-    }
-    Vp owner = core.owner;
-    if (owner != null && owner.nQueued == 0 && owner.nRunning == 0) {
-      release(core, sim.now(), i); // all its threads ceded: the VP cedes the core
-      owner = core.owner;
-    }
-    if (owner == null) {
-      return null;
-    }
-    HwThread th = owner.threads[i % smt];
-    if (th == null || !th.queued) {
-      return null; // the hardware thread idles while its VP is dispatched
-    }
-    th.queued = false;
-    owner.nQueued--;
-    owner.nRunning++;
-    queuedAt[i]--;
-    running[i] = th;
-    return th.task;
-  }
-
-  private boolean gangPickable(int cpuIndex) {
-    Vp owner = cores[cpuIndex / smt].owner;
-    if (owner == null) {
-      return false;
-    }
-    HwThread th = owner.threads[cpuIndex % smt];
-    return th != null && th.queued;
-  }
-
-  /** Takes the core from its owner (charged; back in the queue if it has runnable threads) and hands it over. */
-  private void release(Core core, long now, int except) {
-    Vp old = core.owner;
-    charge(old, now);
-    core.owner = null;
-    cancelGangExhaust(core);
-    if (old.nQueued + old.nRunning > 0 && !old.waiting) {
-      old.waiting = true;
-      core.ready.addLast(old);
-    }
-    int base = core.index * smt;
-    for (int t = 0; t < smt; t++) {
-      if (running[base + t] != null && base + t != except) {
-        kernel.cpu(base + t).reschedule(); // preempted together with the VP
-      }
-    }
-    handOver(core, now, except);
-  }
-
-  /** Dispatches the next VP waiting for {@code core} (entitled first; leftover only if uncapped). */
-  private void handOver(Core core, long now, int except) {
-    Vp next = firstEntitled(core.ready, now);
-    if (next == null && !capped) {
-      next = core.ready.peekFirst();
-    }
-    if (next == null) {
-      return;
-    }
-    core.ready.remove(next);
-    next.waiting = false;
-    refresh(next, now);
-    core.owner = next;
-    next.runStart = now;
-    armGangExhaust(core);
-    armWindow();
-    int base = core.index * smt;
-    for (int t = 0; t < smt; t++) {
-      HwThread th = next.threads[t];
-      if (th != null && th.queued && base + t != except) {
-        kernel.cpu(base + t).reschedule();
-      }
-    }
-  }
-
-  private void gangExhaust(int coreIndex, long vpId, long now) {
-    Core core = cores[coreIndex];
-    core.exhaustHandle = EventQueue.NO_EVENT;
-    Vp owner = core.owner;
-    if (owner == null || owner.task.id() != vpId) {
-      return;
-    }
-    charge(owner, now);
-    if (owner.remainingNs > 0) {
-      armGangExhaust(core);
-      return;
-    }
-    core.exhausted++;
-    if (capped || !core.ready.isEmpty()) {
-      release(core, now, -1);
-    }
-  }
-
-  private void gangWindow(long now) {
-    boolean active = false;
-    for (Core core : cores) {
-      if (core.owner != null) {
-        charge(core.owner, now); // refills: the boundary is now
-        armGangExhaust(core);
-      } else if (!core.ready.isEmpty()) {
-        handOver(core, now, -1); // capped VPs got their entitlement back
-      }
-      active |= core.owner != null || !core.ready.isEmpty();
-    }
-    if (active) {
-      armWindow();
-    }
-  }
-
-  private void armGangExhaust(Core core) {
-    cancelGangExhaust(core);
-    Vp vp = core.owner;
-    if (vp == null || vp.entitledNs == UNLIMITED || vp.remainingNs == 0) {
-      return;
-    }
-    core.exhaustHandle = sim.schedule(vp.remainingNs, this, core.index, vp.task.id());
-  }
-
-  private void cancelGangExhaust(Core core) {
-    if (core.exhaustHandle != EventQueue.NO_EVENT) {
-      sim.cancel(core.exhaustHandle);
-      core.exhaustHandle = EventQueue.NO_EVENT;
-    }
-  }
-
-  private HwThread gang(Task t) {
-    if (t.schedData instanceof HwThread th) {
-      return th;
-    }
-    checkState(t.kernel() == kernel, "%s belongs to kernel %s, not %s", t, t.kernel(), kernel);
-    checkArgument(t instanceof VcpuTask, "powervm-dispatch smt=%s dispatches only vCPU threads, not %s", smt, t);
-    VcpuTask v = (VcpuTask) t;
-    int n = v.vm().guest().cpuCount();
-    checkArgument(n % smt == 0, "powervm-dispatch smt=%s: LPAR %s has %s vCPUs, not whole VPs of %s threads",
-        smt, v.vm().name(), n, smt);
-    Vp[] vps = vpsByVm.get(v.vm().name());
-    if (vps == null) {
-      vps = new Vp[n / smt];
-      vpsByVm.put(v.vm().name(), vps);
-    }
-    int index = v.guestCpu().index();
-    Vp vp = vps[index / smt];
-    if (vp == null) {
-      Double units = unitsByVm.get(v.vm().name());
-      double u = units != null ? units : defaultUnits <= 0 ? vps.length : defaultUnits;
-      vp = new Vp(t, Math.min(windowNs, Math.round(u / vps.length * windowNs))); // entitlement per VP
-      vp.window = Long.MIN_VALUE;
-      vp.threads = new HwThread[smt];
-      vp.cpuIndex = homes++ % cores.length; // home core, round robin over the pool
-      vps[index / smt] = vp;
-    }
-    HwThread th = new HwThread(t, vp, index % smt);
-    vp.threads[th.slot] = th;
-    t.schedData = th;
-    return th;
-  }
-
-  /** One physical core's dispatch state (smt > 1). */
-  private static final class Core {
-    final int index;
-    final ArrayDeque<Vp> ready = new ArrayDeque<>(8); // VPs with runnable threads, not dispatched
-    Vp owner;
-    long exhaustHandle = EventQueue.NO_EVENT;
-    long exhausted;
-
-    Core(int index) {
-      this.index = index;
-    }
-  }
-
-  /** One hardware thread of a VP (smt > 1): a guest vCPU's host thread. */
-  private static final class HwThread {
-    final Task task;
-    final Vp vp;
-    final int slot;
-    boolean queued;
-
-    HwThread(Task task, Vp vp, int slot) {
-      this.task = task;
-      this.vp = vp;
-      this.slot = slot;
-    }
-
-    @Override
-    public String toString() {
-      return task.toString();
-    }
+  /**
+   * The entitlement per window of each of {@code vps} VPs of LPAR {@code vmName}: its entitled
+   * capacity ({@link #entitle}, else the default; 0 or less: a processor per VP) spread equally,
+   * at most one window.
+   */
+  long entitledNs(String vmName, int vps) {
+    Double units = unitsByVm.get(vmName);
+    double u = units != null ? units : defaultUnits <= 0 ? vps : defaultUnits;
+    return Math.min(windowNs, Math.round(u / vps * windowNs));
   }
 
   /** Times {@code cpu}'s dispatched VP ran out of entitlement. */
   public long exhaustions(Cpu cpu) {
     if (smt > 1) {
-      return cores[cpu.index() / smt].exhausted;
+      return gang.exhaustions(cpu.index());
     }
     return rqs[cpu.index()].exhausted;
-  }
-
-  /** One physical processor's dispatch state. */
-  private static final class Rq {
-    final int index;
-    final ArrayDeque<Vp> ready = new ArrayDeque<>(8);
-    final ArrayDeque<Vp> throttled = new ArrayDeque<>(4);
-    Vp curr;
-    /** A VP conferred to by this processor's caller: dispatched next. */
-    Vp conferred;
-    long exhaustHandle = EventQueue.NO_EVENT;
-    long exhausted;
-
-    Rq(int index) {
-      this.index = index;
-    }
-  }
-
-  /** A virtual processor's entitlement state. */
-  private static final class Vp {
-    final Task task;
-    final long entitledNs;
-    long remainingNs;
-    long window;
-    long runStart;
-    int cpuIndex; // smt > 1: the home core
-    HwThread[] threads; // smt > 1 only
-    int nQueued; // smt > 1: threads waiting for the core
-    int nRunning; // smt > 1: threads on hardware threads of the core
-    boolean waiting; // smt > 1: in its core's ready queue
-
-    Vp(Task task, long entitledNs) {
-      this.task = task;
-      this.entitledNs = entitledNs;
-    }
-
-    @Override
-    public String toString() {
-      return task.toString();
-    }
   }
 }

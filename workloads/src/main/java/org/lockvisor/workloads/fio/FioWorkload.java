@@ -20,6 +20,7 @@ import org.lockvisor.machine.Op;
 import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.Task;
+import org.lockvisor.machine.TaskAttachment;
 import org.lockvisor.machine.TaskState;
 import org.lockvisor.workloads.spi.Workload;
 import org.lockvisor.workloads.spi.WorkloadContext;
@@ -42,6 +43,8 @@ import org.lockvisor.workloads.spi.WorkloadContext;
  * when the last job has exited.
  */
 public final class FioWorkload implements Workload {
+  private static final TaskAttachment<Job> JOB = TaskAttachment.of("fio job", Job.class);
+
   private final String name;
   private final FioConfig config;
   private final FioCosts costOverride;
@@ -225,13 +228,13 @@ public final class FioWorkload implements Workload {
     }
     for (Job j : jobs) {
       j.task = ctx.vm().guest().spawn(name + "/job" + j.index, main);
-      j.task.userData = j;
+      JOB.set(j.task, j);
     }
     this.since = machine.sim().now();
   }
 
   private static Job job(Task t) {
-    return (Job) t.userData;
+    return JOB.get(t);
   }
 
   private Program libaioProgram(Program submitPath) {

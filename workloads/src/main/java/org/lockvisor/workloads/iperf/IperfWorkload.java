@@ -18,6 +18,7 @@ import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.SpinCondition;
 import org.lockvisor.machine.Task;
+import org.lockvisor.machine.TaskAttachment;
 import org.lockvisor.machine.TaskState;
 import org.lockvisor.workloads.spi.Workload;
 import org.lockvisor.workloads.spi.WorkloadContext;
@@ -45,6 +46,8 @@ import org.lockvisor.workloads.spi.WorkloadContext;
  * lock plugin. Reports goodput (acknowledged bytes) in Gbps and a host {@code top} view.
  */
 public final class IperfWorkload implements Workload {
+  private static final TaskAttachment<Stream> STREAM = TaskAttachment.of("iperf stream", Stream.class);
+
   private final String name;
   private final IperfConfig config;
   private final IperfCosts costOverride;
@@ -165,7 +168,7 @@ public final class IperfWorkload implements Workload {
         .call(xmit)
         .build();
     Program writeXmit = Program.named("tcp_write_xmit")
-        .op(new LoopCall(t -> {
+        .op(Ops.loopCall(t -> {
           Stream s = ctxStream(t);
           s.seg = nextSegment(s);
           return s.seg > 0 ? sendOne : null;
@@ -229,7 +232,7 @@ public final class IperfWorkload implements Workload {
       Stream s = new Stream(i);
       s.lockSock = Program.named("lock_sock").op(new LockSock(s)).build();
       s.releaseSock = Program.named("release_sock")
-          .op(new LoopCall(t -> s.pendingAcked + s.pendingLost > 0 ? processBacklog
+          .op(Ops.loopCall(t -> s.pendingAcked + s.pendingLost > 0 ? processBacklog
               : releaseNow(s)))
           .build();
       streams.add(s);
@@ -260,7 +263,7 @@ public final class IperfWorkload implements Workload {
     Program main = Program.named("iperf").loopWhile(t -> true, iteration).build();
     for (Stream s : streams) {
       s.task = ctx.vm().guest().spawn(name + "/stream" + s.id, main);
-      s.task.userData = s;
+      STREAM.set(s.task, s);
     }
     this.since = machine.sim().now();
   }
@@ -272,7 +275,7 @@ public final class IperfWorkload implements Workload {
 
   /** The stream of the context: the softirq's packet in the receive path, else the task's own. */
   private Stream ctxStream(Task t) {
-    return t.inInterrupt() ? softirqStream : (Stream) t.userData;
+    return t.inInterrupt() ? softirqStream : STREAM.get(t);
   }
 
   private boolean hasSpace(Stream s) {
@@ -412,25 +415,6 @@ public final class IperfWorkload implements Workload {
       s.sockWaiter = null;
       s.owned = true;
       return NEXT;
-    }
-  }
-
-  /** Calls the program the chooser picks until it picks null. */
-  private static final class LoopCall extends Op {
-    private final java.util.function.Function<Task, Program> chooser;
-
-    LoopCall(java.util.function.Function<Task, Program> chooser) {
-      this.chooser = chooser;
-    }
-
-    @Override
-    public int execute(Task t, int phase) {
-      Program p = chooser.apply(t);
-      if (p == null) {
-        return NEXT;
-      }
-      t.call(p);
-      return AGAIN;
     }
   }
 

@@ -18,6 +18,7 @@ import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.Task;
+import org.lockvisor.machine.TaskAttachment;
 import org.lockvisor.workloads.spi.Workload;
 import org.lockvisor.workloads.spi.WorkloadContext;
 
@@ -36,6 +37,8 @@ import org.lockvisor.workloads.spi.WorkloadContext;
  * options (uniform in [time, time + jitter]).
  */
 public final class LockTortureWorkload implements Workload {
+  private static final TaskAttachment<Kthread> KTHREAD = TaskAttachment.of("locktorture kthread", Kthread.class);
+
 
   private final String name;
   private final LockTortureConfig config;
@@ -123,11 +126,11 @@ public final class LockTortureWorkload implements Workload {
 
   private static void spawn(org.lockvisor.machine.Kernel guest, Kthread k, String taskName, Program program) {
     k.task = guest.spawn(taskName, program);
-    k.task.userData = k;
+    KTHREAD.set(k.task, k);
   }
 
   private static Kthread kthread(Task t) {
-    return (Kthread) t.userData;
+    return KTHREAD.get(t);
   }
 
   private Program loop(String function, LockMode mode, boolean reader) {

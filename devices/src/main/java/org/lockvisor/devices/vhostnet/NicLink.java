@@ -1,0 +1,164 @@
+package org.lockvisor.devices.vhostnet;
+
+import java.util.ArrayDeque;
+import org.lockvisor.core.sim.EventHandler;
+import org.lockvisor.core.sim.Simulation;
+import org.lockvisor.machine.Kernel;
+import org.lockvisor.machine.Program;
+
+/**
+ * The host NIC and what is beyond it: the qdisc ({@code txqueuelen} packets, drops beyond), the
+ * link that serialises frames at the line rate, the external peer ({@link PeerReceiver}) whose
+ * ACKs (GRO coalesces a TSO burst) come back after {@code ack-delay-ns} — a dropped packet comes
+ * back as a duplicate ACK reporting the loss — and the NIC's receive queues: RSS hashes an
+ * arriving packet's flow to a queue whose interrupt ({@code ixgbe_msix_clean_rings}, built by the
+ * vhost side) runs NAPI on that queue's host CPU.
+ */
+final class NicLink implements EventHandler {
+  private static final int EV_LINK_DONE = 1;
+  private static final int EV_ACK_ARRIVE = 2;
+  private static final int EV_DUP_ARRIVE = 3;
+
+  private final Simulation sim;
+  private final Kernel host;
+  private final VhostNetConfig config;
+  private final Packet.Pool pool;
+  private final VhostNetStats stats;
+  private final PeerReceiver peer;
+  private final ArrayDeque<Packet> linkQueue = new ArrayDeque<>(1024);
+  private final ArrayDeque<Packet> ackQueue = new ArrayDeque<>(1024);
+  private final ArrayDeque<Packet> dupQueue = new ArrayDeque<>(256);
+  private final ArrayDeque<Packet>[] nicPending;
+  private final boolean[] napiScheduled;
+  private final Program[] nicIrq;
+  private boolean linkBusy;
+  private long linkTailFinish;
+
+  @SuppressWarnings("unchecked")
+  NicLink(Simulation sim, Kernel host, VhostNetConfig config, Packet.Pool pool, VhostNetStats stats) {
+    this.sim = sim;
+    this.host = host;
+    this.config = config;
+    this.pool = pool;
+    this.stats = stats;
+    this.peer = new PeerReceiver(sim, (flow, bytes, now) -> {
+      Packet ack = pool.allocAck(flow, VhostNet.ACK_WIRE_BYTES);
+      ack.acked = bytes;
+      stats.deliveredBytes += bytes;
+      scheduleAck(ack, now + config.ackDelayNs());
+    }, config.peerQueues(), config.peerIrqIntervalNs(), config.peerNapiBudget(), config.peerGroSegments());
+    int queues = config.nicQueues() == 0 ? host.cpuCount() : config.nicQueues();
+    this.nicPending = new ArrayDeque[queues];
+    this.napiScheduled = new boolean[queues];
+    this.nicIrq = new Program[queues];
+  }
+
+  PeerReceiver peer() {
+    return peer;
+  }
+
+  /** The number of NIC receive queues. */
+  int queues() {
+    return nicPending.length;
+  }
+
+  /** Installs queue {@code q}'s interrupt handler and its pending list (NAPI takes from it). */
+  void receiveQueue(int q, ArrayDeque<Packet> pending, Program irq) {
+    nicPending[q] = pending;
+    nicIrq[q] = irq;
+  }
+
+  /** NAPI found queue {@code q} empty: the next packet raises its interrupt again. */
+  void napiComplete(int q) {
+    napiScheduled[q] = false;
+  }
+
+  /** The host stack hands a guest packet to the NIC: the qdisc queues it for the link, or drops it. */
+  void enqueue(Packet p) {
+    long now = sim.now();
+    if (linkQueue.size() >= config.txQueueLen()) {
+      stats.qdiscDrops++;
+      Packet dup = pool.allocAck(p.flow, VhostNet.ACK_WIRE_BYTES);
+      dup.lost = p.bytes;
+      pool.release(p);
+      // the peer notices the hole when the packets queued ahead of it arrive (duplicate ACKs)
+      dup.readyAt = Math.max(now, linkTailFinish) + config.ackDelayNs();
+      boolean wasEmpty = dupQueue.isEmpty();
+      dupQueue.add(dup); // its own FIFO: duplicate ACK times grow with the queue's tail, not with data ACKs
+      if (wasEmpty) {
+        sim.scheduleAt(dup.readyAt, this, EV_DUP_ARRIVE, 0);
+      }
+      return;
+    }
+    linkQueue.add(p);
+    linkTailFinish = Math.max(now, linkTailFinish) + wireNs(p.bytes);
+    if (!linkBusy) {
+      startTransmit();
+    }
+  }
+
+  private long wireNs(int bytes) {
+    long frames = (bytes + config.mss() - 1) / config.mss();
+    long wireBytes = bytes + frames * config.frameOverhead();
+    return Math.max(1, wireBytes * 8000 / config.lineRateMbps());
+  }
+
+  private void startTransmit() {
+    Packet p = linkQueue.peek();
+    linkBusy = true;
+    long now = sim.now();
+    long total = wireNs(p.bytes);
+    peer.transmit(p.flow, p.bytes, config.mss(), now, wireNs(config.mss()), now + total);
+    sim.schedule(total, this, EV_LINK_DONE, 0);
+  }
+
+  private void scheduleAck(Packet p, long at) {
+    p.readyAt = at;
+    boolean wasEmpty = ackQueue.isEmpty();
+    ackQueue.add(p);
+    if (wasEmpty) {
+      sim.scheduleAt(at, this, EV_ACK_ARRIVE, 0);
+    }
+  }
+
+  @Override
+  public void onEvent(int kind, long arg) {
+    switch (kind) {
+      case EV_LINK_DONE -> {
+        // the head packet's last frame is on the wire; the peer receives its frames (PeerReceiver)
+        Packet p = linkQueue.poll();
+        pool.release(p);
+        if (linkQueue.isEmpty()) {
+          linkBusy = false;
+        } else {
+          startTransmit();
+        }
+      }
+      case EV_DUP_ARRIVE -> {
+        nicReceive(dupQueue.poll());
+        Packet next = dupQueue.peek();
+        if (next != null) {
+          sim.scheduleAt(Math.max(next.readyAt, sim.now()), this, EV_DUP_ARRIVE, 0);
+        }
+      }
+      case EV_ACK_ARRIVE -> {
+        nicReceive(ackQueue.poll());
+        Packet next = ackQueue.peek();
+        if (next != null) {
+          sim.scheduleAt(Math.max(next.readyAt, sim.now()), this, EV_ACK_ARRIVE, 0);
+        }
+      }
+      default -> throw new IllegalStateException("unknown vhost-net event " + kind);
+    }
+  }
+
+  /** A packet from the peer reaches the host NIC: RSS picks the queue, NAPI is scheduled on its CPU. */
+  private void nicReceive(Packet p) {
+    int q = Math.floorMod(p.flow * 0x9E3779B1, nicPending.length);
+    nicPending[q].add(p);
+    if (!napiScheduled[q]) {
+      napiScheduled[q] = true;
+      host.cpu(q % host.cpuCount()).raiseInterrupt(nicIrq[q]);
+    }
+  }
+}

@@ -1,0 +1,55 @@
+package org.lockvisor.devices.vhostnet;
+
+import java.util.ArrayDeque;
+
+/**
+ * A packet of one flow: TSO payload on the way out, then the ACK (or duplicate ACK) coming back.
+ * Packets are pooled ({@link Pool}) so that a run allocates none once the number in flight has
+ * peaked.
+ */
+final class Packet {
+  int flow;
+  int bytes;
+  long acked;
+  long lost;
+  long readyAt;
+  int refs;
+
+  /** The device's packets: reused when every holder has released one. */
+  static final class Pool {
+    private final ArrayDeque<Packet> free = new ArrayDeque<>(1024);
+
+    Pool(int initial) {
+      for (int i = 0; i < initial; i++) {
+        free.add(new Packet());
+      }
+    }
+
+    /** A guest TX packet, held by the guest's TX reclaim and by the end of its transmission (or its drop). */
+    Packet alloc() {
+      Packet p = free.poll();
+      if (p == null) {
+        p = new Packet(); // the pool grows to the peak number in flight, then allocation stops
+      }
+      p.refs = 2;
+      p.acked = 0;
+      p.lost = 0;
+      return p;
+    }
+
+    /** A packet from the peer for {@code flow}, freed when the guest has received it. */
+    Packet allocAck(int flow, int wireBytes) {
+      Packet p = alloc();
+      p.refs = 1;
+      p.flow = flow;
+      p.bytes = wireBytes;
+      return p;
+    }
+
+    void release(Packet p) {
+      if (--p.refs == 0) {
+        free.add(p);
+      }
+    }
+  }
+}

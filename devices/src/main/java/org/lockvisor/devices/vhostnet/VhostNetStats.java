@@ -1,0 +1,281 @@
+package org.lockvisor.devices.vhostnet;
+
+import com.google.common.collect.ImmutableMap;
+import java.util.Arrays;
+import org.lockvisor.core.account.SymbolTable;
+import org.lockvisor.machine.Machine;
+import org.lockvisor.machine.Task;
+
+/**
+ * The statistics of one {@link VhostNet}: the counters its guest driver, vhost worker and NIC
+ * bump, and the worker's CPU time as the host's {@code top} and a profile would split it
+ * ({@code work_lock} spinning, NIC interrupts charged to it, the receive softirq run in its
+ * context), each since the last reset.
+ */
+final class VhostNetStats {
+  static final int L_WORK = 0;
+  static final int L_WQ = 1;
+  static final int L_RXQ = 2;
+  static final String[] LOCK_LABELS = {"work_lock", "tun.wq.wait.lock", "sk_receive_queue.lock"};
+
+  private static final byte CLASS_OTHER = 1;
+  private static final byte CLASS_SPIN = 2;
+  private static final byte CLASS_IRQ = 3;
+  private static final byte CLASS_IRQ_SPIN = 4;
+  private static final byte CLASS_SOFTIRQ = 5;
+
+  private final VhostNet dev;
+
+  long xmits;
+  long txRingFull;
+  long txPackets;
+  long deliveredBytes;
+  long qdiscDrops;
+  long acks;
+  long rxPackets;
+  long rxStarved;
+  long txSignals;
+  long rxSignals;
+  long handleTxRuns;
+  long handleRxRuns;
+  long requeues;
+  long wakesIssued;
+  long wakesUnderWorkLock;
+  long ttwuRemoteInTunRead;
+  long secondWakes;
+  long kworkerInjects;
+  final long[] workerAcquisitions = new long[3];
+  final long[] workerCollisions = new long[3];
+
+  private long statsSince;
+  private long kworkerCpuBase;
+  private long workerCpuBase;
+  private long workerSpinBase;
+  private long workerIrqBase;
+  private long workerWakeupsBase;
+  private long workerFoundRunningBase;
+  private long workerFoundOnRqBase;
+  private long workerSwitchesBase;
+  private long hostOnCpuWaitsBase;
+  private long workerSoftirqBase;
+  private byte[] stackClass = new byte[0];
+
+  VhostNetStats(VhostNet dev) {
+    this.dev = dev;
+  }
+
+  /** The measurement starts at attach. */
+  void attached() {
+    this.statsSince = dev.machine.sim().now();
+  }
+
+  double deliveredBitsPerSecond() {
+    long elapsed = dev.machine.sim().now() - statsSince;
+    return elapsed <= 0 ? 0 : deliveredBytes * 8e9 / elapsed;
+  }
+
+  long elapsedNs() {
+    return dev.machine.sim().now() - statsSince;
+  }
+
+  long workerCpuNs() {
+    return topNs(dev.worker()) - workerCpuBase;
+  }
+
+  long kworkerCpuNs() {
+    Task[] kworkers = dev.vhost == null ? null : dev.vhost.kworkers;
+    if (kworkers == null) {
+      return 0;
+    }
+    long sum = 0;
+    for (Task k : kworkers) {
+      sum += topNs(k);
+    }
+    return sum - kworkerCpuBase;
+  }
+
+  /** The top view of one host thread: its CPU time, less irq/softirq time under irq-time-accounting. */
+  private long topNs(Task t) {
+    Machine machine = dev.machine;
+    machine.syncAccounting();
+    long total = machine.account().threadTotal(t.id());
+    return dev.host.irqTimeAccounting() ? total - classify(t.id())[1] - classify(t.id())[2] : total;
+  }
+
+  long workerWorkLockNs() {
+    return classify(dev.worker().id())[0] - workerSpinBase;
+  }
+
+  long workerIrqNs() {
+    return classify(dev.worker().id())[1] - workerIrqBase;
+  }
+
+  long workerSoftirqNs() {
+    return classify(dev.worker().id())[2] - workerSoftirqBase;
+  }
+
+  /** [work_lock acquisition, NIC interrupt, softirq] time of thread {@code id}, ns, all time. */
+  private long[] classify(int id) {
+    long[] sum = new long[3];
+    Machine machine = dev.machine;
+    if (machine == null) {
+      return sum;
+    }
+    machine.syncAccounting();
+    SymbolTable symbols = machine.symbols();
+    int workerSym = symbols.symbol("vhost_worker", Machine.DOMAIN_KERNEL);
+    int queueSym = symbols.symbol("vhost_work_queue", Machine.DOMAIN_KERNEL);
+    int lockIrq = symbols.symbol(VhostNet.WORKER_LOCK_SYMBOL, Machine.DOMAIN_KERNEL);
+    int lockIrqsave = symbols.symbol(VhostNet.WAKER_LOCK_SYMBOL, Machine.DOMAIN_KERNEL);
+    int irqSym = symbols.symbol(VhostNet.NIC_IRQ_SYMBOL, Machine.DOMAIN_KERNEL);
+    int softirqSym = symbols.symbol(VhostNet.SOFTIRQ_SYMBOL, Machine.DOMAIN_KERNEL);
+    machine.account().forEach((cpu, thread, stack, ns) -> {
+      if (thread != id || stack < 0) {
+        return;
+      }
+      if (stack >= stackClass.length) {
+        stackClass = Arrays.copyOf(stackClass, Math.max(stack + 1, stackClass.length * 2));
+      }
+      byte c = stackClass[stack];
+      if (c == 0) {
+        int[] frames = symbols.frames(stack);
+        boolean spin = false;
+        boolean irq = false;
+        boolean softirq = false;
+        int n = frames.length;
+        if (n >= 2) {
+          int leaf = frames[n - 1];
+          int parent = frames[n - 2];
+          spin = (leaf == lockIrq || leaf == lockIrqsave) && (parent == workerSym || parent == queueSym);
+        }
+        for (int f : frames) {
+          irq |= f == irqSym;
+          softirq |= f == softirqSym;
+        }
+        c = irq ? (spin ? CLASS_IRQ_SPIN : CLASS_IRQ) : softirq ? CLASS_SOFTIRQ : (spin ? CLASS_SPIN : CLASS_OTHER);
+        stackClass[stack] = c;
+      }
+      if (c == CLASS_SPIN || c == CLASS_IRQ_SPIN) {
+        sum[0] += ns;
+      }
+      if (c == CLASS_IRQ || c == CLASS_IRQ_SPIN) {
+        sum[1] += ns;
+      }
+      if (c == CLASS_SOFTIRQ) {
+        sum[2] += ns;
+      }
+    });
+    return sum;
+  }
+
+  ImmutableMap<String, Number> map() {
+    ImmutableMap.Builder<String, Number> m = ImmutableMap.builder();
+    boolean attached = dev.machine != null;
+    long elapsed = attached ? elapsedNs() : 0;
+    m.put("elapsed_ns", elapsed);
+    m.put("throughput_gbps", attached ? deliveredBitsPerSecond() / 1e9 : 0);
+    m.put("xmits", xmits);
+    m.put("tx_ring_full", txRingFull);
+    m.put("tx_packets", txPackets);
+    m.put("delivered_bytes", deliveredBytes);
+    m.put("qdisc_drops", qdiscDrops);
+    m.put("rx_packets", rxPackets);
+    m.put("acks_to_guest", acks);
+    m.put("rx_starved", rxStarved);
+    m.put("tx_signals", txSignals);
+    m.put("rx_signals", rxSignals);
+    m.put("handle_tx_runs", handleTxRuns);
+    m.put("handle_rx_runs", handleRxRuns);
+    m.put("weight_requeues", requeues);
+    if (dev.txVq != null) {
+      m.put("txq.kicks", dev.txVq.kicks());
+      m.put("txq.kicks_suppressed", dev.txVq.kicksSuppressed());
+      m.put("rxq.kicks", dev.rxVq.kicks());
+      m.put("rxq.interrupts", dev.rxVq.interrupts());
+      m.put("rxq.interrupts_suppressed", dev.rxVq.interruptsSuppressed());
+    }
+    m.put("worker_wakes_issued", wakesIssued);
+    m.put("worker_wakes_under_work_lock", wakesUnderWorkLock);
+    Task worker = dev.worker();
+    if (worker != null) {
+      m.put("worker_cpu_ns", workerCpuNs());
+      m.put("worker_cpu_percent", elapsed <= 0 ? 0.0 : 100.0 * workerCpuNs() / elapsed);
+      m.put("worker_work_lock_ns", workerWorkLockNs());
+      m.put("worker_irq_ns", workerIrqNs());
+      m.put("worker.ttwu_running", worker.ttwuFoundRunning() - workerFoundRunningBase);
+      m.put("worker.ttwu_on_rq", worker.ttwuFoundOnRq() - workerFoundOnRqBase);
+      m.put("worker.ttwu_full", worker.wakeups() - workerWakeupsBase);
+      m.put("worker.voluntary_switches", worker.voluntarySwitches() - workerSwitchesBase);
+      m.put("host.ttwu_on_cpu_waits", dev.host.ttwuOnCpuWaits() - hostOnCpuWaitsBase);
+    }
+    if (dev.workLock != null) {
+      m.put("work_lock.acquisitions", dev.workLock.stats().acquisitions());
+      m.put("work_lock.contentions", dev.workLock.stats().contentions());
+      m.put("work_lock.wait_total_ns", dev.workLock.stats().waitTotalNs());
+      m.put("work_lock.hold_total_ns", dev.workLock.stats().holdTotalNs());
+    }
+    if (dev.sockWqLock != null) {
+      PeerReceiver peer = dev.link.peer();
+      m.put("tun_wq_lock.acquisitions", dev.sockWqLock.stats().acquisitions());
+      m.put("tun_wq_lock.contentions", dev.sockWqLock.stats().contentions());
+      m.put("rxq_lock.acquisitions", dev.rxqLock.stats().acquisitions());
+      m.put("rxq_lock.contentions", dev.rxqLock.stats().contentions());
+      m.put("tx_lock.contentions", dev.txLock.stats().contentions());
+      for (int i = 0; i < LOCK_LABELS.length; i++) {
+        m.put("worker." + LOCK_LABELS[i] + ".acquisitions", workerAcquisitions[i]);
+        m.put("worker." + LOCK_LABELS[i] + ".collisions", workerCollisions[i]);
+      }
+      m.put("worker.ttwu_remote_in_tun_read", ttwuRemoteInTunRead);
+      m.put("tun_second_wakes", secondWakes);
+      m.put("peer.interrupts", peer.interrupts());
+      m.put("peer.frames", peer.frames());
+      m.put("peer.gro_skbs", peer.skbs());
+      m.put("peer.acks", peer.acks());
+      m.put("peer.delayed_acks", peer.delayedAcks());
+      m.put("acks_per_s", elapsed <= 0 ? 0.0 : peer.acks() * 1e9 / elapsed);
+      m.put("bytes_per_ack", peer.acks() == 0 ? 0.0 : (double) peer.bytes() / peer.acks());
+      m.put("kworker_injects", kworkerInjects);
+      m.put("kworker_cpu_percent", elapsed <= 0 ? 0.0 : 100.0 * kworkerCpuNs() / elapsed);
+      m.put("worker_softirq_ns", workerSoftirqNs());
+      m.put("irq_time_accounting", dev.host.irqTimeAccounting() ? 1 : 0);
+    }
+    return m.build();
+  }
+
+  void reset() {
+    xmits = txRingFull = txPackets = deliveredBytes = qdiscDrops = acks = rxPackets = rxStarved = 0;
+    txSignals = rxSignals = handleTxRuns = handleRxRuns = requeues = wakesIssued = wakesUnderWorkLock = 0;
+    ttwuRemoteInTunRead = secondWakes = kworkerInjects = 0;
+    Arrays.fill(workerAcquisitions, 0);
+    Arrays.fill(workerCollisions, 0);
+    if (dev.machine == null) {
+      return;
+    }
+    dev.txVq.resetStats();
+    dev.rxVq.resetStats();
+    if (dev.workLock != null) {
+      dev.workLock.stats().reset();
+    }
+    dev.sockWqLock.stats().reset();
+    dev.txKickWqLock.stats().reset();
+    dev.rxKickWqLock.stats().reset();
+    dev.txLock.stats().reset();
+    statsSince = dev.machine.sim().now();
+    workerCpuBase = 0;
+    workerCpuBase = workerCpuNs();
+    kworkerCpuBase = 0;
+    kworkerCpuBase = kworkerCpuNs();
+    Task worker = dev.worker();
+    long[] c = classify(worker.id());
+    workerSpinBase = c[0];
+    workerIrqBase = c[1];
+    workerSoftirqBase = c[2];
+    dev.rxqLock.stats().reset();
+    dev.link.peer().resetStats();
+    workerWakeupsBase = worker.wakeups();
+    workerFoundRunningBase = worker.ttwuFoundRunning();
+    workerFoundOnRqBase = worker.ttwuFoundOnRq();
+    workerSwitchesBase = worker.voluntarySwitches();
+    hostOnCpuWaitsBase = dev.host.ttwuOnCpuWaits();
+  }
+}

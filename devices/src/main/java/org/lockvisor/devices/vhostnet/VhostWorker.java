@@ -1,0 +1,589 @@
+package org.lockvisor.devices.vhostnet;
+
+import java.util.ArrayDeque;
+import org.lockvisor.devices.spi.Virtqueue;
+import org.lockvisor.locking.spi.KernelLock;
+import org.lockvisor.locking.spi.LockMode;
+import org.lockvisor.machine.Kernel;
+import org.lockvisor.machine.Machine;
+import org.lockvisor.machine.Op;
+import org.lockvisor.machine.Ops;
+import org.lockvisor.machine.Program;
+import org.lockvisor.machine.SharedLine;
+import org.lockvisor.machine.Task;
+import org.lockvisor.machine.TaskState;
+
+/**
+ * The host half of {@link VhostNet}: 3.0 {@code drivers/vhost/vhost.c} and {@code
+ * drivers/vhost/net.c}. {@code vhost_work_queue} in the three {@link VhostNetConfig.WorkQueue}
+ * variants; the worker thread's loop ({@code vhost_worker}); the kick handlers ({@code
+ * ioeventfd_write -> eventfd_signal -> vhost_poll_wakeup}); {@code handle_tx} ({@code
+ * tun_sendmsg} down to the NIC) and {@code handle_rx} ({@code peek_head_len}, {@code
+ * tun_do_read} of the era in {@link VhostNetConfig.TunRead}); the NIC queues' NAPI into the tap
+ * socket ({@code tun_net_xmit}, {@code sk_data_ready}); and {@code vhost_signal} through irqfd,
+ * directly or by a 3.0 kworker. The class comment of {@link VhostNet} describes the paths.
+ */
+final class VhostWorker {
+  private final VhostNetConfig config;
+  private final VhostNetCosts costs;
+  private final Machine machine;
+  private final Kernel host;
+  private final KernelLock workLock;
+  private final KernelLock txKickWqLock;
+  private final KernelLock rxKickWqLock;
+  private final KernelLock sockWqLock;
+  private final KernelLock rxqLock;
+  private final Virtqueue txVq;
+  private final Virtqueue rxVq;
+  private final NicLink link;
+  private final VhostNetStats stats;
+  private final VirtioNetDriver driver;
+
+  /** The kworker of each host CPU (3.0 irqfd injection through {@code schedule_work}). */
+  Task[] kworkers;
+  private ArrayDeque<Program>[] kworkerQueue;
+  private boolean rxInjectPending;
+  private boolean txInjectPending;
+  /** The worker is on {@code tun->wq.wait} (3.0 tun_do_read, between add and remove). */
+  private boolean workerOnTunWq;
+  /** The worker is inside tun_do_read's TASK_INTERRUPTIBLE section. */
+  boolean workerInTunRead;
+  Task worker;
+
+  /** A {@code struct vhost_work}: queued flag (on the list) and its function. */
+  static final class VhostWork {
+    final String name;
+    Program fn;
+    Program queue;
+    /** llist variant: clear_bit(VHOST_WORK_QUEUED), set RUNNING, then fn. */
+    Program run;
+    /** The cache line of {@code work->flags} (and the node next to it). */
+    SharedLine line;
+    boolean queued;
+    long queuedCount;
+
+    VhostWork(String name) {
+      this.name = name;
+    }
+  }
+
+  final VhostWork txKickWork = new VhostWork("handle_tx_kick");
+  private final VhostWork rxNetWork = new VhostWork("handle_rx_net");
+  private final VhostWork rxKickWork = new VhostWork("handle_rx_kick");
+  private final ArrayDeque<VhostWork> workList = new ArrayDeque<>(4);
+  private final ArrayDeque<VhostWork> workerBatch = new ArrayDeque<>(4);
+  private VhostWork current;
+
+  private final ArrayDeque<Packet> tapQueue = new ArrayDeque<>(1024);
+
+  // per-call state of the worker's serialised paths
+  private long txTotal;
+  private boolean txDone;
+  private int txHead;
+  private Packet txPacket;
+  private boolean txSignal;
+  private long rxTotal;
+  private boolean rxDone;
+  private int rxHead;
+  private boolean rxSignal;
+  private Packet rxDequeued;
+  private boolean rxPeeked;
+  private int rxPeekLen;
+
+  // programs
+  Program txKickHandler;
+  Program rxKickHandler;
+  /** vhost_signal of each queue, built with the guest's irqfd injection ({@link VirtioNetDriver#build}). */
+  Program signalRx;
+  Program signalTx;
+
+  VhostWorker(VhostNet dev, VirtioNetDriver driver) {
+    this.config = dev.config();
+    this.costs = dev.costs;
+    this.machine = dev.machine;
+    this.host = dev.host;
+    this.workLock = dev.workLock;
+    this.txKickWqLock = dev.txKickWqLock;
+    this.rxKickWqLock = dev.rxKickWqLock;
+    this.sockWqLock = dev.sockWqLock;
+    this.rxqLock = dev.rxqLock;
+    this.txVq = dev.txVq;
+    this.rxVq = dev.rxVq;
+    this.link = dev.link;
+    this.stats = dev.stats;
+    this.driver = driver;
+  }
+
+  /** Builds the host's and the guest's programs and spawns the worker (and the 3.0 kworkers). */
+  @SuppressWarnings("unchecked")
+  void start(String vmName) {
+    this.workListHead = machine.cacheLines().line("vhost-" + vmName + ".work_list");
+    buildHostPrograms(link.queues());
+    driver.build(this);
+    this.worker = host.spawnSleeping("vhost-" + vmName, workerProgram(), config.workerCpu());
+    if (config.irqfdInject() == VhostNetConfig.IrqfdInject.KWORKER) {
+      this.kworkers = new Task[host.cpuCount()];
+      this.kworkerQueue = new ArrayDeque[host.cpuCount()];
+      for (int c = 0; c < host.cpuCount(); c++) {
+        kworkerQueue[c] = new ArrayDeque<>(4);
+        kworkers[c] = host.spawnSleeping("kworker/" + c + ":1", kworkerProgram(c), c);
+      }
+    }
+  }
+
+  private Program workQueueProgram(VhostWork w) {
+    Op wakeWorker = Ops.wake(t -> {
+      if (t.scratch2 != 1) {
+        return null;
+      }
+      t.scratch2 = 0;
+      return worker;
+    });
+    Op countWake = Ops.run(t -> {
+      if (t.scratch2 == 1) {
+        stats.wakesIssued++;
+        countRemoteInRead();
+        if (workLock != null && workLock.owner() == t) {
+          stats.wakesUnderWorkLock++;
+        }
+      }
+    });
+    Op enqueue = Ops.run(t -> {
+      t.scratch2 = 0;
+      if (!w.queued) {
+        w.queued = true;
+        w.queuedCount++;
+        t.scratch2 = 1;
+        if (config.workQueue() == VhostNetConfig.WorkQueue.LLIST) {
+          workerBatchPending.add(w);
+        } else {
+          workList.add(w);
+        }
+      }
+    });
+    return switch (config.workQueue()) {
+      case WAKE_INSIDE_LOCK -> Program.named("vhost_work_queue")
+          .op(counted(L_WORK)).op(workLock.lock(LockMode.IRQSAVE))
+          .op(enqueue)
+          .op(Ops.work(t -> t.scratch2 == 1 ? costs.listAddNs() + w.line.store(t) + workListHead.store(t) : 0,
+              "list_add_tail"))
+          .op(countWake)
+          .op(wakeWorker)
+          .op(workLock.unlock(LockMode.IRQSAVE))
+          .build();
+      case WAKE_OUTSIDE_LOCK -> Program.named("vhost_work_queue")
+          .op(counted(L_WORK)).op(workLock.lock(LockMode.IRQSAVE))
+          .op(enqueue)
+          .op(Ops.work(t -> t.scratch2 == 1 ? costs.listAddNs() + w.line.store(t) + workListHead.store(t) : 0,
+              "list_add_tail"))
+          .op(workLock.unlock(LockMode.IRQSAVE))
+          .op(countWake)
+          .op(wakeWorker)
+          .build();
+      case LLIST -> Program.named("vhost_work_queue")
+          .op(Ops.work(t -> w.line.rmw(t), "test_and_set_bit"))
+          .op(enqueue)
+          .op(Ops.work(t -> t.scratch2 == 1 ? workListHead.rmw(t) : 0, "llist_add"))
+          .op(countWake)
+          .op(wakeWorker)
+          .build();
+    };
+  }
+
+  /** The llist variant's list (lock-free: adds are instants, the worker takes all with one xchg). */
+  private final ArrayDeque<VhostWork> workerBatchPending = new ArrayDeque<>(4);
+  /**
+   * The cache line of {@code dev->work_list}: llist_add's cmpxchg and llist_del_all's xchg (llist),
+   * list_add_tail's and list_del_init's stores (3.0), priced by where the line last was.
+   */
+  private SharedLine workListHead;
+
+  private Program pollWakeup(VhostWork w) {
+    return Program.named("vhost_poll_wakeup").call(w.queue).build();
+  }
+
+  private void buildHostPrograms(int queues) {
+    for (VhostWork w : new VhostWork[] {txKickWork, rxNetWork, rxKickWork}) {
+      w.line = machine.cacheLines().line(w.name + ".flags");
+      w.queue = workQueueProgram(w);
+    }
+    Program handleTx = handleTxProgram();
+    Program handleRx = handleRxProgram();
+    txKickWork.fn = Program.named("handle_tx_kick").call(handleTx).build();
+    rxNetWork.fn = Program.named("handle_rx_net").call(handleRx).build();
+    rxKickWork.fn = Program.named("handle_rx_kick").call(handleRx).build();
+    for (VhostWork w : new VhostWork[] {txKickWork, rxNetWork, rxKickWork}) {
+      w.run = Program.named("vhost_worker")
+          .op(Ops.work(t -> w.line.rmw(t), "clear_bit"))
+          .run(t -> {
+            w.queued = false;
+            t.setState(TaskState.RUNNING);
+          })
+          .call(w.fn)
+          .build();
+    }
+    this.txKickHandler = kickHandler(txKickWqLock, txKickWork);
+    this.rxKickHandler = kickHandler(rxKickWqLock, rxKickWork);
+    // tun_net_xmit: wake_up_interruptible_poll(&tun->wq.wait) walks the wait queue under its lock;
+    // a 3.0 reader inside tun_do_read is on it (added at the head, so first): default_wake_function
+    // wakes the worker directly, then vhost_poll_wakeup queues the RX work (and wakes it again)
+    Program secondWake = Program.named("default_wake_function")
+        .run(t -> {
+          stats.secondWakes++;
+          countRemoteInRead();
+        })
+        .op(Ops.wake(t -> worker))
+        .build();
+    Program sockDataReady = Program.named("wake_up_interruptible_poll")
+        .op(counted(L_WQ)).op(sockWqLock.lock(LockMode.IRQSAVE))
+        .op(Ops.call(t -> workerOnTunWq ? secondWake : null))
+        .call(pollWakeup(rxNetWork))
+        .op(sockWqLock.unlock(LockMode.IRQSAVE))
+        .build();
+    for (int q = 0; q < queues; q++) {
+      final int queue = q;
+      ArrayDeque<Packet> pending = new ArrayDeque<>(256);
+      Program one = Program.named("netif_receive_skb")
+          .work(costs.nicRxPerPacketNs(), "br_handle_frame")
+          .call(Program.named("tun_net_xmit")
+              .op(counted(L_RXQ)).op(rxqLock.lock(LockMode.IRQSAVE)) // skb_queue_tail
+              .run(t -> tapQueue.add(pending.poll()))
+              .op(rxqLock.unlock(LockMode.IRQSAVE))
+              .call(sockDataReady)
+              .build())
+          .build();
+      link.receiveQueue(q, pending, Program.interruptHandler(VhostNet.NIC_IRQ_SYMBOL)
+          .work(costs.nicRxIrqNs(), "handle_irq_event")
+          .op(Ops.loopCall(t -> {
+            if (pending.isEmpty()) {
+              link.napiComplete(queue);
+              return null;
+            }
+            return one;
+          }))
+          .build());
+    }
+  }
+
+  private Program kickHandler(KernelLock wqLock, VhostWork w) {
+    Program signal = Program.named("eventfd_signal")
+        .op(wqLock.lock(LockMode.IRQSAVE))
+        .call(pollWakeup(w))
+        .op(wqLock.unlock(LockMode.IRQSAVE))
+        .build();
+    return Program.named("handle_io")
+        .work(costs.ioeventfdExitNs(), "ioeventfd_write")
+        .call(signal)
+        .build();
+  }
+
+  private Program workerProgram() {
+    // The worker sleeps in a bare schedule() after set_current_state(TASK_INTERRUPTIBLE), not in
+    // a wait_event: record what it waits for so the lost-wakeup detector can see it (queued work
+    // and nobody waking it).
+    boolean llist = config.workQueue() == VhostNetConfig.WorkQueue.LLIST;
+    java.util.function.Predicate<Task> hasWork =
+        llist ? t -> !workerBatchPending.isEmpty() : t -> !workList.isEmpty();
+    String waitsFor = llist ? "vhost work_list (llist)" : "vhost work_list";
+    Program sleep = Program.named("schedule")
+        .run(t -> t.setBlockedOn(waitsFor, hasWork))
+        .op(Ops.schedule())
+        .run(Task::clearBlockedOn)
+        .build();
+    Program body;
+    if (llist) {
+      body = Program.named("vhost_worker")
+          .op(Ops.setState(TaskState.INTERRUPTIBLE))
+          .op(Ops.work(t -> workListHead.rmw(t), "llist_del_all"))
+          .run(t -> {
+            VhostWork w;
+            while ((w = workerBatchPending.poll()) != null) {
+              workerBatch.add(w);
+            }
+          })
+          .op(Ops.call(t -> workerBatch.isEmpty() ? sleep : null))
+          .op(Ops.loopCall(t -> {
+            VhostWork w = workerBatch.poll();
+            return w == null ? null : w.run;
+          }))
+          .op(Ops.condResched())
+          .build();
+    } else {
+      body = Program.named("vhost_worker")
+          .op(Ops.setState(TaskState.INTERRUPTIBLE))
+          .op(counted(L_WORK)).op(workLock.lock(LockMode.IRQ))
+          .run(t -> {
+            current = workList.poll();
+            if (current != null) {
+              current.queued = false; // list_del_init
+            }
+          })
+          // list_empty reads dev->work_list; list_del_init writes it and work->node: the lines the
+          // waker's list_add_tail wrote (priced like the llist variant's atomics, by where they were)
+          .op(Ops.work(t -> current != null ? current.line.store(t) + workListHead.store(t) : workListHead.load(t),
+              "list_del_init"))
+          .op(workLock.unlock(LockMode.IRQ))
+          .run(t -> {
+            if (current != null) {
+              t.setState(TaskState.RUNNING);
+            }
+          })
+          .op(Ops.call(t -> current != null ? current.fn : sleep))
+          .op(Ops.condResched())
+          .build();
+    }
+    return Program.named("kthread").loopWhile(t -> true, body).build();
+  }
+
+  private Program handleTxProgram() {
+    Program requeue = Program.named("vhost_poll_queue").call(txKickWork.queue).build();
+    // tun_get_user builds the skb (copy), then netif_rx_ni runs the receive softirq in the worker's
+    // context: bridge, dev_queue_xmit, the NIC driver's xmit
+    Program netifRxNi = Program.named("netif_rx_ni")
+        .call(Program.named(VhostNet.SOFTIRQ_SYMBOL).work(costs.txSoftirqNs(), "net_rx_action").build())
+        .build();
+    Program one = Program.named("tun_sendmsg")
+        .op(Ops.work(t -> costs.txPerPacketNs() - costs.txSoftirqNs() + costs.copyNs(txPacket.bytes), "tun_get_user"))
+        .call(netifRxNi)
+        .run(t -> {
+          Packet p = txPacket;
+          txPacket = null;
+          txVq.pushUsed(txHead);
+          txTotal += p.bytes;
+          stats.txPackets++;
+          txSignal = txVq.needInterrupt();
+          link.enqueue(p);
+        })
+        .op(Ops.call(t -> txSignal ? signalTx : null))
+        .build();
+    return Program.named("handle_tx")
+        .work(costs.handleNs(), "mutex_lock")
+        .run(t -> {
+          stats.handleTxRuns++;
+          txTotal = 0;
+          txDone = false;
+          txVq.disableNotify();
+        })
+        .op(Ops.loopCall(t -> {
+          for (;;) {
+            if (txDone) {
+              return null;
+            }
+            if (txTotal >= config.weight()) {
+              txDone = true;
+              stats.requeues++;
+              return requeue;
+            }
+            if (!txVq.hasAvail()) {
+              if (txVq.enableNotify()) {
+                txVq.disableNotify();
+                continue;
+              }
+              txDone = true;
+              return null;
+            }
+            txHead = txVq.popQuiet();
+            txPacket = (Packet) txVq.token(txHead);
+            return one;
+          }
+        }))
+        .build();
+  }
+
+  private Program handleRxProgram() {
+    Program requeue = Program.named("vhost_poll_queue").call(rxNetWork.queue).build();
+    VhostNetConfig.TunRead era = config.tunRead();
+    Program.Builder read = Program.named("tun_do_read");
+    if (era.waitQueue()) {
+      read.op(counted(L_WQ)).op(sockWqLock.lock(LockMode.IRQSAVE)).run(t -> workerOnTunWq = true)
+          .op(sockWqLock.unlock(LockMode.IRQSAVE)); // add_wait_queue
+    }
+    read.run(t -> {
+      workerInTunRead = true;
+      if (era.interruptible()) {
+        t.setState(TaskState.INTERRUPTIBLE); // current->state = TASK_INTERRUPTIBLE
+      }
+    });
+    read.op(counted(L_RXQ)).op(rxqLock.lock(LockMode.IRQSAVE)) // skb_dequeue
+        .run(t -> rxDequeued = tapQueue.poll())
+        .op(rxqLock.unlock(LockMode.IRQSAVE))
+        .work(costs.rxPerPacketHostNs() / 2 + costs.copyNs(VhostNet.ACK_WIRE_BYTES + 12), "tun_put_user");
+    read.run(t -> {
+      workerInTunRead = false;
+      if (era.interruptible()) {
+        t.setState(TaskState.RUNNING); // current->state = TASK_RUNNING
+      }
+    });
+    if (era.waitQueue()) {
+      read.op(counted(L_WQ)).op(sockWqLock.lock(LockMode.IRQSAVE)).run(t -> workerOnTunWq = false)
+          .op(sockWqLock.unlock(LockMode.IRQSAVE)); // remove_wait_queue
+    }
+    Program tunDoRead = read.build();
+    Program one = Program.named("tun_recvmsg")
+        .work(costs.rxPerPacketHostNs() - costs.rxPerPacketHostNs() / 2, "get_rx_bufs")
+        .call(tunDoRead)
+        .run(t -> {
+          RxBuf b = (RxBuf) rxVq.token(rxHead);
+          b.content = rxDequeued;
+          rxDequeued = null;
+          rxVq.pushUsed(rxHead);
+          rxTotal += VhostNet.ACK_WIRE_BYTES;
+          stats.rxPackets++;
+          rxSignal = rxVq.needInterrupt();
+        })
+        .op(Ops.call(t -> rxSignal ? signalRx : null))
+        .build();
+    // peek_head_len: sk_receive_queue.lock around skb_peek, once per packet and once to find the
+    // queue empty (the loop condition of 3.0 handle_rx)
+    Program peek = Program.named("peek_head_len")
+        .op(counted(L_RXQ)).op(rxqLock.lock(LockMode.IRQSAVE))
+        .run(t -> rxPeekLen = tapQueue.isEmpty() ? 0 : VhostNet.ACK_WIRE_BYTES)
+        .op(rxqLock.unlock(LockMode.IRQSAVE))
+        .build();
+    return Program.named("handle_rx")
+        .work(costs.handleNs(), "mutex_lock")
+        .run(t -> {
+          stats.handleRxRuns++;
+          rxTotal = 0;
+          rxDone = false;
+          rxPeeked = false;
+          rxVq.disableNotify();
+        })
+        .op(Ops.loopCall(t -> {
+          for (;;) {
+            if (rxDone) {
+              return null;
+            }
+            if (!rxPeeked) {
+              rxPeeked = true;
+              return peek;
+            }
+            rxPeeked = false;
+            if (rxPeekLen == 0) {
+              return null;
+            }
+            if (rxTotal >= config.weight()) {
+              rxDone = true;
+              stats.requeues++;
+              return requeue;
+            }
+            if (!rxVq.hasAvail()) {
+              if (rxVq.enableNotify()) {
+                rxVq.disableNotify();
+                continue;
+              }
+              stats.rxStarved++;
+              rxDone = true;
+              return null;
+            }
+            rxHead = rxVq.popQuiet();
+            return one;
+          }
+        }))
+        .build();
+  }
+
+  /**
+   * vhost_signal → eventfd_signal → irqfd_wakeup: in 3.0 {@code schedule_work(&irqfd->inject)} on
+   * the signalling CPU (a no-op while the work is pending) and the kworker injects; with direct
+   * injection the signaller does it all.
+   */
+  Program signal(boolean rx) {
+    if (config.irqfdInject() == VhostNetConfig.IrqfdInject.DIRECT) {
+      return Program.named("vhost_signal")
+          .work(costs.eventfdSignalNs(), "eventfd_signal")
+          .run(t -> {
+            if (rx) {
+              stats.rxSignals++;
+            } else {
+              stats.txSignals++;
+            }
+          })
+          .call(rx ? driver.rxInject : driver.txInject)
+          .build();
+    }
+    return Program.named("vhost_signal")
+        .work(costs.eventfdSignalNs(), "eventfd_signal")
+        .run(t -> {
+          t.scratch2 = 0;
+          if (rx) {
+            stats.rxSignals++;
+          } else {
+            stats.txSignals++;
+          }
+          boolean pending = rx ? rxInjectPending : txInjectPending;
+          if (!pending) { // test_and_set_bit(WORK_STRUCT_PENDING)
+            if (rx) {
+              rxInjectPending = true;
+            } else {
+              txInjectPending = true;
+            }
+            int c = t.cpu().index();
+            kworkerQueue[c].add(rx ? driver.rxInject : driver.txInject);
+            t.scratch2 = c + 1;
+          }
+        })
+        .op(Ops.call(t -> t.scratch2 > 0 ? wakeKworker : null))
+        .build();
+  }
+
+  private final Program wakeKworker = Program.named("insert_work")
+      .op(Ops.wake(t -> {
+        int c = (int) t.scratch2 - 1;
+        t.scratch2 = 0;
+        return c >= 0 ? kworkers[c] : null;
+      }))
+      .build();
+
+  /** worker_thread of a CPU-bound 3.0 workqueue: run queued items, sleep when none. */
+  private Program kworkerProgram(int cpu) {
+    Program sleep = Program.named("schedule")
+        .run(t -> t.setBlockedOn("irqfd inject work", x -> !kworkerQueue[cpu].isEmpty()))
+        .op(Ops.schedule())
+        .run(Task::clearBlockedOn)
+        .build();
+    Program body = Program.named("worker_thread")
+        .op(Ops.setState(TaskState.INTERRUPTIBLE))
+        .op(Ops.call(t -> {
+          Program item = kworkerQueue[cpu].poll();
+          if (item == null) {
+            return sleep;
+          }
+          t.setState(TaskState.RUNNING);
+          if (item == driver.rxInject) {
+            rxInjectPending = false; // work_clear_pending before the function runs
+          } else {
+            txInjectPending = false;
+          }
+          stats.kworkerInjects++;
+          return item;
+        }))
+        .op(Ops.condResched())
+        .build();
+    return Program.named("kthread").loopWhile(t -> true, body).build();
+  }
+
+  private static final int L_WORK = VhostNetStats.L_WORK;
+  private static final int L_WQ = VhostNetStats.L_WQ;
+  private static final int L_RXQ = VhostNetStats.L_RXQ;
+
+  /** Counts the worker's acquisition of lock {@code idx} and whether someone held it as it tried. */
+  private Op counted(int idx) {
+    return Ops.run(t -> {
+      if (t == worker) {
+        KernelLock l = idx == L_WORK ? workLock : idx == L_WQ ? sockWqLock : rxqLock;
+        stats.workerAcquisitions[idx]++;
+        if (l.owner() != null) {
+          stats.workerCollisions[idx]++;
+        }
+      }
+    });
+  }
+
+  /** A waker about to wake the worker while it is INTERRUPTIBLE and running inside tun_do_read. */
+  private void countRemoteInRead() {
+    if (workerInTunRead && worker.onCpu() && worker.state() == TaskState.INTERRUPTIBLE) {
+      stats.ttwuRemoteInTunRead++;
+    }
+  }
+}

@@ -1,0 +1,191 @@
+package org.lockvisor.devices.vhostnet;
+
+import static com.google.common.base.Preconditions.checkState;
+
+import java.util.ArrayDeque;
+import java.util.function.ToIntFunction;
+import org.lockvisor.devices.spi.NetDevice.NetProtocol;
+import org.lockvisor.locking.spi.LockMode;
+import org.lockvisor.machine.Ops;
+import org.lockvisor.machine.Program;
+import org.lockvisor.machine.Task;
+
+/**
+ * The guest half of {@link VhostNet}: 3.0 {@code drivers/net/virtio_net.c}. TX
+ * ({@code dev_hard_start_xmit}): {@code HARD_TX_LOCK}, {@code free_old_xmit_skbs}, {@code
+ * xmit_skb} + {@code virtqueue_add_buf}, {@code virtqueue_kick} (a PIO exit into the host's kick
+ * handler), packets the ring cannot take wait in the qdisc's requeue list until the TX interrupt
+ * ({@code skb_xmit_done}). RX: the interrupt runs NAPI ({@code virtnet_poll}), hands each packet
+ * to the protocol, refills buffers when half are used ({@code try_fill_recv}) and kicks the RX
+ * queue if needed. {@code irqfd_inject} ({@code kvm_set_irq}) raises the guest interrupts.
+ */
+final class VirtioNetDriver {
+  private final VhostNet dev;
+  private final ArrayDeque<Packet> guestRequeue = new ArrayDeque<>();
+  private final ArrayDeque<RxBuf> rxToRefill = new ArrayDeque<>();
+  private Packet txGuestPacket;
+  private int reclaimed;
+  private Packet rxPacket;
+  private NetProtocol protocol;
+  private Program txNotify;
+  private Program rxNotify;
+  private Program flushRequeue;
+  private Program rxInterrupt;
+  private Program txInterrupt;
+  /** irqfd injection of the RX and TX interrupts (run by the signaller or a kworker). */
+  Program rxInject;
+  Program txInject;
+
+  VirtioNetDriver(VhostNet dev) {
+    this.dev = dev;
+  }
+
+  void setProtocol(NetProtocol protocol) {
+    this.protocol = protocol;
+  }
+
+  /**
+   * Builds the guest's programs; the vhost side's {@code vhost_signal} programs are built at the
+   * points they were before the split, right after the injection they call.
+   */
+  void build(VhostWorker vhost) {
+    Program txKickHandler = vhost.txKickHandler;
+    Program rxKickHandler = vhost.rxKickHandler;
+    VhostNetCosts costs = dev.costs;
+    int rxIrqCpu = dev.config().rxIrqCpu();
+    this.txNotify = Program.named("virtqueue_notify").op(Ops.vmExit("IO_INSTRUCTION", txKickHandler)).build();
+    this.rxNotify = Program.named("virtqueue_notify").op(Ops.vmExit("IO_INSTRUCTION", rxKickHandler)).build();
+    this.flushRequeue = Program.named("qdisc_restart")
+        .run(t -> {
+          Packet p;
+          while ((p = guestRequeue.peek()) != null && dev.txVq.add(p, 1) >= 0) {
+            guestRequeue.poll();
+          }
+          if (!guestRequeue.isEmpty()) {
+            dev.txVq.enableCb(); // netif_stop_queue + virtqueue_enable_cb: wait for the TX interrupt
+          }
+        })
+        .work(costs.kickPrepareNs(), "virtqueue_kick_prepare")
+        .op(Ops.call(t -> dev.txVq.kickPrepare() ? txNotify : null))
+        .build();
+    Program txDoneIrq = Program.named("skb_xmit_done")
+        .run(t -> dev.txVq.disableCb())
+        .op(dev.txLock.lock(LockMode.IRQSAVE))
+        .run(t -> reclaimed = reclaimTx())
+        .op(Ops.work(t -> reclaimed * costs.freeOldXmitNs(), "free_old_xmit_skbs"))
+        .call(flushRequeue)
+        .op(dev.txLock.unlock(LockMode.IRQSAVE))
+        .build();
+    this.txInterrupt = Program.interruptHandler("vring_interrupt").work(costs.rxIrqEntryNs(), "handle_edge_irq")
+        .call(txDoneIrq).build();
+    this.txInject = Program.named("irqfd_inject")
+        .work(costs.signalNs() - costs.eventfdSignalNs(), "kvm_set_irq")
+        .run(t -> dev.guest.cpu(rxIrqCpu).raiseInterrupt(txInterrupt))
+        .build();
+    vhost.signalTx = vhost.signal(false);
+
+    Program receiveOne = Program.named("receive_buf")
+        .work(costs.rxPerPacketNs(), "netif_receive_skb")
+        .op(Ops.call(t -> protocol == null ? null : protocol.receivePath()))
+        .run(t -> {
+          Packet p = rxPacket;
+          rxPacket = null;
+          dev.pool.release(p);
+        })
+        .build();
+    Program refill = Program.named("try_fill_recv")
+        .op(Ops.work(t -> (long) rxToRefill.size() * costs.refillNs(), "add_recvbuf_small"))
+        .run(t -> {
+          RxBuf b;
+          while ((b = rxToRefill.poll()) != null) {
+            dev.rxVq.add(b, 1);
+          }
+        })
+        .work(costs.kickPrepareNs(), "virtqueue_kick_prepare")
+        .op(Ops.call(t -> dev.rxVq.kickPrepare() ? rxNotify : null))
+        .build();
+    Program poll = Program.named("virtnet_poll")
+        .op(Ops.loopCall(t -> {
+          for (;;) {
+            RxBuf b = (RxBuf) dev.rxVq.getBuf();
+            if (b != null) {
+              rxPacket = b.content;
+              b.content = null;
+              rxToRefill.add(b);
+              dev.stats.acks++;
+              return receiveOne;
+            }
+            if (dev.rxVq.enableCb()) {
+              return null; // napi_complete + virtqueue_enable_cb: nothing arrived meanwhile
+            }
+            dev.rxVq.disableCb();
+          }
+        }))
+        .op(Ops.call(t -> rxToRefill.size() >= dev.config().ringSize() / 2 ? refill : null))
+        .build();
+    this.rxInterrupt = Program.interruptHandler("vring_interrupt")
+        .work(costs.rxIrqEntryNs(), "handle_edge_irq")
+        .run(t -> dev.rxVq.disableCb()) // skb_recv_done -> napi_schedule
+        .call(poll)
+        .build();
+    this.rxInject = Program.named("irqfd_inject")
+        .work(costs.signalNs() - costs.eventfdSignalNs(), "kvm_set_irq")
+        .run(t -> dev.guest.cpu(rxIrqCpu).raiseInterrupt(rxInterrupt))
+        .build();
+    vhost.signalRx = vhost.signal(true);
+  }
+
+  /** {@code dev_hard_start_xmit} of one packet whose flow and size the two functions give. */
+  Program xmitPath(ToIntFunction<Task> flow, ToIntFunction<Task> bytes) {
+    VhostNetCosts costs = dev.costs;
+    Program startXmit = Program.named("start_xmit")
+        .run(t -> reclaimed = reclaimTx())
+        .op(Ops.work(t -> reclaimed * costs.freeOldXmitNs(), "free_old_xmit_skbs"))
+        .work(costs.xmitSkbNs(), "xmit_skb")
+        .work(costs.addNs(), "virtqueue_add_buf")
+        .run(t -> {
+          Packet p = txGuestPacket;
+          txGuestPacket = null;
+          dev.stats.xmits++;
+          Packet q;
+          while ((q = guestRequeue.peek()) != null && dev.txVq.add(q, 1) >= 0) {
+            guestRequeue.poll(); // the qdisc's requeued packets go first
+          }
+          if (!guestRequeue.isEmpty() || dev.txVq.add(p, 1) < 0) {
+            dev.stats.txRingFull++;
+            guestRequeue.add(p);
+            dev.txVq.enableCb();
+          }
+        })
+        .work(costs.kickPrepareNs(), "virtqueue_kick_prepare")
+        .op(Ops.call(t -> dev.txVq.kickPrepare() ? txNotify : null))
+        .build();
+    return Program.named("dev_hard_start_xmit")
+        .op(dev.txLock.lock(LockMode.IRQSAVE))
+        .run(t -> {
+          Packet p = dev.pool.alloc();
+          p.flow = flow.applyAsInt(t);
+          p.bytes = bytes.applyAsInt(t);
+          checkState(p.bytes > 0, "%s: transmit of %s bytes", dev.name(), p.bytes);
+          txGuestPacket = p;
+        })
+        .call(startXmit)
+        .op(dev.txLock.unlock(LockMode.IRQSAVE))
+        .build();
+  }
+
+  private int reclaimTx() {
+    int n = 0;
+    Object token;
+    while ((token = dev.txVq.getBuf()) != null) {
+      dev.pool.release((Packet) token);
+      n++;
+    }
+    return n;
+  }
+
+  /** The packet the guest's receive path is handing to the protocol. */
+  Packet receiving() {
+    return rxPacket;
+  }
+}
