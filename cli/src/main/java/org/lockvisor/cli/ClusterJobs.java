@@ -68,9 +68,28 @@ final class ClusterJobs {
       this(name, file, out, shards, jobsPerTask, seed, sets, List.of());
     }
 
+    /**
+     * A reproduction's setup envelope: every task runs {@code lockvisor reproduce NAME --envelope
+     * ...} on its shard; there is no experiment file ({@code file} is {@code null}).
+     */
+    static Sweep reproduction(String name, Path out, int shards, int jobsPerTask, Long seed, List<String> sets,
+        List<String> extra) {
+      return new Sweep(name, null, out, shards, jobsPerTask, seed, sets, extra);
+    }
+
+    /** Whether the tasks run a reproduction (no experiment file) rather than a sweep of a file. */
+    boolean isReproduction() {
+      return file == null;
+    }
+
+    /** The command line's verb, for the job description's header. */
+    String verb() {
+      return isReproduction() ? "reproduce --envelope" : "sweep";
+    }
+
     /** The arguments after {@code lockvisor}, with the shard and output left to the caller. */
     List<String> sweepArguments(String file) {
-      List<String> args = new ArrayList<>(List.of("sweep", file));
+      List<String> args = new ArrayList<>(isReproduction() ? List.of("reproduce", name) : List.of("sweep", file));
       args.add("--jobs");
       args.add(Integer.toString(jobsPerTask));
       args.add("--resume");
@@ -102,8 +121,8 @@ final class ClusterJobs {
     Path out = s.out().toAbsolutePath().normalize();
     StringBuilder b = new StringBuilder();
     b.append("#!/bin/bash\n");
-    b.append("# lockvisor sweep [").append(s.name()).append("]: ").append(s.shards())
-        .append(" shards as a Slurm job array, written by 'lockvisor sweep --emit slurm'.\n");
+    b.append("# lockvisor ").append(s.verb()).append(" [").append(s.name()).append("]: ").append(s.shards())
+        .append(" shards as a Slurm job array, written by 'lockvisor ").append(s.verb()).append(" --emit slurm'.\n");
     b.append("#   submit:  sbatch ").append(shellQuote(out.resolve(fileName(Target.SLURM)).toString())).append('\n');
     b.append("#   then:    lockvisor merge ").append(shellQuote(out.toString())).append("/shard-* --out ")
         .append(shellQuote(out.resolve("merged").toString())).append('\n');
@@ -119,7 +138,7 @@ final class ClusterJobs {
     for (String part : launcher) {
       b.append(' ').append(shellQuote(part));
     }
-    for (String part : s.sweepArguments(s.file().toAbsolutePath().normalize().toString())) {
+    for (String part : s.sweepArguments(s.isReproduction() ? null : s.file().toAbsolutePath().normalize().toString())) {
       b.append(' ').append(shellQuote(part));
     }
     b.append(" --out ").append(shellQuote(out.toString())).append("/shard-\"$i\"");
@@ -135,20 +154,22 @@ final class ClusterJobs {
     String name = jobName(s.name());
     String fileName = "experiment.yaml";
     StringBuilder b = new StringBuilder();
-    b.append("# lockvisor sweep [").append(s.name()).append("]: ").append(s.shards())
-        .append(" shards as a Kubernetes Indexed Job, written by 'lockvisor sweep --emit k8s'.\n");
+    b.append("# lockvisor ").append(s.verb()).append(" [").append(s.name()).append("]: ").append(s.shards())
+        .append(" shards as a Kubernetes Indexed Job, written by 'lockvisor ").append(s.verb()).append(" --emit k8s'.\n");
     b.append("#   submit:  kubectl apply -f ").append(fileName(Target.K8S)).append('\n');
     b.append("#   then, with the claim mounted at /out:  lockvisor merge /out/shard-* --out /out/merged\n");
-    b.append("apiVersion: v1\n");
-    b.append("kind: ConfigMap\n");
-    b.append("metadata:\n");
-    b.append("  name: ").append(name).append('\n');
-    b.append("data:\n");
-    b.append("  ").append(fileName).append(": |\n");
-    for (String line : experimentYaml.split("\n", -1)) {
-      b.append(line.isEmpty() ? "" : "    " + line).append('\n');
+    if (!s.isReproduction()) { // a reproduction is built into lockvisor: no file travels with it
+      b.append("apiVersion: v1\n");
+      b.append("kind: ConfigMap\n");
+      b.append("metadata:\n");
+      b.append("  name: ").append(name).append('\n');
+      b.append("data:\n");
+      b.append("  ").append(fileName).append(": |\n");
+      for (String line : experimentYaml.split("\n", -1)) {
+        b.append(line.isEmpty() ? "" : "    " + line).append('\n');
+      }
+      b.append("---\n");
     }
-    b.append("---\n");
     b.append("apiVersion: batch/v1\n");
     b.append("kind: Job\n");
     b.append("metadata:\n");
@@ -165,7 +186,7 @@ final class ClusterJobs {
     b.append("          image: ").append(yamlQuote(image)).append('\n');
     b.append("          command:\n");
     b.append("            - lockvisor\n");
-    for (String part : s.sweepArguments("/experiment/" + fileName)) {
+    for (String part : s.sweepArguments(s.isReproduction() ? null : "/experiment/" + fileName)) {
       b.append("            - ").append(yamlQuote(part)).append('\n');
     }
     b.append("            - --out\n");
@@ -181,15 +202,19 @@ final class ClusterJobs {
     b.append("            requests:\n");
     b.append("              cpu: \"").append(s.jobsPerTask()).append("\"\n");
     b.append("          volumeMounts:\n");
-    b.append("            - name: experiment\n");
-    b.append("              mountPath: /experiment\n");
-    b.append("              readOnly: true\n");
+    if (!s.isReproduction()) {
+      b.append("            - name: experiment\n");
+      b.append("              mountPath: /experiment\n");
+      b.append("              readOnly: true\n");
+    }
     b.append("            - name: out\n");
     b.append("              mountPath: /out\n");
     b.append("      volumes:\n");
-    b.append("        - name: experiment\n");
-    b.append("          configMap:\n");
-    b.append("            name: ").append(name).append('\n');
+    if (!s.isReproduction()) {
+      b.append("        - name: experiment\n");
+      b.append("          configMap:\n");
+      b.append("            name: ").append(name).append('\n');
+    }
     b.append("        - name: out\n");
     b.append("          persistentVolumeClaim:\n");
     b.append("            claimName: ").append(yamlQuote(claim)).append('\n');

@@ -142,6 +142,23 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
       + " same envelope.")
   private boolean resume;
 
+  @Option(names = "--emit", paramLabel = "slurm|k8s", description = "With --envelope and --out: run nothing; write into"
+      + " DIR a Slurm job array (lockvisor-sweep.sbatch) or a Kubernetes Indexed Job (lockvisor-sweep-job.yaml) whose"
+      + " task i runs shard i of the envelope into DIR/shard-i; merge them with 'lockvisor merge'.")
+  private String emit;
+
+  @Option(names = "--shards", paramLabel = "N", description = "With --emit: the number of tasks (default: one per"
+      + " sample).")
+  private Integer shards;
+
+  @Option(names = "--image", paramLabel = "IMAGE", description = "With --emit k8s: the container image, with lockvisor"
+      + " on its PATH.")
+  private String image;
+
+  @Option(names = "--claim", paramLabel = "PVC", description = "With --emit k8s: the PersistentVolumeClaim mounted at"
+      + " /out, shared by every task.")
+  private String claim;
+
   @Override
   public Integer call() {
     if (calibrate && envelope) {
@@ -158,6 +175,9 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
     }
     if (maxEvaluations != null) {
       throw new UserInputException("--max-evaluations takes effect only with --calibrate");
+    }
+    if (!envelope && (emit != null || shards != null || image != null || claim != null)) {
+      throw new UserInputException("--emit, --shards, --image and --claim take effect only with --envelope");
     }
     if (envelope) {
       return runEnvelope();
@@ -291,6 +311,13 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
     for (var sample : plan.sampled()) {
       subject.whatIf(settings, sample.values(), root);
     }
+    if (emit != null) {
+      return emitClusterJob(reproduction.name(), n, k, root);
+    }
+    if (shards != null || image != null || claim != null) {
+      throw new UserInputException((shards != null ? "--shards" : image != null ? "--image" : "--claim")
+          + " takes effect only with --emit slurm|k8s");
+    }
     OutputDirectory.prepare("--out", out, force, resume ? null : spec.commandLine().getErr());
     PrintWriter stdout = spec.commandLine().getOut();
     PrintWriter stderr = spec.commandLine().getErr();
@@ -327,6 +354,69 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
     stdout.flush();
     stderr.flush();
     return outcome.failed().isEmpty() ? Lockvisor.EXIT_OK : Lockvisor.EXIT_FAILED;
+  }
+
+  /**
+   * {@code --envelope --emit}: after every check of the envelope, writes the job description whose
+   * task i runs {@code lockvisor reproduce NAME --envelope ... --shard i/N --resume --out DIR/shard-i}
+   * with the same samples, seeds, parameters and settings; nothing runs here.
+   */
+  private int emitClusterJob(String name, int n, int k, long root) {
+    ClusterJobs.Target target = ClusterJobs.Target.of(emit);
+    if (out == null) {
+      throw new UserInputException("--emit needs --out DIR (the shared directory the tasks write their shards into)");
+    }
+    if (shard != null || resume) {
+      throw new UserInputException((shard != null ? "--shard" : "--resume")
+          + " cannot be given with --emit: every emitted task runs its own shard and resumes");
+    }
+    if (target == ClusterJobs.Target.K8S && (image == null || image.isBlank() || claim == null || claim.isBlank())) {
+      throw new UserInputException("--emit k8s needs --image IMAGE (with lockvisor on its PATH) and --claim PVC"
+          + " (the shared output volume)");
+    }
+    if (target == ClusterJobs.Target.SLURM && (image != null || claim != null)) {
+      throw new UserInputException((image != null ? "--image" : "--claim") + " takes effect only with --emit k8s");
+    }
+    int tasks = shards == null ? n : shards;
+    if (tasks < 1 || tasks > n) {
+      throw new UserInputException("--shards [" + tasks + "] is out of range; allowed: [1, " + n + "] (the samples)");
+    }
+    int perTask = jobs == null ? 1 : jobs;
+    List<String> extra = new ArrayList<>(List.of("--envelope", "--samples", Integer.toString(n), "--seeds",
+        Integer.toString(k)));
+    if (quick) {
+      extra.add("--quick");
+    }
+    params.forEach(p -> {
+      extra.add("--param");
+      extra.add(p);
+    });
+    if (effect != null) {
+      extra.add("--effect");
+      extra.add(effect);
+    }
+    ClusterJobs.Sweep job = ClusterJobs.Sweep.reproduction(name, out, tasks, perTask, root, settings, extra);
+    String text = target == ClusterJobs.Target.SLURM ? ClusterJobs.slurm(job, SweepCommand.launcher())
+        : ClusterJobs.kubernetes(job, null, image, claim);
+    OutputDirectory.prepare("--out", out, force, spec.commandLine().getErr());
+    Path file = out.resolve(ClusterJobs.fileName(target));
+    try {
+      AtomicFiles.writeString(file, text);
+      if (target == ClusterJobs.Target.SLURM) {
+        file.toFile().setExecutable(true, false);
+      }
+    } catch (java.io.IOException ex) {
+      throw new java.io.UncheckedIOException("cannot write [" + file + "]", ex);
+    }
+    PrintWriter stdout = spec.commandLine().getOut();
+    stdout.println("envelope of " + name + ": " + n + " samples x " + k + " seeds in " + tasks + " shards; wrote " + file);
+    stdout.println(target == ClusterJobs.Target.SLURM
+        ? "submit: sbatch " + ClusterJobs.shellQuote(file.toString())
+        : "submit: kubectl apply -f " + ClusterJobs.shellQuote(file.toString()));
+    stdout.println("merge:  lockvisor merge " + ClusterJobs.shellQuote(out.toString()) + "/shard-* --out "
+        + ClusterJobs.shellQuote(out.resolve("merged").toString()));
+    stdout.flush();
+    return Lockvisor.EXIT_OK;
   }
 
   /**

@@ -350,7 +350,7 @@ public final class SweepCommand implements Callable<Integer> {
   }
 
   /** This lockvisor as a command: the same java and class path, so every task runs the same build and plugins. */
-  private static List<String> launcher() {
+  static List<String> launcher() {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     return List.of(java, "-cp", System.getProperty("java.class.path"), Lockvisor.class.getName());
   }

@@ -97,6 +97,29 @@ class ClusterJobsTest {
         .contains(config.getMetadata().getName());
   }
 
+  @Test
+  void k8s_reproductionEnvelope_bindsAsAnIndexedJobWithoutAConfigMap() throws IOException {
+    Path out = temp.resolve("r2");
+    Run run = CliFixture.run(ClusterJobsTest.class.getClassLoader(), "reproduce", "virtio-blk-notify", "--envelope", "--samples", "6", "--seeds", "1",
+        "--quick", "--out", out.toString(), "--emit", "k8s", "--shards", "3", "--image",
+        "registry.example/lockvisor:0.1", "--claim", "envelopes");
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    List<Object> docs = readAll(out.resolve("lockvisor-sweep-job.yaml"));
+    assertThat(docs).hasSize(1);
+    Job job = (Job) docs.get(0);
+    assertThat(job.getAdditionalProperties()).isEmpty();
+    assertThat(job.getSpec().getAdditionalProperties()).isEmpty();
+    assertThat(job.getSpec().getCompletionMode()).isEqualTo("Indexed");
+    assertThat(job.getSpec().getCompletions()).isEqualTo(3);
+    Container c = job.getSpec().getTemplate().getSpec().getContainers().get(0);
+    assertThat(c.getAdditionalProperties()).isEmpty();
+    assertThat(c.getCommand()).startsWith("lockvisor", "reproduce", "virtio-blk-notify")
+        .containsSubsequence("--envelope", "--samples", "6", "--seeds", "1", "--quick")
+        .endsWith("--out", "/out/shard-$(JOB_COMPLETION_INDEX)", "--shard", "$(JOB_COMPLETION_INDEX)/3");
+    assertThat(c.getVolumeMounts()).extracting(m -> m.getMountPath()).containsExactly("/out");
+    assertThat(job.getSpec().getTemplate().getSpec().getVolumes()).hasSize(1);
+  }
+
   /** Every document of a multi-document manifest, bound to the Kubernetes model by its kind. */
   private static List<Object> readAll(Path file) throws IOException {
     ObjectMapper yaml = new ObjectMapper(new YAMLFactory());

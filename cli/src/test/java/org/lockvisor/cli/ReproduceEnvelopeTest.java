@@ -70,6 +70,17 @@ class ReproduceEnvelopeTest {
         Arguments.of(List.of("fake-envelope", "--envelope", "--set", "level=3"), List.of("[level] is set by the"
             + " envelope")),
         Arguments.of(List.of("fake-envelope", "--samples", "4"), List.of("take effect only with --envelope")),
+        Arguments.of(List.of("fake-envelope", "--emit", "slurm"), List.of("--emit, --shards, --image and --claim take"
+            + " effect only with --envelope")),
+        Arguments.of(List.of("fake-envelope", "--envelope", "--emit", "pbs"), List.of("--emit [pbs] is not a cluster"
+            + " scheduler")),
+        Arguments.of(List.of("fake-envelope", "--envelope", "--emit", "slurm", "--shards", "5", "--samples", "4"),
+            List.of("--shards [5] is out of range; allowed: [1, 4]")),
+        Arguments.of(List.of("fake-envelope", "--envelope", "--emit", "k8s"), List.of("--emit k8s needs --image")),
+        Arguments.of(List.of("fake-envelope", "--envelope", "--emit", "slurm", "--shard", "0/2"),
+            List.of("--shard cannot be given with --emit")),
+        Arguments.of(List.of("fake-envelope", "--envelope", "--shards", "2"),
+            List.of("--shards takes effect only with --emit")),
         Arguments.of(List.of("all", "--envelope"), List.of("--envelope runs one reproduction")),
         Arguments.of(List.of("no-such-reproduction", "--envelope"), List.of("[no-such-reproduction]")));
   }
@@ -134,6 +145,32 @@ class ReproduceEnvelopeTest {
         "--allow-partial");
     assertThat(allowed.exitCode()).as(allowed.err()).isZero();
     assertThat(MAPPER.readTree(allowed.out()).get("partial").asBoolean()).isTrue();
+  }
+
+  @Test
+  void emitSlurm_writesAnArrayWhoseTasksRunTheEnvelopesShards() throws IOException {
+    Path shared = temp.resolve("shared");
+    Run emit = CliFixture.run(fakes, "reproduce", "fake-envelope", "--envelope", "--samples", "6", "--seeds", "2",
+        "--param", "level=2..8", "--quick", "--out", shared.toString(), "--emit", "slurm", "--shards", "3");
+    assertThat(emit.exitCode()).as(emit.err()).isZero();
+    assertThat(emit.out()).contains("6 samples x 2 seeds in 3 shards", "sbatch", "lockvisor merge");
+    String script = java.nio.file.Files.readString(shared.resolve("lockvisor-sweep.sbatch"));
+    assertThat(script).contains("#SBATCH --array=0-2", " org.lockvisor.cli.Lockvisor reproduce fake-envelope ",
+        " --resume ", "--envelope --samples 6 --seeds 2 --quick --param level=2..8",
+        "--out " + shared + "/shard-\"$i\" --shard \"$i/3\"")
+        .doesNotContain("Lockvisor sweep");
+    // nothing ran: only the job description is in the directory (beside the output marker)
+    try (var files = java.nio.file.Files.list(shared)) {
+      assertThat(files.map(f -> f.getFileName().toString()).filter(f -> !f.startsWith(".")))
+          .containsExactly("lockvisor-sweep.sbatch");
+    }
+    Path k8s = temp.resolve("k8s");
+    Run manifest = CliFixture.run(fakes, "reproduce", "fake-envelope", "--envelope", "--samples", "4", "--out",
+        k8s.toString(), "--emit", "k8s", "--image", "example/lockvisor:1", "--claim", "envelopes");
+    assertThat(manifest.exitCode()).as(manifest.err()).isZero();
+    String yaml = java.nio.file.Files.readString(k8s.resolve("lockvisor-sweep-job.yaml"));
+    assertThat(yaml).contains("completionMode: Indexed", "completions: 4", "- \"reproduce\"", "claimName:")
+        .doesNotContain("kind: ConfigMap", "/experiment");
   }
 
   @Test

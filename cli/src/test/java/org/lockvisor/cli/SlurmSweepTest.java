@@ -96,6 +96,24 @@ class SlurmSweepTest {
       assertThat(envRun.exitCode()).as(envRun.err()).isZero();
       assertThat(MAPPER.readTree(envMerged.resolve("envelope.json").toFile()))
           .isEqualTo(MAPPER.readTree(envFull.resolve("envelope.json").toFile()));
+
+      // a seed reproduction's envelope (R2, two samples at --quick) emitted by reproduce, run by Slurm, merged
+      String[] r2 = {"reproduce", "virtio-blk-notify", "--envelope", "--samples", "2", "--seeds", "1", "--quick",
+          "--param", "backend-service-us"};
+      Path r2Shared = temp.resolve("r2-shared");
+      ClassLoader builtIns = SlurmSweepTest.class.getClassLoader();
+      Run r2Emit = CliFixture.run(builtIns, with(r2, "--out", r2Shared.toString(), "--emit", "slurm", "--shards", "2"));
+      assertThat(r2Emit.exitCode()).as(r2Emit.err()).isZero();
+      sh(List.of("sbatch", "--wait", r2Shared.resolve("lockvisor-sweep.sbatch").toString()), conf);
+      Path r2Merged = temp.resolve("r2-merged");
+      Run r2Merge = CliFixture.run("merge", r2Shared.resolve("shard-0").toString(),
+          r2Shared.resolve("shard-1").toString(), "--out", r2Merged.toString());
+      assertThat(r2Merge.exitCode()).as(r2Merge.err()).isZero();
+      Path r2Full = temp.resolve("r2-full");
+      Run r2Run = CliFixture.run(builtIns, with(r2, "--out", r2Full.toString(), "--jobs", "1"));
+      assertThat(r2Run.exitCode()).as(r2Run.err()).isZero();
+      assertThat(MAPPER.readTree(r2Merged.resolve("envelope.json").toFile()))
+          .isEqualTo(MAPPER.readTree(r2Full.resolve("envelope.json").toFile()));
     } finally {
       sh(List.of("bash", script.toString(), "stop", cluster.toString()), null);
     }
