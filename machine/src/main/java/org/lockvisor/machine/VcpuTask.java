@@ -29,6 +29,8 @@ public final class VcpuTask extends Task {
   /** KVM's pv_unhalted: a PV kick arrived; the next (or current) halt returns at once. */
   boolean pvUnhalted;
   private final Map<String, ExitStats> exits = new LinkedHashMap<>();
+  private String lastExitReason;
+  private ExitStats lastExitStats;
   /** sched_info run_delay: time runnable on a host runqueue but not running (KVM's steal time). */
   private long runDelayNs;
   private long waitingSince = -1;
@@ -213,7 +215,12 @@ public final class VcpuTask extends Task {
   }
 
   private void recordExit(String reason, long ns) {
-    exits.computeIfAbsent(reason, r -> new ExitStats()).record(ns);
+    // the last reason's entry is kept: most exits repeat it, and a map lookup hashes the string
+    if (reason != lastExitReason) {
+      lastExitStats = exits.computeIfAbsent(reason, r -> new ExitStats());
+      lastExitReason = reason;
+    }
+    lastExitStats.record(ns);
     if (MachineTrace.HOOKS) {
       machine.trace().onExit(this, reason, exitStart, ns);
     }

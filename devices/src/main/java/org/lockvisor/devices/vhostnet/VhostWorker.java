@@ -537,8 +537,10 @@ final class VhostWorker {
 
   /** worker_thread of a CPU-bound 3.0 workqueue: run queued items, sleep when none. */
   private Program kworkerProgram(int cpu) {
+    // made once: a capturing lambda inside the op would be a new object on every sleep
+    java.util.function.Predicate<Task> hasWork = x -> !kworkerQueue[cpu].isEmpty();
     Program sleep = Program.named("schedule")
-        .run(t -> t.setBlockedOn("irqfd inject work", x -> !kworkerQueue[cpu].isEmpty()))
+        .run(t -> t.setBlockedOn("irqfd inject work", hasWork))
         .op(Ops.schedule())
         .run(Task::clearBlockedOn)
         .build();

@@ -1,6 +1,5 @@
 package org.lockvisor.locking.builtin;
 
-import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkState;
 
 import java.util.EnumSet;
@@ -89,8 +88,10 @@ abstract class BaseLock implements KernelLock {
   }
 
   final void checkMode(LockMode mode) {
-    checkArgument(modes.contains(mode), "lock [%s] (%s) does not support mode [%s]; supported: %s", name, algorithm,
-        mode, modes);
+    if (!modes.contains(mode)) { // not checkArgument: its varargs array would be made on every call
+      throw new IllegalArgumentException(String.format(
+          "lock [%s] (%s) does not support mode [%s]; supported: %s", name, algorithm, mode, modes));
+    }
   }
 
   final int sym(String symbol) {

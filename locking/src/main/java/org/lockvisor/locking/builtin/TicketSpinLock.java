@@ -1,7 +1,5 @@
 package org.lockvisor.locking.builtin;
 
-import static com.google.common.base.Preconditions.checkState;
-
 import java.util.ArrayDeque;
 import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockMode;
@@ -77,7 +75,10 @@ final class TicketSpinLock extends SpinLockBase {
 
   private void take(Task t, Node n) {
     Task first = queue.pollFirst();
-    checkState(first == t, "%s: ticket %s taken by %s but queue head is %s", name, n.ticket, t, first);
+    if (first != t) { // not checkState: its varargs would box the ticket on every take
+      throw new IllegalStateException(
+          String.format("%s: ticket %s taken by %s but queue head is %s", name, n.ticket, t, first));
+    }
     waiterLeft();
     acquired(t, true, n.waitStart);
     Task next = queue.peekFirst();

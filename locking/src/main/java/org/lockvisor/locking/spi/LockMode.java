@@ -66,17 +66,28 @@ public enum LockMode {
 
   /** Whether this is a {@code spin_lock*} flavour. */
   public boolean isSpin() {
-    return SPIN.contains(this);
+    // a switch, not SPIN.contains: this runs on every lock and unlock
+    return switch (this) {
+      case PLAIN, IRQ, IRQSAVE, BH -> true;
+      default -> false;
+    };
   }
 
   /** Whether this is an rwlock_t flavour ({@code read_lock*} or {@code write_lock*}). */
   public boolean isRwlock() {
-    return RWLOCK.contains(this);
+    return switch (this) {
+      case READ_LOCK, READ_LOCK_IRQ, READ_LOCK_IRQSAVE, READ_LOCK_BH,
+          WRITE_LOCK, WRITE_LOCK_IRQ, WRITE_LOCK_IRQSAVE, WRITE_LOCK_BH -> true;
+      default -> false;
+    };
   }
 
   /** Whether the lock is taken shared: an rwsem's READ or an rwlock's {@code read_lock*}. */
   public boolean isShared() {
-    return this == READ || RWLOCK_READ.contains(this);
+    return switch (this) {
+      case READ, READ_LOCK, READ_LOCK_IRQ, READ_LOCK_IRQSAVE, READ_LOCK_BH -> true;
+      default -> false;
+    };
   }
 
   /**
