@@ -18,13 +18,23 @@ public final class CpuTimeAccount {
   private long[] perCpu = new long[64];
   private long[] perThread = new long[256];
   private long total;
+  /** The entries' keys in the order they were first charged (entry i is the i-th new key). */
+  private long[] added = new long[1024];
 
   public void charge(int cpu, int thread, int stack, long ns) {
     if (ns <= 0) {
       checkArgument(ns == 0, "negative charge %s ns", ns);
       return;
     }
-    detail.add(key(cpu, thread, stack), ns);
+    long key = key(cpu, thread, stack);
+    int entriesBefore = detail.size();
+    detail.add(key, ns);
+    if (detail.size() != entriesBefore) {
+      if (entriesBefore == added.length) {
+        added = java.util.Arrays.copyOf(added, added.length * 2);
+      }
+      added[entriesBefore] = key;
+    }
     if (cpu >= perCpu.length) {
       perCpu = java.util.Arrays.copyOf(perCpu, Math.max(cpu + 1, perCpu.length * 2));
     }
@@ -63,6 +73,19 @@ public final class CpuTimeAccount {
   /** Visits every (cpu, thread, stack, ns) entry. */
   public void forEach(EntryVisitor visitor) {
     detail.forEach((k, v) -> visitor.visit(cpuOf(k), threadOf(k), stackOf(k), v));
+  }
+
+  /**
+   * Visits the entries from the {@code from}-th charged (0-based, in the order they first got
+   * time) to the last, each with its current time: a reader that has seen the first {@code n}
+   * entries ({@link #entries} then) visits only the new ones with {@code from = n}.
+   */
+  public void forEachAddedSince(int from, EntryVisitor visitor) {
+    checkArgument(from >= 0, "from must not be negative: %s", from);
+    for (int i = from, n = detail.size(); i < n; i++) {
+      long k = added[i];
+      visitor.visit(cpuOf(k), threadOf(k), stackOf(k), detail.get(k, 0));
+    }
   }
 
   /** Entry visitor. */

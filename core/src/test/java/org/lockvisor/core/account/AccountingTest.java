@@ -25,6 +25,33 @@ class AccountingTest {
   }
 
   @Test
+  void forEachAddedSince_afterGrowth_visitsOnlyLaterEntriesInChargeOrder() {
+    CpuTimeAccount a = new CpuTimeAccount();
+    a.charge(0, 1, 2, 10);
+    a.charge(1, 1, 2, 20);
+    int seen = a.entries();
+    a.charge(0, 1, 2, 5); // existing entry: not new
+    for (int i = 0; i < 3000; i++) { // past the initial capacity of the key log and the map
+      a.charge(2, 3, i, i + 1);
+    }
+    java.util.List<Long> visited = new java.util.ArrayList<>();
+    AtomicLong sum = new AtomicLong();
+    a.forEachAddedSince(seen, (cpu, thread, stack, ns) -> {
+      assertThat(cpu).isEqualTo(2);
+      assertThat(ns).isEqualTo(stack + 1L);
+      visited.add((long) stack);
+      sum.addAndGet(ns);
+    });
+    assertThat(visited).hasSize(3000);
+    assertThat(visited.get(0)).isZero();
+    assertThat(visited.get(2999)).isEqualTo(2999L);
+    assertThat(sum.get()).isEqualTo(3000L * 3001 / 2);
+    AtomicLong all = new AtomicLong();
+    a.forEachAddedSince(0, (cpu, thread, stack, ns) -> all.addAndGet(ns));
+    assertThat(all.get()).isEqualTo(a.total());
+  }
+
+  @Test
   void stacks_internAndFold() {
     SymbolTable t = new SymbolTable();
     int a = t.symbol("vhost_worker");

@@ -39,8 +39,8 @@ final class VirtioBlkStats {
   long spinDuringLockedExitNs;
   private byte[] stackClass = new byte[0]; // per stack id: 0 unknown, 1 other, 2 queue_rq spin, 3 done spin
   private boolean[] guestCpu = new boolean[0];
-  // The account entries (cpu, thread, stack triples) of each spin kind, found by the last full
-  // scan, and the account's entry count then: spinUnder sums these and rescans only new entries.
+  // The account entries (cpu, thread, stack triples) of each spin kind found so far, and the
+  // account's entry count then: spinUnder sums these and classifies only the entries added since.
   private int[][] spinEntries = {new int[0], new int[0], new int[0], new int[0]};
   private int[] spinEntryCount = new int[4];
   private int scannedEntries = -1;
@@ -175,8 +175,9 @@ final class VirtioBlkStats {
     int queueRqSym = symbols.symbol("virtio_queue_rq", Machine.DOMAIN_KERNEL);
     int doneSym = symbols.symbol("virtblk_done", Machine.DOMAIN_KERNEL);
     int spinSym = symbols.symbol(VirtioBlk.VQ_LOCK_SPIN, Machine.DOMAIN_KERNEL);
-    java.util.Arrays.fill(spinEntryCount, 0);
-    account.forEach((cpu, thread, stack, ns) -> {
+    // Entries only ever get added and a stack's class never changes, so the lists grow by the
+    // entries added since the last scan (sums are of longs: the order does not change them).
+    account.forEachAddedSince(Math.max(0, scannedEntries), (cpu, thread, stack, ns) -> {
       if (cpu >= guestCpu.length || !guestCpu[cpu]) {
         return;
       }
