@@ -3,11 +3,16 @@ package org.lockvisor.cli;
 import static com.google.common.base.Preconditions.checkArgument;
 
 import com.google.common.collect.ImmutableList;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.regex.Pattern;
+import org.lockvisor.experiment.UserInputException;
+import org.lockvisor.experiment.io.AtomicFiles;
 
 /**
  * Job descriptions that run a sweep's shards on a cluster scheduler that already exists, so that
@@ -42,7 +47,7 @@ final class ClusterJobs {
           return t;
         }
       }
-      throw new org.lockvisor.experiment.UserInputException(
+      throw new UserInputException(
           "--emit [" + flag + "] is not a cluster scheduler; allowed: [slurm, k8s]");
     }
   }
@@ -107,6 +112,49 @@ final class ClusterJobs {
   }
 
   private ClusterJobs() {}
+
+  /**
+   * The checks every {@code --emit} makes before anything is written, the same for a sweep and a
+   * reproduction's envelope: no {@code --shard}/{@code --resume} (each task runs its own shard and
+   * resumes), {@code --image} and {@code --claim} exactly with {@code k8s}.
+   */
+  static void checkEmit(Target target, boolean shardGiven, boolean resume, String image, String claim) {
+    if (shardGiven || resume) {
+      throw new UserInputException((shardGiven ? "--shard" : "--resume")
+          + " cannot be given with --emit: every emitted task runs its own shard and resumes");
+    }
+    if (target == Target.K8S && (image == null || image.isBlank() || claim == null || claim.isBlank())) {
+      throw new UserInputException("--emit k8s needs --image IMAGE (with lockvisor on its"
+          + " PATH) and --claim PVC (the shared output volume)");
+    }
+    if (target == Target.SLURM && (image != null || claim != null)) {
+      throw new UserInputException((image != null ? "--image" : "--claim")
+          + " takes effect only with --emit k8s");
+    }
+  }
+
+  /**
+   * Writes the job description {@code text} into the prepared directory {@code out} (a Slurm
+   * script executable) and prints how to submit and merge it after {@code headline}.
+   */
+  static Path write(Target target, Path out, String text, String headline, PrintWriter stdout) {
+    Path job = out.resolve(fileName(target));
+    try {
+      AtomicFiles.writeString(job, text);
+      if (target == Target.SLURM) {
+        job.toFile().setExecutable(true, false);
+      }
+    } catch (IOException ex) {
+      throw new UncheckedIOException("cannot write [" + job + "]", ex);
+    }
+    stdout.println(headline + "; wrote " + job);
+    stdout.println(target == Target.SLURM ? "submit: sbatch " + shellQuote(job.toString())
+        : "submit: kubectl apply -f " + shellQuote(job.toString()));
+    stdout.println("merge:  lockvisor merge " + shellQuote(out.toString()) + "/shard-* --out "
+        + shellQuote(out.resolve("merged").toString()));
+    stdout.flush();
+    return job;
+  }
 
   /** The file the emitter writes into the output directory. */
   static String fileName(Target target) {

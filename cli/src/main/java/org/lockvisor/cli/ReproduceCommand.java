@@ -366,17 +366,7 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
     if (out == null) {
       throw new UserInputException("--emit needs --out DIR (the shared directory the tasks write their shards into)");
     }
-    if (shard != null || resume) {
-      throw new UserInputException((shard != null ? "--shard" : "--resume")
-          + " cannot be given with --emit: every emitted task runs its own shard and resumes");
-    }
-    if (target == ClusterJobs.Target.K8S && (image == null || image.isBlank() || claim == null || claim.isBlank())) {
-      throw new UserInputException("--emit k8s needs --image IMAGE (with lockvisor on its PATH) and --claim PVC"
-          + " (the shared output volume)");
-    }
-    if (target == ClusterJobs.Target.SLURM && (image != null || claim != null)) {
-      throw new UserInputException((image != null ? "--image" : "--claim") + " takes effect only with --emit k8s");
-    }
+    ClusterJobs.checkEmit(target, shard != null, resume, image, claim);
     int tasks = shards == null ? n : shards;
     if (tasks < 1 || tasks > n) {
       throw new UserInputException("--shards [" + tasks + "] is out of range; allowed: [1, " + n + "] (the samples)");
@@ -399,23 +389,8 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
     String text = target == ClusterJobs.Target.SLURM ? ClusterJobs.slurm(job, SweepCommand.launcher())
         : ClusterJobs.kubernetes(job, null, image, claim);
     OutputDirectory.prepare("--out", out, force, spec.commandLine().getErr());
-    Path file = out.resolve(ClusterJobs.fileName(target));
-    try {
-      AtomicFiles.writeString(file, text);
-      if (target == ClusterJobs.Target.SLURM) {
-        file.toFile().setExecutable(true, false);
-      }
-    } catch (java.io.IOException ex) {
-      throw new java.io.UncheckedIOException("cannot write [" + file + "]", ex);
-    }
-    PrintWriter stdout = spec.commandLine().getOut();
-    stdout.println("envelope of " + name + ": " + n + " samples x " + k + " seeds in " + tasks + " shards; wrote " + file);
-    stdout.println(target == ClusterJobs.Target.SLURM
-        ? "submit: sbatch " + ClusterJobs.shellQuote(file.toString())
-        : "submit: kubectl apply -f " + ClusterJobs.shellQuote(file.toString()));
-    stdout.println("merge:  lockvisor merge " + ClusterJobs.shellQuote(out.toString()) + "/shard-* --out "
-        + ClusterJobs.shellQuote(out.resolve("merged").toString()));
-    stdout.flush();
+    ClusterJobs.write(target, out, text, "envelope of " + name + ": " + n + " samples x " + k + " seeds in " + tasks
+        + " shards", spec.commandLine().getOut());
     return Lockvisor.EXIT_OK;
   }
 

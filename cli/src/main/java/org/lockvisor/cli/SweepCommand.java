@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import org.lockvisor.experiment.UserInputException;
 import org.lockvisor.experiment.WhatIf;
-import org.lockvisor.experiment.io.AtomicFiles;
 import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.model.SweepPoints;
 import org.lockvisor.experiment.runner.ExperimentRunner;
@@ -258,17 +257,7 @@ public final class SweepCommand implements Callable<Integer> {
    */
   private int emitClusterJob() {
     ClusterJobs.Target target = ClusterJobs.Target.of(emit);
-    if (shard != null || resume) {
-      throw new UserInputException((shard != null ? "--shard" : "--resume")
-          + " cannot be given with --emit: every emitted task runs its own shard and resumes");
-    }
-    if (target == ClusterJobs.Target.K8S && (image == null || image.isBlank() || claim == null || claim.isBlank())) {
-      throw new UserInputException("--emit k8s needs --image IMAGE (with lockvisor on its PATH) and --claim PVC"
-          + " (the shared output volume)");
-    }
-    if (target == ClusterJobs.Target.SLURM && (image != null || claim != null)) {
-      throw new UserInputException((image != null ? "--image" : "--claim") + " takes effect only with --emit k8s");
-    }
+    ClusterJobs.checkEmit(target, shard != null, resume, image, claim);
     int perTask = jobs == null ? 1 : jobs;
     if (perTask < 1 || perTask > 1024) {
       throw new UserInputException("--jobs [" + perTask + "] is out of range; allowed: [1, 1024]");
@@ -329,23 +318,8 @@ public final class SweepCommand implements Callable<Integer> {
       text = ClusterJobs.kubernetes(sweep, yaml, image, claim);
     }
     OutputDirectory.prepare("--out", out); // after every check of the input: no directory for a bad command
-    Path job = out.resolve(ClusterJobs.fileName(target));
-    try {
-      AtomicFiles.writeString(job, text);
-      if (target == ClusterJobs.Target.SLURM) {
-        job.toFile().setExecutable(true, false);
-      }
-    } catch (IOException ex) {
-      throw new UncheckedIOException("cannot write [" + job + "]", ex);
-    }
-    PrintWriter stdout = spec.commandLine().getOut();
-    stdout.println("sweep [" + e.name() + "]: " + points + " points in " + n + " shards; wrote " + job);
-    stdout.println(target == ClusterJobs.Target.SLURM
-        ? "submit: sbatch " + ClusterJobs.shellQuote(job.toString())
-        : "submit: kubectl apply -f " + ClusterJobs.shellQuote(job.toString()));
-    stdout.println("merge:  lockvisor merge " + ClusterJobs.shellQuote(out.toString()) + "/shard-* --out "
-        + ClusterJobs.shellQuote(out.resolve("merged").toString()));
-    stdout.flush();
+    ClusterJobs.write(target, out, text, "sweep [" + e.name() + "]: " + points + " points in " + n + " shards",
+        spec.commandLine().getOut());
     return Lockvisor.EXIT_OK;
   }
 
