@@ -335,7 +335,7 @@ public final class Cpu implements EventHandler, SpinWatch {
       v.stopWaiting(now);
     }
     Task wasSwitchingOut = switchingOut;
-    switchingOut = kernel.ttwuWaitsOnCpu() && prev != null && prev != idle ? prev : null;
+    switchingOut = kernel.ttwu.waitsOnCpu && prev != null && prev != idle ? prev : null;
     if (wasSwitchingOut != null && wasSwitchingOut != switchingOut) {
       wasSwitchingOut.notifyWatchers();
     }

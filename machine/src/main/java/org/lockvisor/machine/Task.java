@@ -364,10 +364,10 @@ public non-sealed class Task implements EventHandler, SpinWatch {
   /**
    * Starts a spin as {@link #startSpin(int, SpinCondition, long, SpinWatch)} does, in a loop that
    * reads {@code vcpu_is_preempted} once every {@code checkPeriodNs} of spinning (the first read at
-   * its start; {@link Kernel#spinCheckPeriodNs}; 0: the loop reads none). Each read costs the
-   * kernel's {@link Kernel#vcpuPreemptedCheckNs}: that share of the spin's CPU time is charged to
+   * its start; {@link VcpuPreemptedReads#spinCheckPeriodNs}; 0: the loop reads none). Each read
+   * costs the kernel's {@link VcpuPreemptedReads#checkNs}: that share of the spin's CPU time is charged to
    * the kernel's check function under the spin symbol (or stays on the spin symbol where the
-   * arch inlines the check), and the reads are counted ({@link Kernel#vcpuPreemptedChecks}). The
+   * arch inlines the check), and the reads are counted ({@link VcpuPreemptedReads#checks}). The
    * spin still ends on its events: the reads make the loop slower, not longer.
    */
   public void startSpin(int symbol, SpinCondition condition, long budgetNs, SpinWatch watch, long checkPeriodNs) {
@@ -377,10 +377,11 @@ public non-sealed class Task implements EventHandler, SpinWatch {
     spinStartedAt = machine.sim().now();
     spinSymbol = symbol;
     activityStack = machine.symbols().push(currentStack(), symbol);
-    spinCheckPeriod = kernel.vcpuPreemptedCheckNs() > 0 ? checkPeriodNs : 0;
+    VcpuPreemptedReads reads = kernel.vcpuPreemptedReads;
+    spinCheckPeriod = reads.checkNs() > 0 ? checkPeriodNs : 0;
     spinCheckSpun = 0;
-    spinCheckStack = spinCheckPeriod > 0 && kernel.vcpuPreemptedCheckSymbol() >= 0
-        ? machine.symbols().push(activityStack, kernel.vcpuPreemptedCheckSymbol()) : -1;
+    spinCheckStack = spinCheckPeriod > 0 && reads.checkSymbol() >= 0
+        ? machine.symbols().push(activityStack, reads.checkSymbol()) : -1;
     spinCondition = condition;
     spinBudget = budgetNs <= 0 ? Long.MAX_VALUE : budgetNs;
     spinTimedOut = false;
@@ -401,12 +402,13 @@ public non-sealed class Task implements EventHandler, SpinWatch {
    */
   long spinCheckShare(long ns) {
     long period = spinCheckPeriod;
-    long c = kernel.vcpuPreemptedCheckNs();
+    VcpuPreemptedReads reads = kernel.vcpuPreemptedReads;
+    long c = reads.checkNs();
     long before = spinCheckSpun;
     long after = before + ns;
     spinCheckSpun = after;
     long share = (after / period) * c + Math.min(after % period, c) - ((before / period) * c + Math.min(before % period, c));
-    kernel.countVcpuPreemptedChecks((after + period - 1) / period - (before + period - 1) / period, share);
+    reads.count((after + period - 1) / period - (before + period - 1) / period, share);
     return share;
   }
 
