@@ -15,7 +15,7 @@ import org.lockvisor.core.sim.EventQueue;
  * CPU, or a guest CPU whose vCPU thread is in guest mode on a physical CPU). When its CPU
  * freezes, a piece of work in progress keeps its remaining time and a spin keeps its remaining
  * budget; both resume when the CPU runs again. Scheduler plugins keep their per-task data in
- * the public scheduling fields.
+ * {@link #schedData}.
  */
 public non-sealed class Task implements EventHandler, SpinWatch {
   static final int EV_WORK_DONE = 1;
@@ -94,15 +94,15 @@ public non-sealed class Task implements EventHandler, SpinWatch {
   private java.util.function.Predicate<Task> blockedCondition;
   private long blockedSince;
 
-  /** Scheduler-owned fields (vruntime and friends); see the scheduler plugins. */
-  public long vruntime;
+  /**
+   * The load weight of the task's nice level ({@code sched_prio_to_weight}; 1024 at nice 0), read
+   * by weighted schedulers.
+   */
   public int weight = 1024;
-  public long execStart;
-  /** The CPU's steal clock at {@link #execStart} (for steal-time-aware schedulers). */
-  public long execStartSteal;
-  public long sumExecRuntime;
-  public long prevSumExecRuntime;
-  public long lastRanAt;
+  /**
+   * The scheduler's per-task state (CFS: its {@code sched_entity} with vruntime and the exec
+   * clocks), owned and typed by the scheduler plugin that serves the task's kernel.
+   */
   public Object schedData;
 
   /** Scratch state for multi-phase ops (one op visit at a time per task). */

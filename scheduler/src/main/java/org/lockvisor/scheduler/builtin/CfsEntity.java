@@ -3,13 +3,25 @@ package org.lockvisor.scheduler.builtin;
 import org.lockvisor.machine.Task;
 
 /**
- * A task's {@code struct sched_entity} bookkeeping for {@link CfsScheduler} beyond the public
- * fields of {@link Task} (vruntime, weight, exec clocks): its place in a {@link CfsRq}'s
- * timeline, the wakee flips of {@code record_wakee} and its PELT average. Allocated once per task,
- * at its first enqueue, and kept in {@code Task.schedData}.
+ * A task's {@code struct sched_entity} for {@link CfsScheduler}: vruntime and the exec clocks
+ * ({@code exec_start}, {@code sum_exec_runtime}), its place in a {@link CfsRq}'s timeline, the
+ * wakee flips of {@code record_wakee} and its PELT average; the load weight is the task's ({@link
+ * Task#weight}). Allocated once per task, at its first enqueue, and kept in {@code
+ * Task.schedData}.
  */
 final class CfsEntity {
   final Task task;
+  /** se->vruntime: weighted execution time, the timeline's key. */
+  long vruntime;
+  /** se->exec_start: when the clock of the current entity last started (simulation time). */
+  long execStart;
+  /** The CPU's steal clock at {@link #execStart} (for steal-time accounting). */
+  long execStartSteal;
+  /** se->sum_exec_runtime and its value when the entity was last picked. */
+  long sumExecRuntime;
+  long prevSumExecRuntime;
+  /** When update_curr last charged the entity (task_hot's exec_start of the detach path). */
+  long lastRanAt;
   int heapIndex = -1;
   long seq;
   long waitStart;
@@ -36,8 +48,8 @@ final class CfsEntity {
 
   /** The timeline order: (vruntime, enqueue sequence). */
   static boolean before(CfsEntity a, CfsEntity b) {
-    long va = a.task.vruntime;
-    long vb = b.task.vruntime;
+    long va = a.vruntime;
+    long vb = b.vruntime;
     return va < vb || (va == vb && a.seq < b.seq);
   }
 

@@ -52,8 +52,9 @@ final class CfsHrtick implements EventHandler {
     if (rq.curr == null || rq.nrRunning() <= 1) {
       return;
     }
-    Task t = rq.curr.task;
-    long ran = t.sumExecRuntime + (sim.now() - t.execStart) - t.prevSumExecRuntime;
+    CfsEntity se = rq.curr;
+    Task t = se.task;
+    long ran = se.sumExecRuntime + (sim.now() - se.execStart) - se.prevSumExecRuntime;
     long delta = cfs.slice(rq, t.weight, true) - ran;
     if (delta < 0) {
       kernel.cpu(rq.index).reschedule();

@@ -139,7 +139,7 @@ final class CfsLoadBalancer {
     busiest.updateMinVruntime();
     cfs.lengthChanged(busiest);
     Task t = pick.task;
-    t.vruntime = t.vruntime - busiest.minVruntime + dst.minVruntime;
+    pick.vruntime = pick.vruntime - busiest.minVruntime + dst.minVruntime;
     dst.peltEnqueue(pick, sim.now());
     dst.migrationsIn++;
     stats.migrated(MigrationCause.NEWIDLE);
@@ -409,11 +409,11 @@ final class CfsLoadBalancer {
       CfsEntity pick = null;
       for (int i = 0; i < src.size; i++) {
         CfsEntity se = src.heap[i];
-        long ran = se.task.lastRanAt;
+        long ran = se.lastRanAt;
         if (ran < lastPicked || (ran == lastPicked && se.seq <= lastSeq)) {
           continue;
         }
-        if (pick == null || ran < pick.task.lastRanAt || (ran == pick.task.lastRanAt && se.seq < pick.seq)) {
+        if (pick == null || ran < pick.lastRanAt || (ran == pick.lastRanAt && se.seq < pick.seq)) {
           pick = se;
         }
       }
@@ -421,13 +421,13 @@ final class CfsLoadBalancer {
         break;
       }
       looked++;
-      lastPicked = pick.task.lastRanAt;
+      lastPicked = pick.lastRanAt;
       lastSeq = (int) pick.seq;
       long w = pick.load(pelt); // task_h_load: the root group's se.avg.load_avg in 4.8
       if (!movable(pick.task, dst.index)) {
         continue;
       }
-      if (!hotOk && now - pick.task.lastRanAt < MIGRATION_COST_NS && pick.task.lastRanAt > 0) {
+      if (!hotOk && now - pick.lastRanAt < MIGRATION_COST_NS && pick.lastRanAt > 0) {
         continue; // task_hot
       }
       if (w / 2 > imbalance) {
@@ -447,7 +447,7 @@ final class CfsLoadBalancer {
     src.remove(se);
     src.updateMinVruntime();
     Task t = se.task;
-    t.vruntime = t.vruntime - src.minVruntime + dst.minVruntime;
+    se.vruntime = se.vruntime - src.minVruntime + dst.minVruntime;
     cfs.updateCurr(dst);
     dst.peltEnqueue(se, sim.now());
     cfs.insert(dst, se);

@@ -61,6 +61,16 @@ final class CfsRq {
     this.pelt = pelt;
   }
 
+  /** The per-domain balancing state, once the domains are built ({@code sd->balance_interval} at its minimum). */
+  void initBalance(SchedDomains domains) {
+    lastBalance = new long[domains.count()];
+    balanceInterval = new long[domains.count()];
+    nrBalanceFailed = new int[domains.count()];
+    for (int l = 0; l < domains.count(); l++) {
+      balanceInterval[l] = domains.level(l).minIntervalMs();
+    }
+  }
+
   /** {@code rq->nr_running}: queued entities plus the current one. */
   int nrRunning() {
     return size + (curr != null ? 1 : 0);
@@ -85,11 +95,11 @@ final class CfsRq {
     boolean any = false;
     long v = 0;
     if (curr != null) {
-      v = curr.task.vruntime;
+      v = curr.vruntime;
       any = true;
     }
     if (size > 0) {
-      long left = heap[0].task.vruntime;
+      long left = heap[0].vruntime;
       v = any ? Math.min(v, left) : left;
       any = true;
     }

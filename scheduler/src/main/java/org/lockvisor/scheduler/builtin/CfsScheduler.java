@@ -217,12 +217,7 @@ public final class CfsScheduler implements Scheduler {
     if (domains == null) {
       domains = new SchedDomains(kernel.topology(), kernel.cpuCount(), era);
       for (CfsRq rq : rqs) {
-        rq.lastBalance = new long[domains.count()];
-        rq.balanceInterval = new long[domains.count()];
-        rq.nrBalanceFailed = new int[domains.count()];
-        for (int l = 0; l < domains.count(); l++) {
-          rq.balanceInterval[l] = domains.level(l).minIntervalMs();
-        }
+        rq.initBalance(domains);
       }
     }
     return domains;
@@ -300,15 +295,15 @@ public final class CfsScheduler implements Scheduler {
     }
     if (se.rqIndex >= 0 && se.rqIndex != rq.index) {
       // migrate_task_rq_fair: vruntime stays relative to the runqueue's floor
-      task.vruntime = task.vruntime - rqs[se.rqIndex].minVruntime + rq.minVruntime;
+      se.vruntime = se.vruntime - rqs[se.rqIndex].minVruntime + rq.minVruntime;
     }
     if (!wakeup && !se.placed) {
       // place_entity(initial) with START_DEBIT: a new task pays one virtual slice first
       long vslice = calcDeltaFair(slice(rq, task.weight, false), task.weight);
-      task.vruntime = Math.max(task.vruntime, rq.minVruntime + vslice);
+      se.vruntime = Math.max(se.vruntime, rq.minVruntime + vslice);
     } else if (wakeup) {
       // place_entity(!initial), GENTLE_FAIR_SLEEPERS: at most half a latency of sleeper credit
-      task.vruntime = Math.max(task.vruntime, rq.minVruntime - latencyNs / 2);
+      se.vruntime = Math.max(se.vruntime, rq.minVruntime - latencyNs / 2);
     }
     se.placed = true;
     rq.peltEnqueue(se, sim.now()); // enqueue_entity_load_avg before account_entity_enqueue
@@ -397,7 +392,7 @@ public final class CfsScheduler implements Scheduler {
       return false;
     }
     updateCurr(rq);
-    long vdiff = current.vruntime - woken.vruntime;
+    long vdiff = rq.curr.vruntime - entity(woken).vruntime;
     if (vdiff <= 0) {
       return false;
     }
@@ -433,8 +428,8 @@ public final class CfsScheduler implements Scheduler {
       return;
     }
     checkState(rq.curr != null && rq.curr.task == task, "%s switched to %s, picked %s", cpu, task, rq.curr);
-    task.execStart = sim.now();
-    task.execStartSteal = cpu.stealClock();
+    rq.curr.execStart = sim.now();
+    rq.curr.execStartSteal = cpu.stealClock();
   }
 
   @Override
@@ -491,9 +486,6 @@ public final class CfsScheduler implements Scheduler {
     stats.nrRunning(rq.index, n, sim.now());
   }
 
-  // ---------------------------------------------------------------------------------------
-  // fair.c helpers.
-
   /** __enqueue_entity: {@code se} joins {@code rq}'s timeline behind equal keys already there. */
   void insert(CfsRq rq, CfsEntity se) {
     rq.insert(se, enqueueSeq++, sim.now());
@@ -501,12 +493,11 @@ public final class CfsScheduler implements Scheduler {
 
   /** set_next_entity: {@code se} becomes {@code rq}'s current entity; its exec clocks start. */
   void setNext(CfsRq rq, CfsEntity se) {
-    Task t = se.task;
     rq.curr = se;
     se.rqIndex = rq.index;
-    t.execStart = sim.now();
-    t.execStartSteal = kernel.cpu(rq.index).stealClock();
-    t.prevSumExecRuntime = t.sumExecRuntime;
+    se.execStart = sim.now();
+    se.execStartSteal = kernel.cpu(rq.index).stealClock();
+    se.prevSumExecRuntime = se.sumExecRuntime;
     if (hrtick) {
       hrtickTimer.arm(rq);
     }
@@ -518,30 +509,29 @@ public final class CfsScheduler implements Scheduler {
     if (curr == null) {
       return;
     }
-    Task t = curr.task;
     long now = sim.now();
-    long delta = now - t.execStart;
+    long delta = now - curr.execStart;
     if (kernel.stealTimeAccounting()) {
       // update_rq_clock_task: steal time is not the task's execution time
       long steal = kernel.cpu(rq.index).stealClock();
-      delta -= steal - t.execStartSteal;
-      t.execStartSteal = steal;
+      delta -= steal - curr.execStartSteal;
+      curr.execStartSteal = steal;
     }
     if (delta <= 0) {
-      t.execStart = now;
+      curr.execStart = now;
       return;
     }
-    t.execStart = now;
-    t.sumExecRuntime += delta;
-    t.lastRanAt = now;
-    t.vruntime += calcDeltaFair(delta, t.weight);
+    curr.execStart = now;
+    curr.sumExecRuntime += delta;
+    curr.lastRanAt = now;
+    curr.vruntime += calcDeltaFair(delta, curr.task.weight);
     rq.updateMinVruntime();
   }
 
   private void checkPreemptTick(Cpu cpu, CfsRq rq) {
-    Task t = rq.curr.task;
-    long ideal = slice(rq, t.weight, true);
-    long deltaExec = t.sumExecRuntime - t.prevSumExecRuntime;
+    CfsEntity se = rq.curr;
+    long ideal = slice(rq, se.task.weight, true);
+    long deltaExec = se.sumExecRuntime - se.prevSumExecRuntime;
     if (deltaExec > ideal) {
       cpu.reschedule();
       return;
@@ -549,7 +539,7 @@ public final class CfsScheduler implements Scheduler {
     if (deltaExec < minGranularityNs || rq.size == 0) {
       return;
     }
-    long delta = t.vruntime - rq.heap[0].task.vruntime;
+    long delta = se.vruntime - rq.heap[0].vruntime;
     if (delta > ideal) {
       cpu.reschedule();
     }
@@ -569,7 +559,7 @@ public final class CfsScheduler implements Scheduler {
 
   /** wakeup_preempt_entity(curr, se): -1 not ahead, 0 within the granularity, 1 beyond it. */
   private int wakeupPreemptEntity(CfsEntity candidate, CfsEntity left) {
-    long vdiff = candidate.task.vruntime - left.task.vruntime;
+    long vdiff = candidate.vruntime - left.vruntime;
     if (vdiff <= 0) {
       return -1;
     }
@@ -579,6 +569,16 @@ public final class CfsScheduler implements Scheduler {
   /** {@code runnable_load_avg} of {@code cpu}'s runqueue as last updated (era 4.8; 0 otherwise). */
   public long runnableLoadAvg(Cpu cpu) {
     return rqs[cpu.index()].avg.avg;
+  }
+
+  /** The task's {@code se.sum_exec_runtime} (0 before this scheduler first queued it). */
+  public long sumExecRuntime(Task t) {
+    return t.schedData instanceof CfsEntity e ? e.sumExecRuntime : 0;
+  }
+
+  /** When the task's exec clock last started ({@code se.exec_start}; 0 before it first ran). */
+  public long execStart(Task t) {
+    return t.schedData instanceof CfsEntity e ? e.execStart : 0;
   }
 
   /** The task's PELT {@code load_avg} as last updated (era 4.8; 0 before it was first enqueued or otherwise). */
