@@ -16,6 +16,15 @@ import org.lockvisor.core.sim.EventQueue;
  * freezes, a piece of work in progress keeps its remaining time and a spin keeps its remaining
  * budget; both resume when the CPU runs again. Scheduler plugins keep their per-task data in
  * {@link #schedData}.
+ *
+ * <p>Beside it: {@link IrqSavedContext} (what an interrupt handler saves of the task), {@link
+ * TaskWatchers}, {@link TaskAttachment}; the scheduler's per-task state is the plugin's own
+ * object. The rest is one cut on purpose, above 30 methods and 600 lines: the interpreter loop,
+ * the activity state machine ({@code onEvent}, {@code freeze}, {@code arm}, {@code endSpin}) and
+ * the frames read the same fields on every simulated event, and moving any of them behind another
+ * object would add a dereference per op on the machine's hottest path; the public methods are
+ * the ops' API ({@code startWork}, {@code startSpin}, {@code irqSave}, {@code preemptEnable},
+ * {@code call}, ...) and one-line read-outs of task_struct fields, used by every plugin.
  */
 public non-sealed class Task implements EventHandler, SpinWatch {
   static final int EV_WORK_DONE = 1;
@@ -69,22 +78,12 @@ public non-sealed class Task implements EventHandler, SpinWatch {
   /** Spin time between two vcpu_is_preempted reads of the current spin loop; 0: it reads none. */
   long spinCheckPeriod;
   /** CPU time spun so far in the current spin loop that reads vcpu_is_preempted. */
-  private long spinCheckSpun;
+  long spinCheckSpun;
   /** The stack the reads are charged to (spin stack + the arch's check function), or -1: inlined. */
   int spinCheckStack = -1;
 
-  // state saved while an interrupt handler runs on this task
-  private Activity savedActivity;
-  private int savedStack;
-  private long savedRemaining;
-  private boolean savedUser;
-  private boolean savedIrqsDisabled;
-  private long savedScratch;
-  private long savedScratch2;
-  private Object savedScratchObject;
-  private long savedSpinCheckPeriod;
-  private long savedSpinCheckSpun;
-  private int savedSpinCheckStack;
+  /** What an interrupt handler running on this task saved of the interrupted context. */
+  private final IrqSavedContext irqSaved = new IrqSavedContext();
 
   // affinity: -1 means any CPU of the kernel
   int pinnedCpu = -1;
@@ -511,19 +510,7 @@ public non-sealed class Task implements EventHandler, SpinWatch {
 
   /** Called by the CPU to run an interrupt handler on this (current) task. */
   void beginInterrupt(Program handler) {
-    savedActivity = activity;
-    savedStack = activityStack;
-    savedRemaining = activity == Activity.WORK ? workRemaining : spinBudget;
-    savedSpinCheckPeriod = spinCheckPeriod;
-    savedSpinCheckSpun = spinCheckSpun;
-    savedSpinCheckStack = spinCheckStack;
-    savedUser = workUser;
-    savedIrqsDisabled = irqsDisabled;
-    // a multi-phase op of the interrupted context (e.g. try_to_wake_up) keeps its scratch state
-    // across phases; the handler's own ops must not clobber it
-    savedScratch = scratch;
-    savedScratch2 = scratch2;
-    savedScratchObject = scratchObject;
+    irqSaved.save(this);
     activity = Activity.NONE;
     irqsDisabled = true;
     irqDepth++;
@@ -532,23 +519,7 @@ public non-sealed class Task implements EventHandler, SpinWatch {
 
   private void endInterrupt() {
     irqDepth--;
-    irqsDisabled = savedIrqsDisabled;
-    activity = savedActivity;
-    activityStack = savedStack;
-    if (activity == Activity.WORK) {
-      workRemaining = savedRemaining;
-    } else if (activity == Activity.SPIN) {
-      spinBudget = savedRemaining;
-    }
-    spinCheckPeriod = savedSpinCheckPeriod;
-    spinCheckSpun = savedSpinCheckSpun;
-    spinCheckStack = savedSpinCheckStack;
-    workUser = savedUser;
-    scratch = savedScratch;
-    scratch2 = savedScratch2;
-    scratchObject = savedScratchObject;
-    savedScratchObject = null;
-    savedActivity = null;
+    irqSaved.restore(this);
     cpu.afterInterrupt(this);
   }
 
