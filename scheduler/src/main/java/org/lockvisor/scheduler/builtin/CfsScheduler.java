@@ -77,11 +77,11 @@ import org.lockvisor.machine.Task;
  * sched_slice}, the tick, {@code yield_to}); {@link CfsRq} the runqueue and its timeline; {@link
  * CfsEntity} the per-task entity; {@link Pelt} the load average; {@link CfsHrtick} the hrtick
  * timer; {@link CfsWakePlacement} {@code select_task_rq_fair}; {@link CfsLoadBalancer} periodic,
- * nohz, newidle and active balancing. What stays here is more than 30 methods on purpose: the twelve {@link Scheduler}
- * hooks, the public configuration (era, wake_affine, balancing) and the read-outs tests and
- * reports use (tunables, min_vruntime, PELT averages, yields, pulls) form the plugin's one public
- * surface, and the hooks share {@code update_curr}, {@code sched_slice} and the buddies, which
- * belong to no other seam.
+ * nohz, newidle and active balancing. What stays is above 30 methods on purpose: the twelve
+ * {@link Scheduler} hooks, the public configuration (era, wake_affine, balancing) and the
+ * read-outs tests and reports use (tunables, min_vruntime, exec clocks, PELT averages, yields,
+ * pulls) are the plugin's one public surface, and the hooks share {@code update_curr}, {@code
+ * sched_slice} and the buddies, which belong to no other seam.
  */
 public final class CfsScheduler implements Scheduler {
   /** {@code NICE_0_LOAD}: the weight of a nice-0 task. */
