@@ -96,6 +96,10 @@ final class MachineAssembler {
     this.hypervisorAdjust = java.util.Objects.requireNonNull(adjust, "adjust");
   }
 
+  /**
+   * Refuses {@code e} when its heap estimate is over the limit ({@link InvalidExperimentException}
+   * naming its largest component).
+   */
   void checkMemory(Experiment e) {
     // --max-memory can only lower the limit: above the heap it would trade a refusal for an OutOfMemoryError
     long heap = MemoryBudget.defaultLimit();
@@ -111,6 +115,7 @@ final class MachineAssembler {
           + " after " + after + "; make the experiment smaller or raise the budget");
     }
   }
+
   /** Builds the machine of {@code e}; a component that rejects its configuration is a problem at its path. */
   AssembledMachine assemble(Experiment e) {
     return assemble(e, RunChecks.NONE);
