@@ -436,11 +436,9 @@ final class ExperimentBinder {
     long ns = v.isTextual() ? Durations.parse(v.asText()) : -1;
     if (ns < 0 && path.isEmpty() && key.equals("duration")) {
       // the measurement window may also be "until the workloads have finished"
-      List<String> close = v.isTextual() ? DidYouMean.suggestions(v.asText().strip(), List.of(Experiment.UNTIL_DONE))
-          : List.of();
       problems.add(new Problem(key, "expected a duration such as [10ms], [500us] or [2s], or ["
           + Experiment.UNTIL_DONE + "] to run until every workload has finished, got " + describe(v)
-          + (close.isEmpty() ? "" : "; did you mean " + close + "?")));
+          + (v.isTextual() ? DidYouMean.hint(v.asText().strip(), List.of(Experiment.UNTIL_DONE)) : "")));
       return dflt;
     }
     if (ns < 0) {
