@@ -27,11 +27,6 @@ import static com.google.common.base.Preconditions.checkState;
  *
  * <p>Not thread-safe by design: the driver side is serialised by the driver's lock (vq_lock)
  * and the device side by the VMM's, exactly as in the kernel and QEMU.
- *
- * <p>Size: one method per call of the driver's virtio_ring.c and the device's virtio.c, plus
- * readers of the ring's indexes and counters; both sides read and write the same indexes and
- * event fields of one ring, so a split into a driver and a device class would share all of the
- * ring's state through package-private fields.
  */
 public final class Virtqueue {
   /** {@code VRING_AVAIL_F_NO_INTERRUPT}: driver asks the device not to interrupt. */

@@ -11,10 +11,6 @@ package org.lockvisor.locking.spi;
  * read/write bounce counters), the totals are also kept per side: {@link #reads()} for shared
  * acquisitions (read_lock, down_read) and {@link #writes()} for the others, so lock_stat can print
  * an rwlock's or rwsem's {@code -R} and {@code -W} lines.
- *
- * <p>Size: one recorder and one reader per lock_stat column, over one set of counters that every
- * lock plugin feeds and every report reads; like {@code struct lock_class_stats}, the columns
- * belong together, and splitting them would split what one contention event updates.
  */
 public final class LockStats {
   /** The shared side (null in a side itself). */
