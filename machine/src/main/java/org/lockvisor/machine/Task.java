@@ -113,12 +113,6 @@ public non-sealed class Task implements EventHandler, SpinWatch {
   TaskAttachment<?> attachmentKey;
   Object attachment;
 
-  /**
-   * Untyped slot kept for {@code SchedMessagingWorkload} only, until it moves to a {@link
-   * TaskAttachment} (its file belongs to another change in flight); new code uses an attachment.
-   */
-  public Object userData;
-
   Task(Machine machine, Kernel kernel, int id, String name, Program program) {
     this.machine = machine;
     this.kernel = kernel;
