@@ -13,7 +13,12 @@ package org.lockvisor.core.account;
  * (reports that sum or tie-break in visit order stay bit-identical). That original home index
  * ignores a key's high bits while the table is small (the cpu id of a {@link CpuTimeAccount} key
  * never reaches it below 8,192 cells), so the same (thread, stack) on several CPUs shared one
- * probe chain: the reason lookups no longer use it.
+ * probe chain: the reason lookups no longer use it. The same clustering made placing a new key in
+ * {@code order} walk long runs of occupied cells, so {@code skip} remembers, for each occupied
+ * cell, a cell at or after it (circularly) such that every cell in between is occupied: a
+ * "next free cell" forest with path compression. Cells are only ever filled (a rehash rebuilds
+ * both), so a jump lands exactly where the cell-by-cell walk would: the layout, and with it the
+ * visit order, is unchanged.
  */
 public final class LongLongMap {
   private static final long EMPTY = Long.MIN_VALUE;
@@ -22,6 +27,9 @@ public final class LongLongMap {
   private long[] cells;
   // The keys in the original map's cell layout (visit order).
   private long[] order;
+  // For an occupied order cell c: a cell d such that every cell in [c, d) (circularly) is
+  // occupied. Not read for free cells.
+  private int[] skip;
   private int size;
   private int mask;
   private int shift;
@@ -116,11 +124,21 @@ public final class LongLongMap {
   /** Linear probing from the original home index to the first free cell (key is absent). */
   private void placeOrder(long key) {
     long h = key * PHI;
-    int c = (int) (h ^ (h >>> 32)) & mask;
-    while (order[c] != EMPTY) {
-      c = (c + 1) & mask;
+    int home = (int) (h ^ (h >>> 32)) & mask;
+    long[] o = order;
+    int[] sk = skip;
+    int c = home;
+    while (o[c] != EMPTY) {
+      c = sk[c];
     }
-    order[c] = key;
+    // Path compression: every cell on the path from home is followed by occupied cells up to c.
+    for (int i = home; i != c; ) {
+      int next = sk[i];
+      sk[i] = c;
+      i = next;
+    }
+    o[c] = key;
+    sk[c] = (c + 1) & mask;
   }
 
   private void placeCell(long key, long value) {
@@ -139,6 +157,7 @@ public final class LongLongMap {
     }
     order = new long[cap];
     java.util.Arrays.fill(order, EMPTY);
+    skip = new int[cap];
     mask = cap - 1;
     shift = 64 - Integer.numberOfTrailingZeros(cap);
   }
