@@ -114,12 +114,6 @@ public non-sealed class Task implements EventHandler, SpinWatch {
   Object attachment;
 
   /**
-   * Untyped slot kept for {@code SchedMessagingWorkload} only, until it moves to a {@link
-   * TaskAttachment} (its file belongs to another change in flight); new code uses an attachment.
-   */
-  public Object userData;
-
-  /**
    * The stacks this task interned last, direct-mapped by (parent stack, symbol): every stack of a
    * task grows from its own root, so the machine's stack index holds a few for each task and a
    * lookup there is a cache miss on a busy machine, while a task's loop re-enters the same few.
