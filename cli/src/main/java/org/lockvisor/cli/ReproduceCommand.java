@@ -1,12 +1,10 @@
 package org.lockvisor.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.common.collect.ImmutableList;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,7 +21,6 @@ import org.lockvisor.experiment.WhatIf;
 import org.lockvisor.experiment.calibrate.CalibrationReport;
 import org.lockvisor.experiment.calibrate.ParameterRange;
 import org.lockvisor.experiment.calibrate.ReproductionCalibration;
-import org.lockvisor.experiment.model.ExperimentYaml;
 import org.lockvisor.experiment.report.HtmlReport;
 import org.lockvisor.experiment.io.AtomicFiles;
 import org.lockvisor.experiment.report.ReproductionPage;
@@ -419,12 +416,7 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
     return Lockvisor.EXIT_OK;
   }
 
-  /**
-   * {@code --export-experiments DIR}: the shipped experiment files of the chosen reproductions,
-   * with the {@code --set} paths and path-bound parameters applied (checked like {@code run
-   * --set}), written into DIR; nothing runs. A setting a file cannot hold (a cost override, a
-   * parameter bound to no path) is refused, and so are the options of a run.
-   */
+  /** {@code --export-experiments DIR} ({@link ExperimentExport}), refusing the options of a run. */
   private int exportExperiments() {
     if (calibrate || envelope || out != null || quick || traceOptions.requested() || samples != null || seeds != null
         || seed != null || jobs != null || !params.isEmpty() || effect != null || shard != null || resume
@@ -432,73 +424,7 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
       throw new UserInputException("--export-experiments runs nothing: it takes only --set and --force, not the"
           + " options of a run (--out, --quick, --trace, --envelope, --calibrate and theirs)");
     }
-    if (exportDir.toString().isBlank()) {
-      throw new UserInputException("--export-experiments [" + exportDir + "] is empty; give a directory");
-    }
-    Reproductions registry = lockvisor.injector().getInstance(Reproductions.class);
-    ImmutableList<Reproduction> chosen = ALL.equals(target)
-        ? registry.all().values().asList()
-        : ImmutableList.of(registry.choose(target));
-    ExperimentRunner runner = lockvisor.injector().getInstance(ExperimentRunner.class);
-    WhatIf whatIf = WhatIf.parse(settings, chosen, ALL.equals(target), runner);
-    if (!whatIf.costs().isEmpty()) {
-      throw new UserInputException("--set cost.*: a cost override is not part of an experiment file; give it to"
-          + " 'lockvisor run FILE --set cost.<profile>.<KEY>=<number>'");
-    }
-    for (Reproduction r : chosen) {
-      for (var p : r.parameters()) {
-        if (whatIf.parameters().containsKey(p.name()) && p.path().isEmpty()) {
-          throw new UserInputException("--set [" + p.name() + "=" + whatIf.parameters().get(p.name()) + "]: parameter ["
-              + p.name() + "] of " + r.name() + " is not an experiment path, so no exported file can hold it");
-        }
-      }
-    }
-    List<Exported> files = new ArrayList<>();
-    for (Reproduction r : chosen) {
-      for (String file : r.experimentFiles()) {
-        files.add(exported(r, file, whatIf));
-      }
-    }
-    if (files.isEmpty()) {
-      throw new UserInputException((ALL.equals(target) ? "no reproduction" : "reproduction [" + target + "]")
-          + " ships no experiment files");
-    }
-    OutputDirectory.prepare("--export-experiments", exportDir, force, spec.commandLine().getErr());
-    PrintWriter stdout = spec.commandLine().getOut();
-    for (Exported f : files) {
-      Path file = exportDir.resolve(f.name());
-      try {
-        AtomicFiles.writeString(file, f.content());
-      } catch (IOException e) {
-        throw new UserInputException("--export-experiments: cannot write [" + file + "]: " + e.getMessage());
-      }
-      stdout.println("wrote " + file);
-    }
-    stdout.flush();
-    return Lockvisor.EXIT_OK;
-  }
-
-  /** A shipped experiment file as exported: its file name and text. */
-  private record Exported(String name, String content) {}
-
-  /**
-   * Shipped file {@code file} of {@code r}: as shipped (comments kept) without experiment paths,
-   * otherwise the tree with the paths applied (already checked by {@link WhatIf#parse}) under a
-   * first comment line naming them.
-   */
-  private static Exported exported(Reproduction r, String file, WhatIf whatIf) {
-    byte[] content = r.experimentFile(file);
-    if (whatIf.paths().isEmpty()) {
-      return new Exported(file + ".yaml", new String(content, StandardCharsets.UTF_8));
-    }
-    ObjectNode tree = (ObjectNode) ExperimentYaml.parse(file + ".yaml", content);
-    StringBuilder header = new StringBuilder("# " + file + ".yaml of reproduction " + r.name() + ", exported with");
-    whatIf.paths().forEach((path, value) -> {
-      ExperimentYaml.set(tree, path, value);
-      header.append(" --set ").append(path).append('=').append(value);
-    });
-    header.append(" (the shipped file's comments: export without --set)").append('\n');
-    return new Exported(file + ".yaml", header + ExperimentYaml.writeTree(tree));
+    return ExperimentExport.write(lockvisor, target, settings, exportDir, force, spec.commandLine());
   }
 
   /**
