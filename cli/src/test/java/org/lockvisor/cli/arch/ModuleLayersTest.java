@@ -119,7 +119,6 @@ class ModuleLayersTest {
   static final class BuiltinDebt {
     static final ImmutableSet<String> CLASSES = ImmutableSet.of(
         "org.lockvisor.reproductions.vcpupreempted.SchedMessagingRun",
-        "org.lockvisor.reproductions.vhost.VhostScenario",
         "org.lockvisor.reproductions.virtioblk.NotifyScenario");
 
     static final DescribedPredicate<JavaClass> EXEMPT = DescribedPredicate.describe(

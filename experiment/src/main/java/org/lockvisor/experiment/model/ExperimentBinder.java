@@ -242,7 +242,8 @@ final class ExperimentBinder {
         string(o, path, "ttwu-queue", KernelSpec.CROSS_LLC),
         bool(o, path, "ttwu-waits-on-cpu", false),
         bool(o, path, "resched-ipi", false),
-        steal == null || steal.isNull() ? null : bool(o, path, "steal-time-accounting", false));
+        steal == null || steal.isNull() ? null : bool(o, path, "steal-time-accounting", false),
+        bool(o, path, "irq-time-accounting", false));
   }
 
   List<ComponentSpec> components(JsonNode node, String path, String defaultPrefix) {

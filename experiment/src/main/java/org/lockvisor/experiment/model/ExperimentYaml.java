@@ -49,7 +49,7 @@ public final class ExperimentYaml {
   static final Set<String> LOCK_KEYS = Set.of("spinlock", "mutex", "rwsem", "rwlock", "vcpu-is-preempted");
   /** Keys of one lock algorithm in its long form ({@code mutex: {type: mutex-owner, options: {...}}}). */
   static final Set<String> LOCK_ALGORITHM_KEYS = Set.of("type", "options");
-  static final Set<String> HOST_KERNEL_KEYS = Set.of("ttwu-queue", "ttwu-waits-on-cpu");
+  static final Set<String> HOST_KERNEL_KEYS = Set.of("ttwu-queue", "ttwu-waits-on-cpu", "irq-time-accounting");
   static final Set<String> VM_KERNEL_KEYS = Set.of("ttwu-queue", "ttwu-waits-on-cpu", "resched-ipi",
       "steal-time-accounting");
   static final Set<String> COMPONENT_KEYS = Set.of("name", "type", "options");
@@ -78,6 +78,11 @@ public final class ExperimentYaml {
   /** The experiment in {@code text} (syntax and binding problems reported together). */
   public static Experiment read(String source, String text) {
     return ExperimentBinder.bind(source, ExperimentYamlParser.parse(source, text));
+  }
+
+  /** An experiment tree (e.g. a shipped file with {@code --set} values applied) as YAML text. */
+  public static String writeTree(JsonNode tree) {
+    return ExperimentYamlWriter.writeTree(tree);
   }
 
   /** The experiment as YAML text. */

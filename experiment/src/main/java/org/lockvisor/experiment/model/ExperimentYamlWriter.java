@@ -1,6 +1,7 @@
 package org.lockvisor.experiment.model;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -17,6 +18,14 @@ final class ExperimentYamlWriter {
   private ExperimentYamlWriter() {}
 
   /** The experiment as YAML text. */
+  static String writeTree(JsonNode tree) {
+    try {
+      return ExperimentYamlParser.MAPPER.writeValueAsString(tree);
+    } catch (JsonProcessingException ex) {
+      throw new IllegalStateException("cannot write YAML", ex);
+    }
+  }
+
   static String write(Experiment e) {
     try {
       return ExperimentYamlParser.MAPPER.writeValueAsString(toTree(e));
@@ -133,6 +142,9 @@ final class ExperimentYamlWriter {
       if (k.stealTimeAccounting() != null) {
         o.put("steal-time-accounting", k.stealTimeAccounting());
       }
+    }
+    if (!guest && k.irqTimeAccounting()) {
+      o.put("irq-time-accounting", true);
     }
   }
 

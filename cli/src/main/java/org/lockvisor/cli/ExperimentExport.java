@@ -1,0 +1,103 @@
+package org.lockvisor.cli;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.common.collect.ImmutableList;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.lockvisor.experiment.Reproduction;
+import org.lockvisor.experiment.Reproductions;
+import org.lockvisor.experiment.UserInputException;
+import org.lockvisor.experiment.WhatIf;
+import org.lockvisor.experiment.io.AtomicFiles;
+import org.lockvisor.experiment.model.ExperimentYaml;
+import org.lockvisor.experiment.runner.ExperimentRunner;
+import picocli.CommandLine;
+
+/**
+ * {@code lockvisor reproduce NAME|all --export-experiments DIR [--set ...]}: the shipped experiment
+ * files of the chosen reproductions, with the {@code --set} paths and path-bound parameters
+ * applied (checked like {@code run --set}, by {@link WhatIf#parse}), written into DIR; nothing
+ * runs. A setting a file cannot hold (a cost override, a parameter bound to no path) is refused.
+ */
+final class ExperimentExport {
+
+  private static final String ALL = ReproduceCommand.ALL;
+
+  private ExperimentExport() {}
+
+  /** Writes the files; the caller has refused the options of a run. */
+  static int write(Lockvisor lockvisor, String target, List<String> settings, Path exportDir, boolean force,
+      CommandLine commandLine) {
+    if (exportDir.toString().isBlank()) {
+      throw new UserInputException("--export-experiments [" + exportDir + "] is empty; give a directory");
+    }
+    Reproductions registry = lockvisor.injector().getInstance(Reproductions.class);
+    ImmutableList<Reproduction> chosen = ALL.equals(target)
+        ? registry.all().values().asList()
+        : ImmutableList.of(registry.choose(target));
+    ExperimentRunner runner = lockvisor.injector().getInstance(ExperimentRunner.class);
+    WhatIf whatIf = WhatIf.parse(settings, chosen, ALL.equals(target), runner);
+    if (!whatIf.costs().isEmpty()) {
+      throw new UserInputException("--set cost.*: a cost override is not part of an experiment file; give it to"
+          + " 'lockvisor run FILE --set cost.<profile>.<KEY>=<number>'");
+    }
+    for (Reproduction r : chosen) {
+      for (var p : r.parameters()) {
+        if (whatIf.parameters().containsKey(p.name()) && p.path().isEmpty()) {
+          throw new UserInputException("--set [" + p.name() + "=" + whatIf.parameters().get(p.name()) + "]: parameter ["
+              + p.name() + "] of " + r.name() + " is not an experiment path, so no exported file can hold it");
+        }
+      }
+    }
+    List<Exported> files = new ArrayList<>();
+    for (Reproduction r : chosen) {
+      for (String file : r.experimentFiles()) {
+        files.add(exported(r, file, whatIf));
+      }
+    }
+    if (files.isEmpty()) {
+      throw new UserInputException((ALL.equals(target) ? "no reproduction" : "reproduction [" + target + "]")
+          + " ships no experiment files");
+    }
+    OutputDirectory.prepare("--export-experiments", exportDir, force, commandLine.getErr());
+    PrintWriter stdout = commandLine.getOut();
+    for (Exported f : files) {
+      Path file = exportDir.resolve(f.name());
+      try {
+        AtomicFiles.writeString(file, f.content());
+      } catch (IOException e) {
+        throw new UserInputException("--export-experiments: cannot write [" + file + "]: " + e.getMessage());
+      }
+      stdout.println("wrote " + file);
+    }
+    stdout.flush();
+    return Lockvisor.EXIT_OK;
+  }
+
+  /** A shipped experiment file as exported: its file name and text. */
+  private record Exported(String name, String content) {}
+
+  /**
+   * Shipped file {@code file} of {@code r}: as shipped (comments kept) without experiment paths,
+   * otherwise the tree with the paths applied (already checked by {@link WhatIf#parse}) under a
+   * first comment line naming them.
+   */
+  private static Exported exported(Reproduction r, String file, WhatIf whatIf) {
+    byte[] content = r.experimentFile(file);
+    if (whatIf.paths().isEmpty()) {
+      return new Exported(file + ".yaml", new String(content, StandardCharsets.UTF_8));
+    }
+    ObjectNode tree = (ObjectNode) ExperimentYaml.parse(file + ".yaml", content);
+    StringBuilder header = new StringBuilder("# " + file + ".yaml of reproduction " + r.name() + ", exported with");
+    whatIf.paths().forEach((path, value) -> {
+      ExperimentYaml.set(tree, path, value);
+      header.append(" --set ").append(path).append('=').append(value);
+    });
+    header.append(" (the shipped file's comments: export without --set)").append('\n');
+    return new Exported(file + ".yaml", header + ExperimentYaml.writeTree(tree));
+  }
+}
