@@ -24,6 +24,14 @@ public final class CacheLines {
   private final long atomicNs;
   private final long accessNs;
   private final long[] xferByDistance;
+  /**
+   * The distance class from CPU i to CPU j at {@code i * cpus + j}, for hosts of up to {@link
+   * #TABLE_CPUS} CPUs (the divisions of {@link Topology#distance} saved on every priced access);
+   * null on larger hosts.
+   */
+  private final byte[] distanceTable;
+  private final int cpus;
+  private static final int TABLE_CPUS = 128;
 
   private CacheLines(Topology topology, long atomicNs, long accessNs, long smtNs, long socketNs, long remoteNs) {
     checkArgument(topology != null, "cache-line pricing needs the host topology");
@@ -33,6 +41,17 @@ public final class CacheLines {
     this.atomicNs = atomicNs;
     this.accessNs = accessNs;
     this.xferByDistance = new long[] {0, smtNs, socketNs, remoteNs};
+    this.cpus = topology.cpus();
+    if (cpus <= TABLE_CPUS) {
+      distanceTable = new byte[cpus * cpus];
+      for (int i = 0; i < cpus; i++) {
+        for (int j = 0; j < cpus; j++) {
+          distanceTable[i * cpus + j] = (byte) topology.distance(i, j);
+        }
+      }
+    } else {
+      distanceTable = null;
+    }
   }
 
   /**
@@ -65,7 +84,11 @@ public final class CacheLines {
 
   /** Moving a line from physical CPU {@code from} to physical CPU {@code to}; zero for the same CPU. */
   public long xferNs(int from, int to) {
-    return xferByDistance[topology.distance(from, to)];
+    byte[] table = distanceTable;
+    if (table != null && from >= 0 && to >= 0 && from < cpus && to < cpus) {
+      return xferByDistance[table[from * cpus + to]];
+    }
+    return xferByDistance[topology.distance(from, to)]; // a larger host, or an id it rejects
   }
 
   /** A new shared line (e.g. a lock word, a list head, a flags word) that no CPU holds yet. */

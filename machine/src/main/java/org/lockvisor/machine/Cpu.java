@@ -351,7 +351,7 @@ public final class Cpu implements EventHandler, SpinWatch {
     switching = true;
     switchRemaining = cost;
     switchIdleRemaining = prev == idle && idle != null ? idleExitNs : 0;
-    switchStack = machine.symbols().push(next.currentStack(), machine.symSchedule());
+    switchStack = next.stackOf(next.currentStack(), machine.symSchedule());
     if (switchIdleRemaining > 0 && idleExitStack == 0) {
       idleExitStack = machine.symbols().push(idle.currentStack(), kernel.symIdle());
     }

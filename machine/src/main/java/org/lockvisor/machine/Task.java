@@ -113,7 +113,18 @@ public non-sealed class Task implements EventHandler, SpinWatch {
   TaskAttachment<?> attachmentKey;
   Object attachment;
 
+  /**
+   * The stacks this task interned last, direct-mapped by (parent stack, symbol): every stack of a
+   * task grows from its own root, so the machine's stack index holds a few for each task and a
+   * lookup there is a cache miss on a busy machine, while a task's loop re-enters the same few.
+   * Ids are the index's own, so hits change nothing but the time.
+   */
+  private static final int STACK_MEMO = 8;
+  private final long[] stackMemoKey = new long[STACK_MEMO];
+  private final int[] stackMemoId = new int[STACK_MEMO];
+
   Task(Machine machine, Kernel kernel, int id, String name, Program program) {
+    Arrays.fill(stackMemoKey, -1L); // no (parent, symbol) key is negative
     this.machine = machine;
     this.kernel = kernel;
     this.id = id;
@@ -262,6 +273,19 @@ public non-sealed class Task implements EventHandler, SpinWatch {
   }
 
   /** The current call stack id (for accounting), i.e. of the innermost frame. */
+  /** The interned stack {@code parent} + {@code symbol} (see {@link #stackMemoKey}). */
+  int stackOf(int parent, int symbol) {
+    long key = ((long) parent << 32) | (symbol & 0xFFFF_FFFFL);
+    int i = (int) ((key * 0x9E3779B97F4A7C15L) >>> 61);
+    if (stackMemoKey[i] == key) {
+      return stackMemoId[i];
+    }
+    int stack = machine.symbols().push(parent, symbol);
+    stackMemoKey[i] = key;
+    stackMemoId[i] = stack;
+    return stack;
+  }
+
   int currentStack() {
     return depth == 0 ? rootStack : frameStacks[depth - 1];
   }
@@ -338,7 +362,7 @@ public non-sealed class Task implements EventHandler, SpinWatch {
   public void startWork(long ns, int symbol, boolean user) {
     checkState(activity == Activity.NONE, "%s: work started while %s", name, activity);
     activity = Activity.WORK;
-    activityStack = machine.symbols().push(currentStack(), symbol);
+    activityStack = stackOf(currentStack(), symbol);
     workRemaining = Math.max(0, machine.workJitter == null ? ns : machine.workJitter.adjust(ns));
     workUser = user;
     cpu.armCurrent();
@@ -369,7 +393,7 @@ public non-sealed class Task implements EventHandler, SpinWatch {
     activity = Activity.SPIN;
     spinStartedAt = machine.sim().now();
     spinSymbol = symbol;
-    activityStack = machine.symbols().push(currentStack(), symbol);
+    activityStack = stackOf(currentStack(), symbol);
     VcpuPreemptedReads reads = kernel.vcpuPreemptedReads;
     spinCheckPeriod = reads.checkNs() > 0 ? checkPeriodNs : 0;
     spinCheckSpun = 0;
@@ -452,7 +476,7 @@ public non-sealed class Task implements EventHandler, SpinWatch {
     progs[depth] = p;
     pcs[depth] = 0;
     phases[depth] = 0;
-    frameStacks[depth] = machine.symbols().push(parent, p.symbol(machine));
+    frameStacks[depth] = stackOf(parent, p.symbol(machine));
     depth++;
   }
 

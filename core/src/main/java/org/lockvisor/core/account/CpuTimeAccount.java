@@ -95,9 +95,12 @@ public final class CpuTimeAccount {
   }
 
   static long key(int cpu, int thread, int stack) {
-    checkArgument(cpu >= 0 && cpu < (1 << CPU_BITS), "cpu id out of range: %s", cpu);
-    checkArgument(thread >= 0 && thread < (1 << THREAD_BITS), "thread id out of range: %s", thread);
-    checkArgument(stack >= 0 && stack < (1 << STACK_BITS), "stack id out of range: %s", stack);
+    // One test on the hot path (a negative id has its high bits set); the messages only on failure.
+    if (((cpu >>> CPU_BITS) | (thread >>> THREAD_BITS) | (stack >>> STACK_BITS)) != 0) {
+      checkArgument(cpu >= 0 && cpu < (1 << CPU_BITS), "cpu id out of range: %s", cpu);
+      checkArgument(thread >= 0 && thread < (1 << THREAD_BITS), "thread id out of range: %s", thread);
+      checkArgument(stack >= 0 && stack < (1 << STACK_BITS), "stack id out of range: %s", stack);
+    }
     return ((long) cpu << (THREAD_BITS + STACK_BITS)) | ((long) thread << STACK_BITS) | stack;
   }
 

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The map agrees with a {@link HashMap} under random adds, puts and gets, and visits its entries
  * in the cell order of the original single-table map (kept below as the reference), which reports
- * that sum or tie-break in visit order depend on.
+ * that sum or tie-break in visit order depend on, also when visits come between inserts.
  */
 class LongLongMapTest {
 
@@ -53,6 +53,38 @@ class LongLongMapTest {
         assertThat(visited.get(i)[1]).isEqualTo(ref.get(visited.get(i)[0]));
       }
     }
+  }
+
+  @Test
+  void forEachBetweenInserts_visitsInOriginalCellOrderEachTime() {
+    // The visit order is brought up to date lazily: reading it part-way must not change it.
+    for (long seed = 1; seed <= 10; seed++) {
+      SplittableRandom rnd = new SplittableRandom(seed);
+      LongLongMap map = new LongLongMap(4);
+      OriginalMap original = new OriginalMap(4);
+      int distinct = 1 + rnd.nextInt(5_000);
+      for (int op = 0; op < 20_000; op++) {
+        long key = accountKey(rnd, distinct);
+        map.add(key, 1);
+        original.add(key, 1);
+        if (rnd.nextInt(500) == 0) {
+          assertThat(visitOrder(map)).containsExactlyElementsOf(visitOrder(original));
+        }
+      }
+      assertThat(visitOrder(map)).containsExactlyElementsOf(visitOrder(original));
+    }
+  }
+
+  private static List<Long> visitOrder(LongLongMap map) {
+    List<Long> keys = new ArrayList<>();
+    map.forEach((k, v) -> keys.add(k));
+    return keys;
+  }
+
+  private static List<Long> visitOrder(OriginalMap map) {
+    List<Long> keys = new ArrayList<>();
+    map.forEach((k, v) -> keys.add(k));
+    return keys;
   }
 
   @Test

@@ -15,7 +15,11 @@ final class Packet {
   long readyAt;
   int refs;
 
-  /** The device's packets: reused when every holder has released one. */
+  /**
+   * The device's packets: reused when every holder has released one, most recently released
+   * first (a stack), so the packet handed out is the one still in cache; every user sets the
+   * fields it reads, so which free packet comes back changes nothing simulated.
+   */
   static final class Pool {
     private final ArrayDeque<Packet> free = new ArrayDeque<>(1024);
 
@@ -48,7 +52,7 @@ final class Packet {
 
     void release(Packet p) {
       if (--p.refs == 0) {
-        free.add(p);
+        free.push(p);
       }
     }
   }

@@ -210,7 +210,7 @@ final class PeerReceiver implements EventHandler {
       groReceive(r.flow, b, now);
       if (r.taken == r.frames) {
         runs.poll();
-        pool.add(r);
+        pool.push(r); // a stack: the next transmit reuses the run still in cache
       }
     }
     return n;
