@@ -19,7 +19,7 @@ import org.lockvisor.core.sim.EventQueue;
  *
  * <p>Beside it: {@link IrqSavedContext} (what an interrupt handler saves of the task), {@link
  * TaskWatchers}, {@link TaskAttachment}; the scheduler's per-task state is the plugin's own
- * object. The rest is one cut on purpose, above 30 methods and 600 lines: the interpreter loop,
+ * object. The rest is one cut, over 600 lines and above 30 methods on purpose: the interpreter loop,
  * the activity state machine ({@code onEvent}, {@code freeze}, {@code arm}, {@code endSpin}) and
  * the frames read the same fields on every simulated event, and moving any of them behind another
  * object would add a dereference per op on the machine's hottest path; the public methods are

@@ -54,12 +54,7 @@ class ClassSizeTest {
    * Issue 18 item 5: classes not yet cut along their seams nor justified. Shrink-only: remove an
    * entry when its class is cut or its comment says the size is on purpose; never add one.
    */
-  static final ImmutableSet<String> KNOWN_OFFENDERS = ImmutableSet.of(
-      // being split by the machine change of issue 18
-      "org.lockvisor.machine.Task",
-      // over 30 methods, not yet cut (issue 18 item 5 names both)
-      "org.lockvisor.devices.virtioblk.VirtioBlk",
-      "org.lockvisor.scheduler.builtin.PowervmDispatchScheduler");
+  static final ImmutableSet<String> KNOWN_OFFENDERS = ImmutableSet.of();
 
   private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
 

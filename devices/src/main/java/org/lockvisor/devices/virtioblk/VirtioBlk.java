@@ -64,7 +64,7 @@ import org.lockvisor.machine.WaitQueue;
  * dispatch list under vq_lock and dispatched by a kblockd worker after the restart (the kernel
  * parks them after unlocking). *
  * <p>This class is the guest driver and the device's public face; the host's QEMU model is
- * {@link QemuVmm} and the statistics {@link VirtioBlkStats}. It has more than 30 methods because
+ * {@link QemuVmm} and the statistics {@link VirtioBlkStats}. Above 30 methods on purpose:
  * the {@code BlockDevice} and {@link VmmSide} interfaces and the figures the reproductions read
  * (notify-exit quantiles, vq_lock spin by caller) are one-line accessors here; the driver's own
  * logic is a dozen program builders.

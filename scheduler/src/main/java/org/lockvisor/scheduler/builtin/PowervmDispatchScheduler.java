@@ -77,8 +77,8 @@ import org.lockvisor.machine.VcpuTask;
  * vCPU threads (hypervisor work) are never exhausted. Per-LPAR entitlements can be set with
  * {@link #entitle(String, double)} before the VM is created.
  *
- * <p>Gang mode: {@link PowervmGang}; entitlement arithmetic: {@link PowervmVp}. Over 30 methods:
- * the {@code Scheduler} SPI and the dispatcher's window, timer and pool steps, which share state.
+ * <p>Gang mode: {@link PowervmGang}; entitlement arithmetic: {@link PowervmVp}. Above 30 methods
+ * on purpose: the {@code Scheduler} SPI and the dispatcher's window, timer and pool steps share state.
  */
 public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
   private static final int EV_WINDOW = -1;
