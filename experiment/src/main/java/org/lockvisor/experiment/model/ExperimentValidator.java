@@ -378,6 +378,10 @@ public final class ExperimentValidator {
           + "] is longer than max-duration [" + Durations.format(e.maxDurationNs()) + "]; allowed: (0, "
           + Durations.format(e.maxDurationNs()) + "]"));
     }
+    if (e.sampleIntervalNs() < 0) {
+      problems.add(new Problem("sample-interval", "[" + e.sampleIntervalNs()
+          + "] must be 0 (no sampling) or positive, e.g. [100us]"));
+    }
     if (e.untilDone() && !e.vms().isEmpty() && e.vms().stream().allMatch(vm -> vm.workloads().isEmpty())) {
       problems.add(new Problem("duration", "[" + Experiment.UNTIL_DONE + "] waits for the workloads to finish, but"
           + " no VM has a workload; give a fixed duration such as [100ms]"));

@@ -58,7 +58,8 @@ public final class ExperimentYaml {
       .build();
 
   static final Set<String> TOP_KEYS = Set.of("name", "description", "arch", "seed", "warmup", "duration", "host",
-      "vms", "background", "variants", "replications", "sweep", "max-duration", "done-check-interval", "hypervisor");
+      "vms", "background", "variants", "replications", "sweep", "max-duration", "done-check-interval", "hypervisor",
+      "sample-interval");
   static final Set<String> HOST_KEYS = Set.of("cpus", "scheduler", "scheduler-options", "preemptible",
       "exclusive-pinning", "locks", "kernel");
   static final Set<String> VM_KEYS = Set.of("name", "vcpus", "pinning", "scheduler", "scheduler-options",
@@ -408,7 +409,8 @@ public final class ExperimentYaml {
           untilDone,
           duration(o, "", "max-duration", Experiment.DEFAULT_MAX_DURATION_NS),
           duration(o, "", "done-check-interval", Experiment.DEFAULT_DONE_CHECK_INTERVAL_NS),
-          hypervisor(o.get("hypervisor"), "hypervisor"));
+          hypervisor(o.get("hypervisor"), "hypervisor"),
+          duration(o, "", "sample-interval", 0));
     }
 
     /** The hypervisor section: known keys, scalar values (checked against the profile by the validator). */
@@ -842,6 +844,9 @@ public final class ExperimentYaml {
     }
     if (e.untilDone() || e.doneCheckIntervalNs() != Experiment.DEFAULT_DONE_CHECK_INTERVAL_NS) {
       o.put("done-check-interval", Durations.format(e.doneCheckIntervalNs()));
+    }
+    if (e.sampleIntervalNs() != 0) {
+      o.put("sample-interval", Durations.format(e.sampleIntervalNs()));
     }
     ObjectNode host = o.putObject("host");
     host.put("cpus", e.host().cpus());

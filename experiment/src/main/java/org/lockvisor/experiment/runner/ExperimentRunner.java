@@ -265,6 +265,7 @@ public final class ExperimentRunner {
       sim.runUntil(e.warmupNs());
       a.resetStats();
       long[] cpuAtStart = a.threadCpu();
+      AccountWindow window = AccountWindow.open(a.machine);
       observer.measurementStarted(a.machine);
       long end;
       if (e.untilDone()) {
@@ -276,7 +277,7 @@ public final class ExperimentRunner {
       if (guard != null) {
         guard.finish();
       }
-      ExperimentResult result = a.result(e, variant, cpuAtStart, System.nanoTime() - wallStart, end);
+      ExperimentResult result = a.result(e, variant, cpuAtStart, window, System.nanoTime() - wallStart, end);
       observer.finished(a.machine, result, a.locks.stream().map(RegisteredLock::lock).toList());
       return result;
     } catch (InvariantViolation | RunawayException ex) {
@@ -359,6 +360,8 @@ public final class ExperimentRunner {
     final List<RegisteredLock> locks = new ArrayList<>();
     final List<CheckedLock> checkedLocks = new ArrayList<>();
     boolean checkLocks;
+    /** The guest sampler of {@code sample-interval}, or null. */
+    GuestSampler sampler;
 
     Assembly(Machine machine, ArchProfile profile, Kernel host, LockChoices hostLocks) {
       this.machine = machine;
@@ -473,6 +476,9 @@ public final class ExperimentRunner {
       for (Device d : devices) {
         d.resetStats();
       }
+      if (sampler != null) {
+        sampler.reset();
+      }
     }
 
     long[] threadCpu() {
@@ -501,7 +507,8 @@ public final class ExperimentRunner {
       return last;
     }
 
-    ExperimentResult result(Experiment e, String variant, long[] cpuAtStart, long wallNs, long endNs) {
+    ExperimentResult result(Experiment e, String variant, long[] cpuAtStart, AccountWindow window, long wallNs,
+        long endNs) {
       List<ExperimentResult.WorkloadResult> workloadResults = new ArrayList<>();
       for (int i = 0; i < workloads.size(); i++) {
         Workload w = workloads.get(i);
@@ -519,10 +526,29 @@ public final class ExperimentRunner {
       }
       List<ExperimentResult.ThreadCpu> threads = ExperimentResult.ThreadCpu.since(machine, cpuAtStart);
       Simulation sim = machine.sim();
+      List<SymbolProfile> profiles = new ArrayList<>();
+      org.lockvisor.core.account.CpuTimeAccount account = window.sinceOpened();
+      for (Vm vm : vms) {
+        profiles.add(SymbolProfile.guest(machine, account, vm, vm.partitionFirmware(), hypervisorCommand(vm)));
+      }
+      // the sampler's own events are the instrument's, not the machine's
+      long events = sim.eventsProcessed() - (sampler == null ? 0 : sampler.events());
       return new ExperimentResult(e.name(), variant, e.arch(), e.seed(), e.warmupNs(), endNs - e.warmupNs(), wallNs,
-          sim.eventsProcessed(), HexFormat.of().toHexDigits(sim.fingerprint()), workloadResults, deviceResults,
+          events, HexFormat.of().toHexDigits(sim.fingerprint()), workloadResults, deviceResults,
           LockStatistics.of(classes), threads, e.untilDone() ? lastFinishedNs() : -1,
-          SchedulingCounters.of(machine, endNs - e.warmupNs()));
+          SchedulingCounters.of(machine, endNs - e.warmupNs()), profiles,
+          LockTotals.of(locks.stream().map(RegisteredLock::lock).toList()),
+          sampler == null ? List.of() : sampler.results());
+    }
+
+    /** {@code [H]} samples of a partition hypervisor go to the VM's first workload (or {@code [hypervisor]}). */
+    private String hypervisorCommand(Vm vm) {
+      for (int i = 0; i < workloads.size(); i++) {
+        if (workloadVms.get(i).equals(vm.name())) {
+          return workloads.get(i).name();
+        }
+      }
+      return "[hypervisor]";
     }
   }
 
@@ -649,6 +675,11 @@ public final class ExperimentRunner {
     }
     if (!problems.isEmpty()) {
       throw new InvalidExperimentException("", problems);
+    }
+    if (e.sampleIntervalNs() > 0) {
+      // after every workload has started: the sampler's first event comes after what they scheduled
+      a.sampler = new GuestSampler(machine, a.vms, e.sampleIntervalNs());
+      a.sampler.start();
     }
     return a;
   }

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.model.ExperimentPlugins;
 import org.lockvisor.experiment.model.ExperimentYaml;
-import org.lockvisor.experiment.report.AccountWindow;
+import org.lockvisor.experiment.runner.AccountWindow;
 import org.lockvisor.experiment.report.PerfReport;
 import org.lockvisor.experiment.runner.ExperimentResult;
 import org.lockvisor.experiment.runner.ExperimentRunner;
