@@ -78,6 +78,11 @@ import org.lockvisor.workloads.spi.WorkloadLocks;
  * fingerprint are those of a fixed run that ends at the same check — and ends the measurement at
  * the first check after the last one finished; a workload still running at {@link
  * Experiment#maxDurationNs()} fails the run.
+ *
+ * <p>Results: beside workload figures, device statistics and lock_stat, each guest's
+ * guest-sampled {@link SymbolProfile} of the measurement window, every lock's counters summed by
+ * algorithm ({@link LockTotals}) and, with {@code sample-interval}, what the {@link GuestSampler}
+ * saw (its events are left out of the result's event count).
  */
 public final class ExperimentRunner {
 
