@@ -69,7 +69,7 @@ public final class ExperimentYaml {
   static final Set<String> LOCK_ALGORITHM_KEYS = Set.of("type", "options");
   static final Set<String> HOST_KERNEL_KEYS = Set.of("ttwu-queue", "ttwu-waits-on-cpu");
   static final Set<String> VM_KERNEL_KEYS = Set.of("ttwu-queue", "ttwu-waits-on-cpu", "resched-ipi",
-      "steal-time-accounting");
+      "steal-time-accounting", "threads-per-core");
   static final Set<String> COMPONENT_KEYS = Set.of("name", "type", "options");
   static final Set<String> BACKGROUND_KEYS = Set.of("host-threads", "vms");
   static final Set<String> BACKGROUND_VM_KEYS = Set.of("name", "vcpus", "pinning");
@@ -584,7 +584,8 @@ public final class ExperimentYaml {
           string(o, path, "ttwu-queue", KernelSpec.CROSS_LLC),
           bool(o, path, "ttwu-waits-on-cpu", false),
           bool(o, path, "resched-ipi", false),
-          steal == null || steal.isNull() ? null : bool(o, path, "steal-time-accounting", false));
+          steal == null || steal.isNull() ? null : bool(o, path, "steal-time-accounting", false),
+          (int) integer(o, path, "threads-per-core", 1, Integer.MIN_VALUE, Integer.MAX_VALUE));
     }
 
     List<ComponentSpec> components(JsonNode node, String path, String defaultPrefix) {
@@ -947,6 +948,9 @@ public final class ExperimentYaml {
       o.put("resched-ipi", k.reschedIpi());
       if (k.stealTimeAccounting() != null) {
         o.put("steal-time-accounting", k.stealTimeAccounting());
+      }
+      if (k.threadsPerCore() != 1) {
+        o.put("threads-per-core", k.threadsPerCore());
       }
     }
   }

@@ -20,8 +20,14 @@ import java.util.List;
  * @param stealTimeAccounting whether the guest scheduler's task clock excludes steal time
  *     (CONFIG_PARAVIRT_TIME_ACCOUNTING); null follows the arch profile (on where the hypervisor
  *     publishes steal time); guests only
+ * @param threadsPerCore the hardware threads of each core the hypervisor presents to the guest
+ *     ({@code threads-per-core}, 1, 2, 4 or 8): its scheduling domains group that many consecutive
+ *     vCPUs as SMT siblings (a PowerVM VP of a POWER8 core in SMT mode, dispatched together by
+ *     {@code powervm-dispatch smt}); 1, the default, as {@code Platforms.guestTopology} presents
+ *     one thread per core; guests only
  */
-public record KernelSpec(String ttwuQueue, boolean ttwuWaitsOnCpu, boolean reschedIpi, Boolean stealTimeAccounting) {
+public record KernelSpec(String ttwuQueue, boolean ttwuWaitsOnCpu, boolean reschedIpi, Boolean stealTimeAccounting,
+    int threadsPerCore) {
   public static final String CROSS_LLC = "cross-llc";
   public static final String ANY_REMOTE = "any-remote";
   public static final String NEVER = "never";
@@ -32,25 +38,38 @@ public record KernelSpec(String ttwuQueue, boolean ttwuWaitsOnCpu, boolean resch
     ttwuQueue = ttwuQueue == null ? CROSS_LLC : ttwuQueue;
   }
 
+  /** The values of {@code threads-per-core}. */
+  public static final List<Integer> THREADS_PER_CORE = ImmutableList.of(1, 2, 4, 8);
+
+  /** One thread per core, as the profile presents the guest's topology. */
+  public KernelSpec(String ttwuQueue, boolean ttwuWaitsOnCpu, boolean reschedIpi, Boolean stealTimeAccounting) {
+    this(ttwuQueue, ttwuWaitsOnCpu, reschedIpi, stealTimeAccounting, 1);
+  }
+
   /** cross-llc wake lists, no on_cpu wait, no priced reschedule IPIs, steal time as the profile says. */
   public static KernelSpec defaults() {
     return new KernelSpec(CROSS_LLC, false, false, null);
   }
 
   public KernelSpec withTtwuQueue(String mode) {
-    return new KernelSpec(mode, ttwuWaitsOnCpu, reschedIpi, stealTimeAccounting);
+    return new KernelSpec(mode, ttwuWaitsOnCpu, reschedIpi, stealTimeAccounting, threadsPerCore);
   }
 
   public KernelSpec withTtwuWaitsOnCpu(boolean on) {
-    return new KernelSpec(ttwuQueue, on, reschedIpi, stealTimeAccounting);
+    return new KernelSpec(ttwuQueue, on, reschedIpi, stealTimeAccounting, threadsPerCore);
   }
 
   public KernelSpec withReschedIpi(boolean on) {
-    return new KernelSpec(ttwuQueue, ttwuWaitsOnCpu, on, stealTimeAccounting);
+    return new KernelSpec(ttwuQueue, ttwuWaitsOnCpu, on, stealTimeAccounting, threadsPerCore);
   }
 
   /** {@code on} null: as the arch profile says. */
   public KernelSpec withStealTimeAccounting(Boolean on) {
-    return new KernelSpec(ttwuQueue, ttwuWaitsOnCpu, reschedIpi, on);
+    return new KernelSpec(ttwuQueue, ttwuWaitsOnCpu, reschedIpi, on, threadsPerCore);
+  }
+
+  /** {@code threads-per-core}: the SMT siblings per core the guest's topology presents. */
+  public KernelSpec withThreadsPerCore(int threads) {
+    return new KernelSpec(ttwuQueue, ttwuWaitsOnCpu, reschedIpi, stealTimeAccounting, threads);
   }
 }

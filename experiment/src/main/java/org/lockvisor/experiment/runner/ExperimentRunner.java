@@ -610,6 +610,10 @@ public final class ExperimentRunner {
       Vm vm = machine.createVm(spec.name(), spec.vcpus(), guestConfig, scheduler(spec.scheduler()), hypervisor,
           pins(spec.pinning()));
       Platforms.configureGuest(vm, profile);
+      if (kernel.threadsPerCore() > 1) {
+        // what the hypervisor presents: consecutive vCPUs as the threads of one core (SMT siblings)
+        vm.guest().setTopology(Platforms.guestTopology(profile, spec.vcpus(), kernel.threadsPerCore()));
+      }
       vm.guest().setTtwuWaitsOnCpu(kernel.ttwuWaitsOnCpu());
       if (kernel.reschedIpi()) {
         Platforms.configureIpis(profile, vm);
