@@ -143,11 +143,31 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     return List.of(POWERVM_FILE, KVM_FILE);
   }
 
-  /** A row of the reproduction: one shipped file at one scale, both variants, every seed. */
-  record Row(String profile, String vm, ShippedExperiment experiment, int physicalCpus, int vcpus, int groups) {
+  /**
+   * A row of the reproduction: one shipped file with its settings, both variants, every seed; the
+   * machine as the validated experiment has it (the user's raw {@code --set} paths included).
+   *
+   * @param physicalCpus the host's processors (PowerVM: cores of the pool)
+   * @param vcpus the guest's vCPUs (PowerVM: virtual processors)
+   * @param entitlement the LPAR's processing units (0 on KVM)
+   * @param bench the benchmark as configured
+   */
+  record Row(String profile, String vm, ShippedExperiment experiment, int physicalCpus, int vcpus,
+      double entitlement, SchedMessagingConfig bench) {
     /** {@code <profile>-groups<G>}: the prefix of the row's run labels. */
     String label() {
-      return profile + "-groups" + groups;
+      return profile + "-groups" + bench.groups();
+    }
+
+    /** The row of {@code e}, validated by the runner the reproduction runs on. */
+    static Row of(String profile, ShippedExperiment e, ReproductionOptions options) {
+      Experiment x = e.experiment(options.whatIfRunner());
+      var vm = x.vms().get(0);
+      int threads = vm.kernel().threadsPerCore();
+      String entitlement = x.host().scheduler().options().get("entitlement");
+      return new Row(profile, vm.name(), e, x.host().cpus() / threads, vm.vcpus() / threads,
+          entitlement == null ? 0 : Double.parseDouble(entitlement),
+          SchedMessagingFactory.config(vm.workloads().get(0).options()));
     }
   }
 
@@ -168,7 +188,7 @@ public final class VcpuPreemptedReproduction implements Reproduction {
       e = e.with("host.scheduler-options.smt", String.valueOf(smt)).with("vms[0].kernel.threads-per-core",
           String.valueOf(smt));
     }
-    return new Row("ppc64-powervm", "lpar", e.withWhatIf(options), poolCpus, vps, scale.powervmGroups());
+    return Row.of("ppc64-powervm", e.withWhatIf(options), options);
   }
 
   /** The x86 row: twice as many vCPUs as host CPUs, vCPU threads under the host's CFS. */
@@ -178,8 +198,7 @@ public final class VcpuPreemptedReproduction implements Reproduction {
         .with("vms[0].vcpus", String.valueOf(2 * scale.kvmCpus()))
         .with("vms[0].workloads[0].options.groups", String.valueOf(scale.kvmGroups()))
         .with("max-duration", scale.limitNs() / 1_000_000_000L + "s");
-    return new Row("x86_64-kvm", "vm0", e.withWhatIf(options), scale.kvmCpus(), 2 * scale.kvmCpus(),
-        scale.kvmGroups());
+    return Row.of("x86_64-kvm", e.withWhatIf(options), options);
   }
 
   @Override
@@ -201,12 +220,9 @@ public final class VcpuPreemptedReproduction implements Reproduction {
               + "[%d]; PowerVM refuses such a partition: raise pool-cpus or lower vps", entitlement, vps,
           entitlement / vps, poolCpus));
     }
+    // both rows validated before any run: a --set that makes a file invalid is one line, exit 2
     Row ppc = powervm(options, scale, poolCpus, vps, smt);
     Row kvm = kvm(options, scale);
-    // validated before any run: a --set that makes a file invalid is one line, exit 2
-    Experiment ppcExperiment = ppc.experiment().experiment(options.whatIfRunner());
-    kvm.experiment().experiment(options.whatIfRunner());
-    SchedMessagingConfig bench = SchedMessagingFactory.config(ppcExperiment.vms().get(0).workloads().get(0).options());
     List<Callable<Outcome>> jobs = new ArrayList<>();
     ReproductionRuns runs = options.runs();
     runs.planned(4 * seeds.size());
@@ -223,7 +239,7 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     for (int i = 0; i < done.size(); i++) {
       byVariant.get(i % 4).add(done.get(i));
     }
-    return meter.attach(judge(scale, ppc, seeds, bench, new Variant(byVariant.get(0)), new Variant(byVariant.get(1)),
+    return meter.attach(judge(ppc, kvm, seeds, new Variant(byVariant.get(0)), new Variant(byVariant.get(1)),
         new Variant(byVariant.get(2)), new Variant(byVariant.get(3)), options.outputDirectory().orElse(null)));
   }
 
@@ -326,7 +342,7 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     return bands;
   }
 
-  private ReproductionResult judge(Scale scale, Row ppc, List<Long> seeds, SchedMessagingConfig bench, Variant b, Variant p, Variant kb,
+  private ReproductionResult judge(Row ppc, Row kvm, List<Long> seeds, Variant b, Variant p, Variant kb,
       Variant kp, Path out) {
     Map<String, Boolean> checks = checks(b, p, kb, kp);
     boolean reproduced = !checks.containsValue(false);
@@ -336,8 +352,8 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     report.add(String.format(Locale.ROOT,
         "perf bench sched messaging -p -g %d (%d tasks) on ppc64-powervm: %d VPs on %d processors, entitlement %.1f "
             + "units, 10 ms window, uncapped",
-        scale.powervmGroups(), b.first().figures().get("tasks").intValue(), ppc.vcpus(), ppc.physicalCpus(),
-        0.5 * ppc.vcpus()));
+        ppc.bench().groups(), b.first().figures().get("tasks").intValue(), ppc.vcpus(), ppc.physicalCpus(),
+        ppc.entitlement()));
     report.add(String.format(Locale.ROOT, "shares are means over %d seeds %s (paired: each seed runs both variants)",
         seeds.size(), seeds));
     TextTable t = new TextTable("symbol", "published before", "simulated before", "published after", "simulated after");
@@ -364,12 +380,12 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     report.add(String.format(Locale.ROOT,
         "fork/exit rwsems (i_mmap of %d files, %d root anon_vmas): held %.1f ms in total in the patched run, fork and "
             + "exit together (hold per acquisition grows with log n, the count with n)",
-        bench.mappedFiles(), bench.anonVmas(), p.meanStat("rwsem_hold_ns") / 1e6));
+        ppc.bench().mappedFiles(), ppc.bench().anonVmas(), p.meanStat("rwsem_hold_ns") / 1e6));
     report.addAll(mechanismLines(b, p));
     report.add("");
     report.add(String.format(Locale.ROOT,
         "x86_64-kvm, -g %d, %d vCPUs on %d CPUs (2x overcommit): spin symbols %.2f%% -> %.2f%%, total time %.3f -> %.3f s",
-        scale.kvmGroups(), 2 * scale.kvmCpus(), scale.kvmCpus(), kb.spin(), kp.spin(), kb.runtimeSeconds(),
+        kvm.bench().groups(), kvm.vcpus(), kvm.physicalCpus(), kb.spin(), kp.spin(), kb.runtimeSeconds(),
         kp.runtimeSeconds()));
     report.add("");
     checks.forEach((k, v) -> report.add((v ? "  ok    " : "  MISS  ") + k));
@@ -411,11 +427,11 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     runtime.put("baseline", b.runtimeSeconds());
     runtime.put("patched", p.runtimeSeconds());
     data.put("runtimeSeconds", runtime);
-    Map<String, Object> kvm = new LinkedHashMap<>();
-    kvm.put("profiles", pair(profile(kb), profile(kp)));
-    kvm.put("runtimeSeconds", pair(kb.runtimeSeconds(), kp.runtimeSeconds()));
-    kvm.put("sameDirection", checks.get("x86_64-kvm spin symbols collapse with the check"));
-    data.put("x86_64-kvm", kvm);
+    Map<String, Object> kvmData = new LinkedHashMap<>();
+    kvmData.put("profiles", pair(profile(kb), profile(kp)));
+    kvmData.put("runtimeSeconds", pair(kb.runtimeSeconds(), kp.runtimeSeconds()));
+    kvmData.put("sameDirection", checks.get("x86_64-kvm spin symbols collapse with the check"));
+    data.put("x86_64-kvm", kvmData);
     Map<String, Object> checkData = new LinkedHashMap<>(checks);
     data.put("checks", checkData);
 
