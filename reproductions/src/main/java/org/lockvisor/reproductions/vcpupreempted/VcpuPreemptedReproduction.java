@@ -188,7 +188,7 @@ public final class VcpuPreemptedReproduction implements Reproduction {
       e = e.with("host.scheduler-options.smt", String.valueOf(smt)).with("vms[0].kernel.threads-per-core",
           String.valueOf(smt));
     }
-    return Row.of("ppc64-powervm", e.withWhatIf(options), options);
+    return Row.of("ppc64-powervm", bound(e, options).withWhatIf(options), options);
   }
 
   /** The x86 row: twice as many vCPUs as host CPUs, vCPU threads under the host's CFS. */
@@ -198,7 +198,23 @@ public final class VcpuPreemptedReproduction implements Reproduction {
         .with("vms[0].vcpus", String.valueOf(2 * scale.kvmCpus()))
         .with("vms[0].workloads[0].options.groups", String.valueOf(scale.kvmGroups()))
         .with("max-duration", scale.limitNs() / 1_000_000_000L + "s");
-    return Row.of("x86_64-kvm", e.withWhatIf(options), options);
+    return Row.of("x86_64-kvm", bound(e, options).withWhatIf(options), options);
+  }
+
+  /**
+   * {@code e} with the path-bound parameters the options hold but whose paths they lack (options
+   * a program built without {@code WhatIf.parse}); the CLI's what-if carries them as paths.
+   */
+  private static ShippedExperiment bound(ShippedExperiment e, ReproductionOptions options) {
+    ShippedExperiment out = e;
+    for (ReproductionParameter<?> p : List.of(WAKE_AFFINE)) {
+      String path = p.path().orElseThrow();
+      String value = options.whatIf().parameters().get(p.name());
+      if (value != null && !options.whatIf().paths().containsKey(path)) {
+        out = out.with(path, p.pathValue(value));
+      }
+    }
+    return out;
   }
 
   @Override
@@ -206,6 +222,7 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     Scale base = options.quick() ? QUICK : FULL;
     // every parameter is parsed before any run: a bad value is a user error, not a failed run
     int smt = options.parameter(SMT).orElse(1);
+    options.parameter(WAKE_AFFINE);
     List<Long> seeds = options.parameter(SEEDS_PARAMETER).orElse(SEEDS);
     Scale scale = options.parameter(GROUPS)
         .map(g -> new Scale(base.powervmCpus(), g, base.kvmCpus(), base.kvmGroups(),
