@@ -43,8 +43,15 @@ import org.lockvisor.workloads.schedmessaging.SchedMessagingFactory;
  * same seed, same everything else; the guest-sampled perf profiles of both are compared with the
  * seed's. The same scenario on x86_64-kvm with 2x overcommit must move the same way.
  *
+ * <p>The machines are experiments: the shipped files {@code vcpu-preempted-powervm.yaml} and
+ * {@code vcpu-preempted-kvm.yaml} ({@link #experimentFiles()}), set to a row's scale and seed with
+ * the {@code --set} path language and run by the injected runner ({@link ShippedExperiment}), so
+ * {@code reproduce vcpu-preempted} and {@code run} of its exported files process the same events.
+ * This class is the judge: the bands, the published table, the report, all read from the runner's
+ * results ({@link Outcome}).
+ *
  * <p>The default run is {@code -g 40} (1,600 tasks) on a 16-VP LPAR over 8 processors, the whole
- * benchmark (fork, messaging, exit, reaping); {@code -g 400} (16,000 tasks) is the same code with
+ * benchmark (fork, messaging, exit, reaping); {@code -g 400} (16,000 tasks) is the same file with
  * {@code groups} raised ({@code --set groups=400}), see docs/reproductions/vcpu-preempted.md.
  * Published numbers appear only in the tables.
  */
