@@ -67,7 +67,7 @@ public final class ExperimentYaml {
   static final Set<String> LOCK_KEYS = Set.of("spinlock", "mutex", "rwsem", "rwlock", "vcpu-is-preempted");
   /** Keys of one lock algorithm in its long form ({@code mutex: {type: mutex-owner, options: {...}}}). */
   static final Set<String> LOCK_ALGORITHM_KEYS = Set.of("type", "options");
-  static final Set<String> HOST_KERNEL_KEYS = Set.of("ttwu-queue", "ttwu-waits-on-cpu");
+  static final Set<String> HOST_KERNEL_KEYS = Set.of("ttwu-queue", "ttwu-waits-on-cpu", "irq-time-accounting");
   static final Set<String> VM_KERNEL_KEYS = Set.of("ttwu-queue", "ttwu-waits-on-cpu", "resched-ipi",
       "steal-time-accounting", "threads-per-core");
   static final Set<String> COMPONENT_KEYS = Set.of("name", "type", "options");
@@ -585,6 +585,7 @@ public final class ExperimentYaml {
           bool(o, path, "ttwu-waits-on-cpu", false),
           bool(o, path, "resched-ipi", false),
           steal == null || steal.isNull() ? null : bool(o, path, "steal-time-accounting", false),
+          bool(o, path, "irq-time-accounting", false),
           (int) integer(o, path, "threads-per-core", 1, Integer.MIN_VALUE, Integer.MAX_VALUE));
     }
 
@@ -952,6 +953,9 @@ public final class ExperimentYaml {
       if (k.threadsPerCore() != 1) {
         o.put("threads-per-core", k.threadsPerCore());
       }
+    }
+    if (!guest && k.irqTimeAccounting()) {
+      o.put("irq-time-accounting", true);
     }
   }
 
