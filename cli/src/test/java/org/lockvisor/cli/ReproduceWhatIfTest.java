@@ -64,7 +64,11 @@ class ReproduceWhatIfTest {
         Arguments.of("all", "cost.s390x-kvm.SYSCALL=100", List.of("[s390x-kvm]", "change nothing")),
         // parameters
         Arguments.of("vcpu-preempted", "grups=400",
-            List.of("[grups]", "known: [groups, pool-cpus, seeds, smt, vps, wake-affine]", "did you mean [groups]")),
+            // its parameters beside the top-level keys of its experiment files (paths as in run --set)
+            List.of("parameter or experiment key [grups]", "groups, host", "pool-cpus", "wake-affine",
+                "did you mean [groups]")),
+        Arguments.of("vcpu-preempted", "vms[0].kernel.threads-per-core=3",
+            List.of("[vms[0].kernel.threads-per-core=3]", "threads-per-core", "[1, 2, 4, 8]")),
         Arguments.of("vcpu-preempted", "smt=3", List.of("[smt=3]", "bad value [3]", "[1, 2, 4, 8]")),
         Arguments.of("vcpu-preempted", "groups=0", List.of("bad value [0]", "[groups]", "[1, 100000]")),
         Arguments.of("vcpu-preempted", "wake-affine=yes", List.of("bad value [yes]", "true or false")),

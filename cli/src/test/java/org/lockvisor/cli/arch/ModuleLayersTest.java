@@ -118,7 +118,6 @@ class ModuleLayersTest {
   /** Classes allowed to name built-ins until issue 18's reproductions-as-experiments lands. */
   static final class BuiltinDebt {
     static final ImmutableSet<String> CLASSES = ImmutableSet.of(
-        "org.lockvisor.reproductions.vcpupreempted.SchedMessagingRun",
         "org.lockvisor.reproductions.virtioblk.NotifyScenario");
 
     static final DescribedPredicate<JavaClass> EXEMPT = DescribedPredicate.describe(

@@ -54,7 +54,8 @@ public record Experiment(
     boolean untilDone,
     long maxDurationNs,
     long doneCheckIntervalNs,
-    Map<String, String> hypervisor) {
+    Map<String, String> hypervisor,
+    long sampleIntervalNs) {
 
   public static final String DEFAULT_ARCH = "x86_64-kvm";
   public static final long DEFAULT_SEED = 1;
@@ -86,6 +87,15 @@ public record Experiment(
     hypervisor = hypervisor == null ? ImmutableSortedMap.of() : ImmutableSortedMap.copyOf(hypervisor);
   }
 
+  /** An experiment without the guest sampler. */
+  public Experiment(String name, String description, String arch, long seed, long warmupNs, long durationNs,
+      HostSpec host, List<VmSpec> vms, BackgroundSpec background, Map<String, Map<String, String>> variants,
+      int replications, Map<String, List<String>> sweep, boolean untilDone, long maxDurationNs,
+      long doneCheckIntervalNs, Map<String, String> hypervisor) {
+    this(name, description, arch, seed, warmupNs, durationNs, host, vms, background, variants, replications, sweep,
+        untilDone, maxDurationNs, doneCheckIntervalNs, hypervisor, 0);
+  }
+
   /** An experiment with the arch profile's hypervisor as it is (no {@code hypervisor:} section). */
   public Experiment(String name, String description, String arch, long seed, long warmupNs, long durationNs,
       HostSpec host, List<VmSpec> vms, BackgroundSpec background, Map<String, Map<String, String>> variants,
@@ -106,7 +116,7 @@ public record Experiment(
   /** The same experiment without sweep and replications (one point of a sweep). */
   public Experiment withoutSweep() {
     return new Experiment(name, description, arch, seed, warmupNs, durationNs, host, vms, background, variants, 1,
-        Map.of(), untilDone, maxDurationNs, doneCheckIntervalNs, hypervisor);
+        Map.of(), untilDone, maxDurationNs, doneCheckIntervalNs, hypervisor, sampleIntervalNs);
   }
 
   public static Builder builder(String name) {
@@ -131,6 +141,7 @@ public record Experiment(
     b.maxDurationNs = maxDurationNs;
     b.doneCheckIntervalNs = doneCheckIntervalNs;
     b.hypervisor.putAll(hypervisor);
+    b.sampleIntervalNs = sampleIntervalNs;
     return b;
   }
 
@@ -151,6 +162,7 @@ public record Experiment(
     private boolean untilDone;
     private long maxDurationNs = DEFAULT_MAX_DURATION_NS;
     private long doneCheckIntervalNs = DEFAULT_DONE_CHECK_INTERVAL_NS;
+    private long sampleIntervalNs;
     private final Map<String, String> hypervisor = new LinkedHashMap<>();
 
     private Builder(String name) {
@@ -198,6 +210,12 @@ public record Experiment(
     /** How often an until-done run checks whether its workloads have finished (default 1 ms). */
     public Builder doneCheckIntervalNs(long ns) {
       this.doneCheckIntervalNs = ns;
+      return this;
+    }
+
+    /** The period of the runner's guest sampler ({@code sample-interval}); 0 samples nothing. */
+    public Builder sampleIntervalNs(long ns) {
+      this.sampleIntervalNs = ns;
       return this;
     }
 
@@ -290,7 +308,7 @@ public record Experiment(
     /** The experiment, if its structure is sound. */
     public Experiment build() {
       Experiment e = new Experiment(name, description, arch, seed, warmupNs, durationNs, host, vms, background,
-          variants, replications, sweep, untilDone, maxDurationNs, doneCheckIntervalNs, hypervisor);
+          variants, replications, sweep, untilDone, maxDurationNs, doneCheckIntervalNs, hypervisor, sampleIntervalNs);
       List<Problem> problems = ExperimentValidator.structure(e);
       if (!problems.isEmpty()) {
         throw new InvalidExperimentException("builder", problems);

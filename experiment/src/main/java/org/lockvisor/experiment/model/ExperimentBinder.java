@@ -77,7 +77,8 @@ final class ExperimentBinder {
         untilDone,
         duration(o, "", "max-duration", Experiment.DEFAULT_MAX_DURATION_NS),
         duration(o, "", "done-check-interval", Experiment.DEFAULT_DONE_CHECK_INTERVAL_NS),
-        hypervisor(o.get("hypervisor"), "hypervisor"));
+        hypervisor(o.get("hypervisor"), "hypervisor"),
+        duration(o, "", "sample-interval", 0));
   }
 
   /** The hypervisor section: known keys, scalar values (checked against the profile by the validator). */
@@ -243,7 +244,8 @@ final class ExperimentBinder {
         bool(o, path, "ttwu-waits-on-cpu", false),
         bool(o, path, "resched-ipi", false),
         steal == null || steal.isNull() ? null : bool(o, path, "steal-time-accounting", false),
-        bool(o, path, "irq-time-accounting", false));
+        bool(o, path, "irq-time-accounting", false),
+        (int) integer(o, path, "threads-per-core", 1, Integer.MIN_VALUE, Integer.MAX_VALUE));
   }
 
   List<ComponentSpec> components(JsonNode node, String path, String defaultPrefix) {

@@ -156,6 +156,12 @@ public final class ExperimentValidator {
           problems.add(new Problem("vms[" + i + "].kernel.steal-time-accounting", "[true] but the hypervisor of ["
               + e.arch() + "] gives its guests no steal time; allowed: [false], or leave it out"));
         }
+        int threads = e.vms().get(i).kernel().threadsPerCore();
+        if (threads > 1 && profile.hypervisor().hostHz() != 0) {
+          // Platforms.guestTopology: a KVM guest is one socket of single-threaded cores (QEMU -smp N)
+          problems.add(new Problem("vms[" + i + "].kernel.threads-per-core", "[" + threads + "] cannot take effect"
+              + " on [" + e.arch() + "]: its guests see one thread per core; allowed: [1]"));
+        }
       }
     }
     plugin(problems, "host.scheduler", "scheduler", e.host().scheduler(), plugins.schedulers());
@@ -309,6 +315,11 @@ public final class ExperimentValidator {
       name(problems, p + ".name", vm.name(), vmNames, "VM");
       vcpus(problems, p, vm.vcpus(), vm.pinning());
       kernel(problems, p + ".kernel", vm.kernel());
+      int threads = vm.kernel().threadsPerCore();
+      if (threads > 1 && vm.vcpus() % threads != 0) {
+        problems.add(new Problem(p + ".kernel.threads-per-core", "[" + threads + "] does not divide the VM's ["
+            + vm.vcpus() + "] vCPUs; a core's threads are consecutive vCPUs"));
+      }
       Set<String> deviceNames = new HashSet<>();
       for (int d = 0; d < vm.devices().size(); d++) {
         component(problems, p + ".devices[" + d + "]", vm.devices().get(d), deviceNames, "device");
@@ -384,6 +395,10 @@ public final class ExperimentValidator {
           + "] is longer than max-duration [" + Durations.format(e.maxDurationNs()) + "]; allowed: (0, "
           + Durations.format(e.maxDurationNs()) + "]"));
     }
+    if (e.sampleIntervalNs() < 0) {
+      problems.add(new Problem("sample-interval", "[" + e.sampleIntervalNs()
+          + "] must be 0 (no sampling) or positive, e.g. [100us]"));
+    }
     if (e.untilDone() && !e.vms().isEmpty() && e.vms().stream().allMatch(vm -> vm.workloads().isEmpty())) {
       problems.add(new Problem("duration", "[" + Experiment.UNTIL_DONE + "] waits for the workloads to finish, but"
           + " no VM has a workload; give a fixed duration such as [100ms]"));
@@ -433,6 +448,10 @@ public final class ExperimentValidator {
     if (!KernelSpec.TTWU_QUEUE_MODES.contains(kernel.ttwuQueue())) {
       problems.add(new Problem(path + ".ttwu-queue", DidYouMean.unknownMessage("ttwu-queue mode", kernel.ttwuQueue(),
           KernelSpec.TTWU_QUEUE_MODES)));
+    }
+    if (!KernelSpec.THREADS_PER_CORE.contains(kernel.threadsPerCore())) {
+      problems.add(new Problem(path + ".threads-per-core", "[" + kernel.threadsPerCore() + "] is not a POWER8/x86 SMT"
+          + " mode; allowed: " + KernelSpec.THREADS_PER_CORE));
     }
   }
 

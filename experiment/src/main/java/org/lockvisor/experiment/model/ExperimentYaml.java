@@ -41,7 +41,8 @@ public final class ExperimentYaml {
   public static final int MAX_BYTES = 1 << 20;
 
   static final Set<String> TOP_KEYS = Set.of("name", "description", "arch", "seed", "warmup", "duration", "host",
-      "vms", "background", "variants", "replications", "sweep", "max-duration", "done-check-interval", "hypervisor");
+      "vms", "background", "variants", "replications", "sweep", "max-duration", "done-check-interval", "hypervisor",
+      "sample-interval");
   static final Set<String> HOST_KEYS = Set.of("cpus", "scheduler", "scheduler-options", "preemptible",
       "exclusive-pinning", "locks", "kernel");
   static final Set<String> VM_KEYS = Set.of("name", "vcpus", "pinning", "scheduler", "scheduler-options",
@@ -51,7 +52,7 @@ public final class ExperimentYaml {
   static final Set<String> LOCK_ALGORITHM_KEYS = Set.of("type", "options");
   static final Set<String> HOST_KERNEL_KEYS = Set.of("ttwu-queue", "ttwu-waits-on-cpu", "irq-time-accounting");
   static final Set<String> VM_KERNEL_KEYS = Set.of("ttwu-queue", "ttwu-waits-on-cpu", "resched-ipi",
-      "steal-time-accounting");
+      "steal-time-accounting", "threads-per-core");
   static final Set<String> COMPONENT_KEYS = Set.of("name", "type", "options");
   static final Set<String> BACKGROUND_KEYS = Set.of("host-threads", "vms");
   static final Set<String> BACKGROUND_VM_KEYS = Set.of("name", "vcpus", "pinning");

@@ -51,6 +51,9 @@ final class ExperimentYamlWriter {
     if (e.untilDone() || e.doneCheckIntervalNs() != Experiment.DEFAULT_DONE_CHECK_INTERVAL_NS) {
       o.put("done-check-interval", Durations.format(e.doneCheckIntervalNs()));
     }
+    if (e.sampleIntervalNs() != 0) {
+      o.put("sample-interval", Durations.format(e.sampleIntervalNs()));
+    }
     ObjectNode host = o.putObject("host");
     host.put("cpus", e.host().cpus());
     choice(host, e.host().scheduler());
@@ -141,6 +144,9 @@ final class ExperimentYamlWriter {
       o.put("resched-ipi", k.reschedIpi());
       if (k.stealTimeAccounting() != null) {
         o.put("steal-time-accounting", k.stealTimeAccounting());
+      }
+      if (k.threadsPerCore() != 1) {
+        o.put("threads-per-core", k.threadsPerCore());
       }
     }
     if (!guest && k.irqTimeAccounting()) {

@@ -24,9 +24,14 @@ import java.util.List;
  *     irqtime_account_irq}, {@code update_rq_clock_task}): a thread's CPU time excludes the
  *     hardirq and softirq time spent in its context (what {@code top} shows of the vhost worker);
  *     Kconfig default n; host only (the plugins' per-thread CPU figures of host threads read it)
+ * @param threadsPerCore the hardware threads of each core the hypervisor presents to the guest
+ *     ({@code threads-per-core}, 1, 2, 4 or 8): its scheduling domains group that many consecutive
+ *     vCPUs as SMT siblings (a PowerVM VP of a POWER8 core in SMT mode, dispatched together by
+ *     {@code powervm-dispatch smt}); 1, the default, as {@code Platforms.guestTopology} presents
+ *     one thread per core; guests only
  */
 public record KernelSpec(String ttwuQueue, boolean ttwuWaitsOnCpu, boolean reschedIpi, Boolean stealTimeAccounting,
-    boolean irqTimeAccounting) {
+    boolean irqTimeAccounting, int threadsPerCore) {
   public static final String CROSS_LLC = "cross-llc";
   public static final String ANY_REMOTE = "any-remote";
   public static final String NEVER = "never";
@@ -37,9 +42,18 @@ public record KernelSpec(String ttwuQueue, boolean ttwuWaitsOnCpu, boolean resch
     ttwuQueue = ttwuQueue == null ? CROSS_LLC : ttwuQueue;
   }
 
-  /** A kernel without CONFIG_IRQ_TIME_ACCOUNTING. */
+  /** The values of {@code threads-per-core}. */
+  public static final List<Integer> THREADS_PER_CORE = ImmutableList.of(1, 2, 4, 8);
+
+  /** A kernel without CONFIG_IRQ_TIME_ACCOUNTING, one thread per core. */
   public KernelSpec(String ttwuQueue, boolean ttwuWaitsOnCpu, boolean reschedIpi, Boolean stealTimeAccounting) {
     this(ttwuQueue, ttwuWaitsOnCpu, reschedIpi, stealTimeAccounting, false);
+  }
+
+  /** A kernel shown one thread per core. */
+  public KernelSpec(String ttwuQueue, boolean ttwuWaitsOnCpu, boolean reschedIpi, Boolean stealTimeAccounting,
+      boolean irqTimeAccounting) {
+    this(ttwuQueue, ttwuWaitsOnCpu, reschedIpi, stealTimeAccounting, irqTimeAccounting, 1);
   }
 
   /** cross-llc wake lists, no on_cpu wait, no priced reschedule IPIs, steal time as the profile says. */
@@ -48,23 +62,28 @@ public record KernelSpec(String ttwuQueue, boolean ttwuWaitsOnCpu, boolean resch
   }
 
   public KernelSpec withTtwuQueue(String mode) {
-    return new KernelSpec(mode, ttwuWaitsOnCpu, reschedIpi, stealTimeAccounting, irqTimeAccounting);
+    return new KernelSpec(mode, ttwuWaitsOnCpu, reschedIpi, stealTimeAccounting, irqTimeAccounting, threadsPerCore);
   }
 
   public KernelSpec withTtwuWaitsOnCpu(boolean on) {
-    return new KernelSpec(ttwuQueue, on, reschedIpi, stealTimeAccounting, irqTimeAccounting);
+    return new KernelSpec(ttwuQueue, on, reschedIpi, stealTimeAccounting, irqTimeAccounting, threadsPerCore);
   }
 
   public KernelSpec withReschedIpi(boolean on) {
-    return new KernelSpec(ttwuQueue, ttwuWaitsOnCpu, on, stealTimeAccounting, irqTimeAccounting);
+    return new KernelSpec(ttwuQueue, ttwuWaitsOnCpu, on, stealTimeAccounting, irqTimeAccounting, threadsPerCore);
   }
 
   /** {@code on} null: as the arch profile says. */
   public KernelSpec withStealTimeAccounting(Boolean on) {
-    return new KernelSpec(ttwuQueue, ttwuWaitsOnCpu, reschedIpi, on, irqTimeAccounting);
+    return new KernelSpec(ttwuQueue, ttwuWaitsOnCpu, reschedIpi, on, irqTimeAccounting, threadsPerCore);
   }
 
   public KernelSpec withIrqTimeAccounting(boolean on) {
-    return new KernelSpec(ttwuQueue, ttwuWaitsOnCpu, reschedIpi, stealTimeAccounting, on);
+    return new KernelSpec(ttwuQueue, ttwuWaitsOnCpu, reschedIpi, stealTimeAccounting, on, threadsPerCore);
+  }
+
+  /** {@code threads-per-core}: the SMT siblings per core the guest's topology presents. */
+  public KernelSpec withThreadsPerCore(int threads) {
+    return new KernelSpec(ttwuQueue, ttwuWaitsOnCpu, reschedIpi, stealTimeAccounting, irqTimeAccounting, threads);
   }
 }

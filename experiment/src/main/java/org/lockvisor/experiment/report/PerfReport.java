@@ -1,27 +1,22 @@
 package org.lockvisor.experiment.report;
 
-import static com.google.common.base.Preconditions.checkArgument;
-
 import com.google.common.collect.ImmutableList;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import org.lockvisor.core.account.CpuTimeAccount;
 import org.lockvisor.core.account.SymbolTable;
-import org.lockvisor.machine.Cpu;
+import org.lockvisor.experiment.runner.AccountWindow;
+import org.lockvisor.experiment.runner.SymbolProfile;
 import org.lockvisor.machine.Machine;
-import org.lockvisor.machine.Task;
-import org.lockvisor.machine.VcpuTask;
 import org.lockvisor.machine.Vm;
 
 /**
  * A {@code perf report} of one kernel's CPUs as {@code perf record -a} inside it would sample them
  * ({@code Overhead  Command  Shared Object  Symbol}, self time by leaf symbol, {@code [k]} kernel,
  * {@code [.]} user, {@code [H]} hypervisor), computed exactly from the machine's {@link
- * CpuTimeAccount} and {@link SymbolTable} rather than by sampling.
+ * CpuTimeAccount} and {@link SymbolTable} rather than by sampling: the layout of a {@link
+ * SymbolProfile}, which the runner measures.
  *
  * <p>Guest-sampled ({@link #guest}): a guest's perf sees only time when its vCPU executes; time
  * the vCPU is preempted or ceded does not exist for it. On a partition hypervisor (PowerVM) the
@@ -34,11 +29,11 @@ import org.lockvisor.machine.Vm;
  */
 public final class PerfReport {
   /** The shared object of kernel symbols. */
-  public static final String KERNEL_DSO = "[kernel.vmlinux]";
+  public static final String KERNEL_DSO = SymbolProfile.KERNEL_DSO;
   /** The shared object of unresolved (hypervisor) addresses. */
-  public static final String UNKNOWN_DSO = "[unknown]";
+  public static final String UNKNOWN_DSO = SymbolProfile.UNKNOWN_DSO;
   /** The kernel's {@code TASK_COMM_LEN} ({@code include/linux/sched.h}): comm holds 15 characters and a NUL. */
-  public static final int TASK_COMM_LEN = 16;
+  public static final int TASK_COMM_LEN = SymbolProfile.TASK_COMM_LEN;
   /** perf's default sampling frequency ({@code perf record -F 4000}, {@code tools/perf/util/record.c}). */
   public static final long SAMPLE_HZ = 4000;
   /** The event sampled: the {@code cpu-clock} software event, whose period is nanoseconds. */
@@ -46,7 +41,7 @@ public final class PerfReport {
 
   /** A task's comm as the kernel keeps it: its name cut to {@code TASK_COMM_LEN - 1} characters. */
   public static String comm(String taskName) {
-    return taskName.length() < TASK_COMM_LEN ? taskName : taskName.substring(0, TASK_COMM_LEN - 1);
+    return SymbolProfile.comm(taskName);
   }
 
   /**
@@ -55,9 +50,7 @@ public final class PerfReport {
    * {@code sched-messaging} tasks run {@code perf}.
    */
   public static String executable(String taskName) {
-    int slash = taskName.indexOf('/');
-    String process = slash < 0 ? taskName : taskName.substring(0, slash);
-    return process.equals("sched-messaging") ? "perf" : process;
+    return SymbolProfile.executable(taskName);
   }
 
   /** One line: a (command, shared object, symbol) and its share of sampled time. */
@@ -79,6 +72,15 @@ public final class PerfReport {
     this.totalNs = totalNs;
   }
 
+  /** The report of a profile a run measured (e.g. {@code ExperimentResult.profiles()}). */
+  public static PerfReport of(SymbolProfile profile) {
+    List<Line> lines = new ArrayList<>();
+    for (SymbolProfile.Line l : profile.lines()) {
+      lines.add(new Line(l.command(), l.sharedObject(), l.marker(), l.symbol(), l.ns(), l.percent()));
+    }
+    return new PerfReport(profile.title(), lines, profile.totalNs());
+  }
+
   /**
    * The guest-sampled report of {@code vm}.
    *
@@ -97,31 +99,11 @@ public final class PerfReport {
    */
   public static PerfReport guest(Machine machine, CpuTimeAccount account, Vm vm, boolean hypervisorSamples,
       String hypervisorCommand) {
-    checkArgument(hypervisorCommand != null && !hypervisorCommand.isBlank(), "hypervisor command must be set");
-    SymbolTable symbols = machine.symbols();
-    Builder b = new Builder();
-    account.forEach((cpuId, threadId, stack, ns) -> {
-      Cpu cpu = machine.cpuById(cpuId);
-      Task thread = machine.taskById(threadId);
-      int leaf = symbols.leaf(stack);
-      int domain = symbols.tag(leaf);
-      if (cpu.kernel() == vm.guest()) {
-        String command = thread == cpu.idleTask() || thread.name().startsWith("swapper/") ? "swapper" : comm(thread.name());
-        switch (domain) {
-          case Machine.DOMAIN_USER -> b.add(command, executable(thread.name()), '.', symbols.name(leaf), ns);
-          case Machine.DOMAIN_HYPERVISOR -> b.add(command, UNKNOWN_DSO, 'H', symbols.name(leaf), ns);
-          default -> b.add(command, KERNEL_DSO, 'k', symbols.name(leaf), ns);
-        }
-      } else if (hypervisorSamples && thread instanceof VcpuTask v && v.vm() == vm
-          && domain != Machine.DOMAIN_GUEST) {
-        b.add(comm(hypervisorCommand), UNKNOWN_DSO, 'H', symbols.name(leaf), ns);
-      }
-    });
-    return b.build("guest " + vm.name());
+    return of(SymbolProfile.guest(machine, account, vm, hypervisorSamples, hypervisorCommand));
   }
 
   /** The shared object of time a vCPU thread spends in guest mode, seen from the host. */
-  public static final String GUEST_DSO = "[guest]";
+  public static final String GUEST_DSO = SymbolProfile.GUEST_DSO;
 
   /**
    * The host's report, as {@code perf record -a} on the host samples its physical CPUs: host
@@ -130,50 +112,7 @@ public final class PerfReport {
    * --guest} would split it by guest symbol; the guest reports do that).
    */
   public static PerfReport host(Machine machine, CpuTimeAccount account) {
-    SymbolTable symbols = machine.symbols();
-    Builder b = new Builder();
-    account.forEach((cpuId, threadId, stack, ns) -> {
-      Cpu cpu = machine.cpuById(cpuId);
-      if (cpu.kernel() != machine.host()) {
-        return;
-      }
-      Task thread = machine.taskById(threadId);
-      int leaf = symbols.leaf(stack);
-      int domain = symbols.tag(leaf);
-      String command = thread == cpu.idleTask() || thread.name().startsWith("swapper/") ? "swapper" : comm(thread.name());
-      switch (domain) {
-        case Machine.DOMAIN_GUEST -> b.add(command, GUEST_DSO, 'g', "[guest mode]", ns);
-        case Machine.DOMAIN_USER -> b.add(command, executable(thread.name()), '.', symbols.name(leaf), ns);
-        default -> b.add(command, KERNEL_DSO, 'k', symbols.name(leaf), ns);
-      }
-    });
-    return b.build("host " + machine.host().name());
-  }
-
-  /** Sums time by (command, marker, symbol) and sorts the lines as perf does (most first). */
-  private static final class Builder {
-    private final Map<String, long[]> byKey = new LinkedHashMap<>();
-    private final Map<String, String[]> parts = new LinkedHashMap<>();
-    private long total;
-
-    void add(String command, String dso, char marker, String symbol, long ns) {
-      String key = command + '\u0000' + marker + '\u0000' + symbol;
-      byKey.computeIfAbsent(key, k -> new long[1])[0] += ns;
-      parts.putIfAbsent(key, new String[] {command, dso, String.valueOf(marker), symbol});
-      total += ns;
-    }
-
-    PerfReport build(String title) {
-      List<Line> lines = new ArrayList<>();
-      for (Map.Entry<String, long[]> e : byKey.entrySet()) {
-        String[] p = parts.get(e.getKey());
-        long ns = e.getValue()[0];
-        lines.add(new Line(p[0], p[1], p[2].charAt(0), p[3], ns, total == 0 ? 0 : 100.0 * ns / total));
-      }
-      lines.sort(Comparator.comparingLong(Line::ns).reversed()
-          .thenComparing(Line::command).thenComparing(Line::symbol));
-      return new PerfReport(title, lines, total);
-    }
+    return of(SymbolProfile.host(machine, account));
   }
 
   public ImmutableList<Line> lines() {

@@ -19,6 +19,7 @@ import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.core.account.CpuTimeAccount;
 import org.lockvisor.core.account.SymbolTable;
 import org.lockvisor.experiment.model.ExperimentPlugins;
+import org.lockvisor.experiment.runner.AccountWindow;
 import org.lockvisor.experiment.runner.ExperimentResult;
 import org.lockvisor.experiment.runner.LockClassStats;
 import org.lockvisor.experiment.runner.RunObserver;

@@ -55,6 +55,8 @@ final class AssembledMachine implements LockProvider, WorkloadLocks {
   final List<RegisteredLock> locks = new ArrayList<>();
   final List<CheckedLock> checkedLocks = new ArrayList<>();
   boolean checkLocks;
+  /** The guest sampler of {@code sample-interval}, or null. */
+  GuestSampler sampler;
 
   AssembledMachine(ExperimentPlugins plugins, Machine machine, ArchProfile profile, Kernel host,
       LockChoices hostLocks) {
@@ -171,6 +173,9 @@ final class AssembledMachine implements LockProvider, WorkloadLocks {
     for (Device d : devices) {
       d.resetStats();
     }
+    if (sampler != null) {
+      sampler.reset();
+    }
   }
 
   long[] threadCpu() {
@@ -199,7 +204,8 @@ final class AssembledMachine implements LockProvider, WorkloadLocks {
     return last;
   }
 
-  ExperimentResult result(Experiment e, String variant, long[] cpuAtStart, long wallNs, long endNs) {
+  ExperimentResult result(Experiment e, String variant, long[] cpuAtStart, AccountWindow window, long wallNs,
+      long endNs) {
     List<ExperimentResult.WorkloadResult> workloadResults = new ArrayList<>();
     for (int i = 0; i < workloads.size(); i++) {
       Workload w = workloads.get(i);
@@ -217,10 +223,28 @@ final class AssembledMachine implements LockProvider, WorkloadLocks {
     }
     List<ExperimentResult.ThreadCpu> threads = ExperimentResult.ThreadCpu.since(machine, cpuAtStart);
     Simulation sim = machine.sim();
+    List<SymbolProfile> profiles = new ArrayList<>();
+    org.lockvisor.core.account.CpuTimeAccount account = window.sinceOpened();
+    for (Vm vm : vms) {
+      profiles.add(SymbolProfile.guest(machine, account, vm, vm.partitionFirmware(), hypervisorCommand(vm)));
+    }
+    // the sampler's own events are the instrument's, not the machine's
+    long events = sim.eventsProcessed() - (sampler == null ? 0 : sampler.events());
     return new ExperimentResult(e.name(), variant, e.arch(), e.seed(), e.warmupNs(), endNs - e.warmupNs(), wallNs,
-        sim.eventsProcessed(), HexFormat.of().toHexDigits(sim.fingerprint()), workloadResults, deviceResults,
+        events, HexFormat.of().toHexDigits(sim.fingerprint()), workloadResults, deviceResults,
         LockStatistics.of(classes), threads, e.untilDone() ? lastFinishedNs() : -1,
-        SchedulingCounters.of(machine, endNs - e.warmupNs()));
+        SchedulingCounters.of(machine, endNs - e.warmupNs()), profiles, LockTotals.of(kernelLocks()),
+        sampler == null ? List.of() : sampler.results());
+  }
+
+  /** {@code [H]} samples of a partition hypervisor go to the VM's first workload (or {@code [hypervisor]}). */
+  private String hypervisorCommand(Vm vm) {
+    for (int i = 0; i < workloads.size(); i++) {
+      if (workloadVms.get(i).equals(vm.name())) {
+        return workloads.get(i).name();
+      }
+    }
+    return "[hypervisor]";
   }
 
   /** The locks the run created, in creation order. */

@@ -30,6 +30,12 @@ import org.lockvisor.machine.Task;
  * @param scheduling the scheduler counters of the measurement window ({@code
  *     SchedulingCounters.of}): migrations by cause, runqueue lengths, directed yields, confers,
  *     prods, pv halts and kicks; empty when not collected
+ * @param profiles each guest's guest-sampled {@link SymbolProfile} of the measurement window (what
+ *     {@code perf record -a} in the guest shows), in VM order; on a partition hypervisor its
+ *     {@code [H]} lines are attributed to the VM's first workload
+ * @param lockTotals the counters of every lock the run created, summed by algorithm ({@link LockTotals})
+ * @param samples what the guest sampler saw of each guest ({@link GuestSamples}), in VM order;
+ *     empty without {@code sample-interval}
  */
 public record ExperimentResult(
     String experiment,
@@ -46,14 +52,28 @@ public record ExperimentResult(
     LockStatistics lockStat,
     List<ThreadCpu> threads,
     long finishedNs,
-    Map<String, Object> scheduling) {
+    Map<String, Object> scheduling,
+    List<SymbolProfile> profiles,
+    Map<String, LockTotals> lockTotals,
+    List<GuestSamples> samples) {
 
   public ExperimentResult {
+    profiles = profiles == null ? ImmutableList.of() : ImmutableList.copyOf(profiles);
+    lockTotals = lockTotals == null ? ImmutableMap.of() : ImmutableMap.copyOf(lockTotals);
+    samples = samples == null ? ImmutableList.of() : ImmutableList.copyOf(samples);
     scheduling = scheduling == null ? Map.of() : java.util.Collections.unmodifiableMap(
         new java.util.LinkedHashMap<>(scheduling));
     workloads = ImmutableList.copyOf(workloads);
     devices = ImmutableList.copyOf(devices);
     threads = ImmutableList.copyOf(threads);
+  }
+
+  /** A result without profiles, lock totals and samples. */
+  public ExperimentResult(String experiment, String variant, String arch, long seed, long warmupNs, long simulatedNs,
+      long wallNs, long events, String fingerprint, List<WorkloadResult> workloads, List<DeviceResult> devices,
+      LockStatistics lockStat, List<ThreadCpu> threads, long finishedNs, Map<String, Object> scheduling) {
+    this(experiment, variant, arch, seed, warmupNs, simulatedNs, wallNs, events, fingerprint, workloads, devices,
+        lockStat, threads, finishedNs, scheduling, List.of(), Map.of(), List.of());
   }
 
   /** A result without scheduler counters. */
@@ -126,6 +146,18 @@ public record ExperimentResult(
       }
       return threads;
     }
+  }
+
+  /** The guest-sampled profile of VM {@code vm}. */
+  public SymbolProfile profile(String vm) {
+    return profiles.stream().filter(p -> p.vm().equals(vm)).findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("no profile of VM [" + vm + "]"));
+  }
+
+  /** What the guest sampler saw of VM {@code vm}. */
+  public GuestSamples samples(String vm) {
+    return samples.stream().filter(p -> p.vm().equals(vm)).findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("no samples of VM [" + vm + "]; set sample-interval"));
   }
 
   /** The workload called {@code name} in VM {@code vm}. */

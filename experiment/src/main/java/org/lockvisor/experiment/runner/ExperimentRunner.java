@@ -35,6 +35,11 @@ import org.lockvisor.workloads.spi.Workload;
  * fingerprint are those of a fixed run that ends at the same check — and ends the measurement at
  * the first check after the last one finished; a workload still running at {@link
  * Experiment#maxDurationNs()} fails the run.
+ *
+ * <p>Results: beside workload figures, device statistics and lock_stat, each guest's
+ * guest-sampled {@link SymbolProfile} of the measurement window, every lock's counters summed by
+ * algorithm ({@link LockTotals}) and, with {@code sample-interval}, what the {@link GuestSampler}
+ * saw (its events are left out of the result's event count).
  */
 public final class ExperimentRunner {
 
@@ -191,6 +196,7 @@ public final class ExperimentRunner {
       sim.runUntil(e.warmupNs());
       a.resetStats();
       long[] cpuAtStart = a.threadCpu();
+      AccountWindow window = AccountWindow.open(a.machine);
       observer.measurementStarted(a.machine);
       long end;
       if (e.untilDone()) {
@@ -202,7 +208,7 @@ public final class ExperimentRunner {
       if (guard != null) {
         guard.finish();
       }
-      ExperimentResult result = a.result(e, variant, cpuAtStart, System.nanoTime() - wallStart, end);
+      ExperimentResult result = a.result(e, variant, cpuAtStart, window, System.nanoTime() - wallStart, end);
       observer.finished(a.machine, result, a.kernelLocks());
       return result;
     } catch (InvariantViolation | RunawayException ex) {

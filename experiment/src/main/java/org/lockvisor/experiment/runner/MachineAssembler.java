@@ -170,6 +170,10 @@ final class MachineAssembler {
       Vm vm = machine.createVm(spec.name(), spec.vcpus(), guestConfig, scheduler(spec.scheduler()), hypervisor,
           pins(spec.pinning()));
       Platforms.configureGuest(vm, profile);
+      if (kernel.threadsPerCore() > 1) {
+        // what the hypervisor presents: consecutive vCPUs as the threads of one core (SMT siblings)
+        vm.guest().setTopology(Platforms.guestTopology(profile, spec.vcpus(), kernel.threadsPerCore()));
+      }
       vm.guest().setTtwuWaitsOnCpu(kernel.ttwuWaitsOnCpu());
       if (kernel.reschedIpi()) {
         Platforms.configureIpis(profile, vm);
@@ -240,6 +244,11 @@ final class MachineAssembler {
     }
     if (!problems.isEmpty()) {
       throw new InvalidExperimentException("", problems);
+    }
+    if (e.sampleIntervalNs() > 0) {
+      // after every workload has started: the sampler's first event comes after what they scheduled
+      a.sampler = new GuestSampler(machine, a.vms, e.sampleIntervalNs());
+      a.sampler.start();
     }
     return a;
   }

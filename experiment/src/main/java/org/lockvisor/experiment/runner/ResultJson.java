@@ -121,6 +121,16 @@ public final class ResultJson {
     if (!r.scheduling().isEmpty()) {
       o.set("scheduling", MAPPER.valueToTree(r.scheduling()));
     }
+    if (!r.samples().isEmpty()) {
+      ArrayNode samples = o.putArray("samples");
+      for (GuestSamples g : r.samples()) {
+        ObjectNode n = samples.addObject().put("vm", g.vm()).put("interval_ns", g.intervalNs())
+            .put("periods", g.periods()).put("preempted_vcpu_sum", g.preemptedVcpuSum());
+        ObjectNode spinners = n.putObject("spinners");
+        g.spinners().forEach((symbol, p) -> spinners.putObject(symbol).put("samples", p.samples())
+            .put("runnable_sum", p.runnableSum()).put("runnable_max", p.runnableMax()));
+      }
+    }
     return o;
   }
 

@@ -1,21 +1,25 @@
 package org.lockvisor.reproductions.vcpupreempted;
 
+import org.lockvisor.experiment.ReproductionOptions;
+import org.lockvisor.experiment.model.Experiment;
+import org.lockvisor.experiment.runner.ExperimentResult;
+import org.lockvisor.experiment.runner.ExperimentRunner;
 import org.lockvisor.reproductions.support.QuickScenario;
-import org.lockvisor.workloads.schedmessaging.SchedMessagingConfig;
 
 /**
  * R3 vcpu-preempted's quick scenario for {@code QuickScenarios}: {@code perf bench sched messaging}
  * at the quick scale (ppc64-powervm: 8 VPs on 4 processors, 6 groups; x86_64-kvm: 8 vCPUs on 4
- * CPUs, 4 groups) to completion, the baseline variant (no vcpu_is_preempted check), seed 1, with
- * its perf report.
+ * CPUs, 4 groups) to completion, the base variant (no vcpu_is_preempted check) of the
+ * reproduction's shipped experiment file, seed 1, through the class-path runner: what {@code
+ * reproduce vcpu-preempted --quick} runs first on that row.
  */
 public final class SchedMessagingQuickScenario implements QuickScenario {
-  private final SchedMessagingRun.Platform target;
-  private final SchedMessagingConfig config;
+  private final ExperimentRunner runner;
+  private final Experiment experiment;
 
-  private SchedMessagingQuickScenario(SchedMessagingRun.Platform target, SchedMessagingConfig config) {
-    this.target = target;
-    this.config = config;
+  private SchedMessagingQuickScenario(ExperimentRunner runner, Experiment experiment) {
+    this.runner = runner;
+    this.experiment = experiment;
   }
 
   /**
@@ -28,19 +32,18 @@ public final class SchedMessagingQuickScenario implements QuickScenario {
       throw new IllegalArgumentException("vcpu-preempted has no quick scenario on [" + platform
           + "]; known: [ppc64-powervm, x86_64-kvm]");
     }
+    ReproductionOptions options = ReproductionOptions.defaults();
     VcpuPreemptedReproduction.Scale q = VcpuPreemptedReproduction.QUICK;
-    int cpus = ppc ? q.powervmCpus() : q.kvmCpus();
-    return new SchedMessagingQuickScenario(new SchedMessagingRun.Platform(platform, cpus, 2 * cpus),
-        SchedMessagingConfig.perfDefaults().withGroups(ppc ? q.powervmGroups() : q.kvmGroups()));
+    VcpuPreemptedReproduction.Row row = ppc
+        ? VcpuPreemptedReproduction.powervm(options, q, q.powervmCpus(), 2 * q.powervmCpus(), 1)
+        : VcpuPreemptedReproduction.kvm(options, q);
+    ExperimentRunner runner = options.runner();
+    return new SchedMessagingQuickScenario(runner, row.experiment().with("seed", "1").experiment(runner));
   }
 
   @Override
   public Outcome run() {
-    SchedMessagingRun.Outcome o = SchedMessagingRun.run(target, false, config, 1,
-        VcpuPreemptedReproduction.QUICK.limitNs());
-    if (!o.workload().finished()) {
-      throw new IllegalStateException("sched messaging did not finish within the quick limit");
-    }
-    return new Outcome(o.events(), o.simulatedNs(), o.events());
+    ExperimentResult r = runner.run(experiment, "base");
+    return new Outcome(r.events(), r.warmupNs() + r.simulatedNs(), Long.parseUnsignedLong(r.fingerprint(), 16));
   }
 }

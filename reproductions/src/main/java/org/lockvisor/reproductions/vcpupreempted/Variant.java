@@ -12,18 +12,18 @@ import org.lockvisor.experiment.report.PerfReport;
  * shares and runtime as means over the replications, in seed order.
  */
 final class Variant {
-  private final ImmutableList<SchedMessagingRun.Outcome> runs;
+  private final ImmutableList<Outcome> runs;
 
-  Variant(List<SchedMessagingRun.Outcome> runs) {
+  Variant(List<Outcome> runs) {
     this.runs = ImmutableList.copyOf(runs);
   }
 
-  ImmutableList<SchedMessagingRun.Outcome> runs() {
+  ImmutableList<Outcome> runs() {
     return runs;
   }
 
   /** The first replication (its perf report is written out). */
-  SchedMessagingRun.Outcome first() {
+  Outcome first() {
     return runs.get(0);
   }
 
@@ -46,39 +46,39 @@ final class Variant {
 
   /** Mean of perf's total time (s). */
   double runtimeSeconds() {
-    return runs.stream().mapToDouble(o -> o.workload().totalTimeNs() / 1e9).average().orElse(0);
+    return runs.stream().mapToDouble(Outcome::totalTimeSeconds).average().orElse(0);
   }
 
   double meanStat(String key) {
-    return runs.stream().mapToDouble(o -> o.lockStats().get(key)).average().orElse(0);
+    return runs.stream().mapToDouble(o -> o.stats().get(key)).average().orElse(0);
   }
 
   /** Mean over the replications of {@code key} per simulated second of each run. */
   double perSecond(String key) {
     return runs.stream().mapToDouble(o -> o.simulatedNs() <= 0 ? 0
-        : o.lockStats().getOrDefault(key, 0L) * 1e9 / o.simulatedNs()).average().orElse(0);
+        : o.stats().getOrDefault(key, 0L) * 1e9 / o.simulatedNs()).average().orElse(0);
   }
 
   /** The ratio of two summed statistics over the replications (0 when the denominator is 0). */
   double ratio(String numerator, String denominator) {
-    double n = runs.stream().mapToDouble(o -> o.lockStats().getOrDefault(numerator, 0L)).sum();
-    double d = runs.stream().mapToDouble(o -> o.lockStats().getOrDefault(denominator, 0L)).sum();
+    double n = runs.stream().mapToDouble(o -> o.stats().getOrDefault(numerator, 0L)).sum();
+    double d = runs.stream().mapToDouble(o -> o.stats().getOrDefault(denominator, 0L)).sum();
     return d == 0 ? 0 : n / d;
   }
 
   /** The largest value of {@code key} over the replications. */
   double maxStat(String key) {
-    return runs.stream().mapToDouble(o -> o.lockStats().getOrDefault(key, 0L)).max().orElse(0);
+    return runs.stream().mapToDouble(o -> o.stats().getOrDefault(key, 0L)).max().orElse(0);
   }
 
   double meanEvents() {
-    return runs.stream().mapToDouble(SchedMessagingRun.Outcome::events).average().orElse(0);
+    return runs.stream().mapToDouble(Outcome::events).average().orElse(0);
   }
 
   /** Mean share by symbol over the replications ({@code [H]} lines summed into one), largest first. */
   List<Map.Entry<String, Double>> meanProfile() {
     Map<String, Double> sum = new LinkedHashMap<>();
-    for (SchedMessagingRun.Outcome o : runs) {
+    for (Outcome o : runs) {
       PerfReport r = o.report();
       for (PerfReport.Line l : r.lines()) {
         if (l.marker() != 'H') {

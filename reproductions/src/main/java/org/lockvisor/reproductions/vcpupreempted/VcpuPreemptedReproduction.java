@@ -25,12 +25,14 @@ import org.lockvisor.experiment.ReproductionRuns;
 import org.lockvisor.experiment.SimulationFailedException;
 import org.lockvisor.experiment.UserInputException;
 import org.lockvisor.experiment.io.AtomicFiles;
+import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.report.PerfReport;
-import org.lockvisor.experiment.report.RunCapture;
 import org.lockvisor.reproductions.support.Published;
 import org.lockvisor.reproductions.support.RunMeter;
+import org.lockvisor.reproductions.support.ShippedExperiment;
 import org.lockvisor.reproductions.support.TextTable;
 import org.lockvisor.workloads.schedmessaging.SchedMessagingConfig;
+import org.lockvisor.workloads.schedmessaging.SchedMessagingFactory;
 
 /**
  * R3, "implement vcpu preempted check" (Pan Xinhui, 2016): {@code perf bench sched messaging -p}
@@ -41,8 +43,15 @@ import org.lockvisor.workloads.schedmessaging.SchedMessagingConfig;
  * same seed, same everything else; the guest-sampled perf profiles of both are compared with the
  * seed's. The same scenario on x86_64-kvm with 2x overcommit must move the same way.
  *
+ * <p>The machines are experiments: the shipped files {@code vcpu-preempted-powervm.yaml} and
+ * {@code vcpu-preempted-kvm.yaml} ({@link #experimentFiles()}), set to a row's scale and seed with
+ * the {@code --set} path language and run by the injected runner ({@link ShippedExperiment}), so
+ * {@code reproduce vcpu-preempted} and {@code run} of its exported files process the same events.
+ * This class is the judge: the bands, the published table, the report, all read from the runner's
+ * results ({@link Outcome}).
+ *
  * <p>The default run is {@code -g 40} (1,600 tasks) on a 16-VP LPAR over 8 processors, the whole
- * benchmark (fork, messaging, exit, reaping); {@code -g 400} (16,000 tasks) is the same code with
+ * benchmark (fork, messaging, exit, reaping); {@code -g 400} (16,000 tasks) is the same file with
  * {@code groups} raised ({@code --set groups=400}), see docs/reproductions/vcpu-preempted.md.
  * Published numbers appear only in the tables.
  */
@@ -55,7 +64,11 @@ public final class VcpuPreemptedReproduction implements Reproduction {
   private static final Map<String, Double> PUBLISHED_BEFORE = PUBLISHED.ordered("before");
   private static final Map<String, Double> PUBLISHED_AFTER = PUBLISHED.ordered("after");
 
-  static final List<String> SPIN = List.of("osq_lock", "rwsem_spin_on_owner", "mutex_spin_on_owner");
+  static final List<String> SPIN = Outcome.SPIN;
+
+  /** The shipped experiment files: the PowerVM row and the x86 one. */
+  static final String POWERVM_FILE = "vcpu-preempted-powervm";
+  static final String KVM_FILE = "vcpu-preempted-kvm";
   private static final List<String> TABLE_SYMBOLS = List.of("osq_lock", "rwsem_spin_on_owner",
       "mutex_spin_on_owner", "mutex_unlock", "[H]", "wait_consider_task", "_raw_write_lock_irq", "system_call",
       "__copy_tofrom_user_power7", "copypage_power7");
@@ -84,7 +97,8 @@ public final class VcpuPreemptedReproduction implements Reproduction {
           + " or 8 (ppc64_cpu --smt) [M]");
   /** No domain: 4.8's select_task_rq_fair always has wake_affine; false is the model before issue 17. */
   static final ReproductionParameter<Boolean> WAKE_AFFINE = ReproductionParameter.bool("wake-affine",
-      "the guest CFS's wake_affine of select_task_rq_fair (default true, as in 4.8; false: the pre-issue-17 placement)");
+      "the guest CFS's wake_affine of select_task_rq_fair (default true, as in 4.8; false: the pre-issue-17 placement)")
+      .at("vms[0].scheduler-options.wake-affine");
   static final ReproductionParameter<Integer> VPS = ReproductionParameter.integer("vps",
       "LPAR size: virtual processors of the PowerVM LPAR (default 16, --quick 8; PowerVM allows up to 20 VPs per "
           + "processing unit of entitlement, entitlement here 0.5 per VP)", 1, 160);
@@ -132,17 +146,95 @@ public final class VcpuPreemptedReproduction implements Reproduction {
   }
 
   @Override
+  public List<String> experimentFiles() {
+    return List.of(POWERVM_FILE, KVM_FILE);
+  }
+
+  /**
+   * A row of the reproduction: one shipped file with its settings, both variants, every seed; the
+   * machine as the validated experiment has it (the user's raw {@code --set} paths included).
+   *
+   * @param physicalCpus the host's processors (PowerVM: cores of the pool)
+   * @param vcpus the guest's vCPUs (PowerVM: virtual processors)
+   * @param entitlement the LPAR's processing units (0 on KVM)
+   * @param bench the benchmark as configured
+   */
+  record Row(String profile, String vm, ShippedExperiment experiment, int physicalCpus, int vcpus,
+      double entitlement, SchedMessagingConfig bench) {
+    /** {@code <profile>-groups<G>}: the prefix of the row's run labels. */
+    String label() {
+      return profile + "-groups" + bench.groups();
+    }
+
+    /** The row of {@code e}, validated by the runner the reproduction runs on. */
+    static Row of(String profile, ShippedExperiment e, ReproductionOptions options) {
+      Experiment x = e.experiment(options.whatIfRunner());
+      var vm = x.vms().get(0);
+      int threads = vm.kernel().threadsPerCore();
+      String entitlement = x.host().scheduler().options().get("entitlement");
+      return new Row(profile, vm.name(), e, x.host().cpus() / threads, vm.vcpus() / threads,
+          entitlement == null ? 0 : Double.parseDouble(entitlement),
+          SchedMessagingFactory.config(vm.workloads().get(0).options()));
+    }
+  }
+
+  /**
+   * The PowerVM row: {@code vps} virtual processors ({@code smt} threads each) on {@code poolCpus}
+   * processors of the pool, entitled to the profile's units per VP; {@code groups} of perf bench.
+   */
+  static Row powervm(ReproductionOptions options, Scale scale, int poolCpus, int vps, int smt) {
+    double entitlement = options.profile("ppc64-powervm").hypervisor().entitlement() * vps;
+    ShippedExperiment e = ShippedExperiment.load(POWERVM_FILE)
+        .with("host.cpus", String.valueOf(poolCpus * smt))
+        .with("host.scheduler-options.entitlement", String.valueOf(entitlement))
+        .with("vms[0].vcpus", String.valueOf(vps * smt))
+        .with("vms[0].workloads[0].options.groups", String.valueOf(scale.powervmGroups()))
+        .with("max-duration", scale.limitNs() / 1_000_000_000L + "s");
+    if (smt > 1) {
+      // POWER8 SMT mode: the pool keeps its cores and the LPAR its VPs; each is smt threads, dispatched together
+      e = e.with("host.scheduler-options.smt", String.valueOf(smt)).with("vms[0].kernel.threads-per-core",
+          String.valueOf(smt));
+    }
+    return Row.of("ppc64-powervm", bound(e, options).withWhatIf(options), options);
+  }
+
+  /** The x86 row: twice as many vCPUs as host CPUs, vCPU threads under the host's CFS. */
+  static Row kvm(ReproductionOptions options, Scale scale) {
+    ShippedExperiment e = ShippedExperiment.load(KVM_FILE)
+        .with("host.cpus", String.valueOf(scale.kvmCpus()))
+        .with("vms[0].vcpus", String.valueOf(2 * scale.kvmCpus()))
+        .with("vms[0].workloads[0].options.groups", String.valueOf(scale.kvmGroups()))
+        .with("max-duration", scale.limitNs() / 1_000_000_000L + "s");
+    return Row.of("x86_64-kvm", bound(e, options).withWhatIf(options), options);
+  }
+
+  /**
+   * {@code e} with the path-bound parameters the options hold but whose paths they lack (options
+   * a program built without {@code WhatIf.parse}); the CLI's what-if carries them as paths.
+   */
+  private static ShippedExperiment bound(ShippedExperiment e, ReproductionOptions options) {
+    ShippedExperiment out = e;
+    for (ReproductionParameter<?> p : List.of(WAKE_AFFINE)) {
+      String path = p.path().orElseThrow();
+      String value = options.whatIf().parameters().get(p.name());
+      if (value != null && !options.whatIf().paths().containsKey(path)) {
+        out = out.with(path, p.pathValue(value));
+      }
+    }
+    return out;
+  }
+
+  @Override
   public ReproductionResult run(ReproductionOptions options) {
     Scale base = options.quick() ? QUICK : FULL;
     // every parameter is parsed before any run: a bad value is a user error, not a failed run
-    options.parameter(SMT);
+    int smt = options.parameter(SMT).orElse(1);
     options.parameter(WAKE_AFFINE);
     List<Long> seeds = options.parameter(SEEDS_PARAMETER).orElse(SEEDS);
     Scale scale = options.parameter(GROUPS)
         .map(g -> new Scale(base.powervmCpus(), g, base.kvmCpus(), base.kvmGroups(),
             Math.max(base.limitNs(), GROUPS_LIMIT_NS)))
         .orElse(base);
-    SchedMessagingConfig bench = SchedMessagingConfig.perfDefaults();
     int poolCpus = options.parameter(POOL_CPUS).orElse(scale.powervmCpus());
     int vps = options.parameter(VPS).orElse(2 * scale.powervmCpus());
     double entitlement = options.profile("ppc64-powervm").hypervisor().entitlement() * vps;
@@ -152,51 +244,43 @@ public final class VcpuPreemptedReproduction implements Reproduction {
               + "[%d]; PowerVM refuses such a partition: raise pool-cpus or lower vps", entitlement, vps,
           entitlement / vps, poolCpus));
     }
-    var ppc = new SchedMessagingRun.Platform("ppc64-powervm", poolCpus, vps);
-    var kvm = new SchedMessagingRun.Platform("x86_64-kvm", scale.kvmCpus(), 2 * scale.kvmCpus());
-    SchedMessagingConfig ppcBench = bench.withGroups(scale.powervmGroups());
-    SchedMessagingConfig kvmBench = bench.withGroups(scale.kvmGroups());
-    long limit = scale.limitNs();
-    List<Callable<SchedMessagingRun.Outcome>> jobs = new ArrayList<>();
+    // both rows validated before any run: a --set that makes a file invalid is one line, exit 2
+    Row ppc = powervm(options, scale, poolCpus, vps, smt);
+    Row kvm = kvm(options, scale);
+    List<Callable<Outcome>> jobs = new ArrayList<>();
     ReproductionRuns runs = options.runs();
     runs.planned(4 * seeds.size());
     RunMeter meter = new RunMeter();
     for (long seed : seeds) {
-      jobs.add(() -> job(ppc, false, ppcBench, seed, limit, options, meter));
-      jobs.add(() -> job(ppc, true, ppcBench, seed, limit, options, meter));
-      jobs.add(() -> job(kvm, false, kvmBench, seed, limit, options, meter));
-      jobs.add(() -> job(kvm, true, kvmBench, seed, limit, options, meter));
+      jobs.add(() -> job(ppc, false, seed, options, meter));
+      jobs.add(() -> job(ppc, true, seed, options, meter));
+      jobs.add(() -> job(kvm, false, seed, options, meter));
+      jobs.add(() -> job(kvm, true, seed, options, meter));
     }
-    List<SchedMessagingRun.Outcome> done = runAll(jobs);
-    List<List<SchedMessagingRun.Outcome>> byVariant = List.of(new ArrayList<>(), new ArrayList<>(),
-        new ArrayList<>(), new ArrayList<>());
+    List<Outcome> done = runAll(jobs);
+    List<List<Outcome>> byVariant = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>(),
+        new ArrayList<>());
     for (int i = 0; i < done.size(); i++) {
       byVariant.get(i % 4).add(done.get(i));
     }
-    return meter.attach(judge(scale, ppc, seeds, bench, new Variant(byVariant.get(0)), new Variant(byVariant.get(1)),
+    return meter.attach(judge(ppc, kvm, seeds, new Variant(byVariant.get(0)), new Variant(byVariant.get(1)),
         new Variant(byVariant.get(2)), new Variant(byVariant.get(3)), options.outputDirectory().orElse(null)));
-  }
-
-  private static SchedMessagingRun.Outcome measured(RunMeter meter, SchedMessagingRun.Platform platform,
-      boolean check, long seed, java.util.function.Supplier<SchedMessagingRun.Outcome> run) {
-    return meter.measure(platform.profile() + " " + (check ? "patched" : "baseline") + " seed " + seed, run,
-        SchedMessagingRun.Outcome::events, SchedMessagingRun.Outcome::simulatedNs);
   }
 
   /**
    * Runs independent simulations on up to two threads (each simulation is single-threaded and
    * deterministic; results come back in job order, so the outcome does not depend on timing).
    */
-  private static List<SchedMessagingRun.Outcome> runAll(List<Callable<SchedMessagingRun.Outcome>> jobs) {
+  private static List<Outcome> runAll(List<Callable<Outcome>> jobs) {
     int threads = Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors()));
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     try {
-      List<Future<SchedMessagingRun.Outcome>> futures = new ArrayList<>();
-      for (Callable<SchedMessagingRun.Outcome> job : jobs) {
+      List<Future<Outcome>> futures = new ArrayList<>();
+      for (Callable<Outcome> job : jobs) {
         futures.add(pool.submit(job));
       }
-      List<SchedMessagingRun.Outcome> out = new ArrayList<>();
-      for (Future<SchedMessagingRun.Outcome> f : futures) {
+      List<Outcome> out = new ArrayList<>();
+      for (Future<Outcome> f : futures) {
         out.add(f.get());
       }
       return out;
@@ -214,41 +298,17 @@ public final class VcpuPreemptedReproduction implements Reproduction {
   }
 
   /**
-   * One run, reported to {@code runs} as {@code <profile>-groups<G>-baseline-seed<S>} (check off)
-   * or {@code -patched-} (check on), captured when {@code runs} asks.
+   * One run of {@code row}'s file, {@code patched} or its base, at {@code seed}, through the
+   * injected runner: reported to the runs as {@code <profile>-groups<G>-baseline-seed<S>} (check
+   * off) or {@code -patched-} (check on), captured when they ask.
    */
-  private static SchedMessagingRun.Outcome job(SchedMessagingRun.Platform platform, boolean check,
-      SchedMessagingConfig bench, long seed, long limit, ReproductionOptions options, RunMeter meter) {
-    ReproductionRuns runs = options.runs();
-    String row = platform.profile() + "-groups" + bench.groups();
-    String label = row + (check ? "-patched" : "-baseline") + "-seed" + seed;
-    RunCapture capture = null;
-    if (runs.capturing()) {
-      Map<String, Object> config = new LinkedHashMap<>();
-      config.put("physical_cpus", platform.physicalCpus());
-      config.put("vcpus", platform.vcpus());
-      config.put("groups", bench.groups());
-      config.put("tasks", bench.tasks());
-      config.put("vcpu_is_preempted", check);
-      config.put("limit_ns", limit);
-      capture = new RunCapture(NAME, label, check ? "patched" : "baseline", platform.profile(), seed, config)
-          .trace(runs.traceEvents())
-          .baseline(check ? row + "-baseline-seed" + seed : null);
-    }
-    RunCapture captured = capture;
-    SchedMessagingRun.Outcome o = finished(measured(meter, platform, check, seed,
-        () -> SchedMessagingRun.run(platform, check, bench, seed, limit, captured, options)));
-    runs.done(label, capture);
-    return o;
-  }
-
-  private static SchedMessagingRun.Outcome finished(SchedMessagingRun.Outcome o) {
-    if (!o.workload().finished()) {
-      throw new SimulationFailedException("vcpu-preempted: sched-messaging did not finish within "
-          + o.simulatedNs() / 1e9 + " s simulated (" + o.workload().exited() + " of " + o.workload().config().tasks()
-          + " tasks exited)");
-    }
-    return o;
+  private static Outcome job(Row row, boolean patched, long seed, ReproductionOptions options, RunMeter meter) {
+    String label = row.label() + (patched ? "-patched" : "-baseline") + "-seed" + seed;
+    ShippedExperiment e = row.experiment().with("seed", String.valueOf(seed));
+    return meter.measure(row.profile() + " " + (patched ? "patched" : "baseline") + " seed " + seed,
+        () -> Outcome.of(e.run(options, NAME, patched ? "patched" : "base", label,
+            patched ? row.label() + "-baseline-seed" + seed : null), row.vm()),
+        Outcome::events, Outcome::simulatedNs);
   }
 
   static double share(PerfReport r, String symbol) {
@@ -306,7 +366,7 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     return bands;
   }
 
-  private ReproductionResult judge(Scale scale, SchedMessagingRun.Platform ppc, List<Long> seeds, SchedMessagingConfig bench, Variant b, Variant p, Variant kb,
+  private ReproductionResult judge(Row ppc, Row kvm, List<Long> seeds, Variant b, Variant p, Variant kb,
       Variant kp, Path out) {
     Map<String, Boolean> checks = checks(b, p, kb, kp);
     boolean reproduced = !checks.containsValue(false);
@@ -316,8 +376,8 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     report.add(String.format(Locale.ROOT,
         "perf bench sched messaging -p -g %d (%d tasks) on ppc64-powervm: %d VPs on %d processors, entitlement %.1f "
             + "units, 10 ms window, uncapped",
-        scale.powervmGroups(), b.first().workload().config().tasks(), ppc.vcpus(), ppc.physicalCpus(),
-        0.5 * ppc.vcpus()));
+        ppc.bench().groups(), b.first().figures().get("tasks").intValue(), ppc.vcpus(), ppc.physicalCpus(),
+        ppc.entitlement()));
     report.add(String.format(Locale.ROOT, "shares are means over %d seeds %s (paired: each seed runs both variants)",
         seeds.size(), seeds));
     TextTable t = new TextTable("symbol", "published before", "simulated before", "published after", "simulated after");
@@ -332,7 +392,7 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     TextTable rt = new TextTable("variant", "Total time [sec]", "exits from-to [sec]", "lock sleeps", "spin bail-outs",
         "simulated events");
     for (Variant v : List.of(b, p)) {
-      var f = v.first().workload().figures();
+      var f = v.first().figures();
       rt.row(v == b ? "baseline (check off)" : "patched (check on)",
           TextTable.f("%.3f", v.runtimeSeconds()),
           TextTable.f("%.3f-%.3f", f.get("first_exit_s").doubleValue(), f.get("last_exit_s").doubleValue()),
@@ -344,12 +404,12 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     report.add(String.format(Locale.ROOT,
         "fork/exit rwsems (i_mmap of %d files, %d root anon_vmas): held %.1f ms in total in the patched run, fork and "
             + "exit together (hold per acquisition grows with log n, the count with n)",
-        bench.mappedFiles(), bench.anonVmas(), p.meanStat("rwsem_hold_ns") / 1e6));
+        ppc.bench().mappedFiles(), ppc.bench().anonVmas(), p.meanStat("rwsem_hold_ns") / 1e6));
     report.addAll(mechanismLines(b, p));
     report.add("");
     report.add(String.format(Locale.ROOT,
         "x86_64-kvm, -g %d, %d vCPUs on %d CPUs (2x overcommit): spin symbols %.2f%% -> %.2f%%, total time %.3f -> %.3f s",
-        scale.kvmGroups(), 2 * scale.kvmCpus(), scale.kvmCpus(), kb.spin(), kp.spin(), kb.runtimeSeconds(),
+        kvm.bench().groups(), kvm.vcpus(), kvm.physicalCpus(), kb.spin(), kp.spin(), kb.runtimeSeconds(),
         kp.runtimeSeconds()));
     report.add("");
     checks.forEach((k, v) -> report.add((v ? "  ok    " : "  MISS  ") + k));
@@ -391,11 +451,11 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     runtime.put("baseline", b.runtimeSeconds());
     runtime.put("patched", p.runtimeSeconds());
     data.put("runtimeSeconds", runtime);
-    Map<String, Object> kvm = new LinkedHashMap<>();
-    kvm.put("profiles", pair(profile(kb), profile(kp)));
-    kvm.put("runtimeSeconds", pair(kb.runtimeSeconds(), kp.runtimeSeconds()));
-    kvm.put("sameDirection", checks.get("x86_64-kvm spin symbols collapse with the check"));
-    data.put("x86_64-kvm", kvm);
+    Map<String, Object> kvmData = new LinkedHashMap<>();
+    kvmData.put("profiles", pair(profile(kb), profile(kp)));
+    kvmData.put("runtimeSeconds", pair(kb.runtimeSeconds(), kp.runtimeSeconds()));
+    kvmData.put("sameDirection", checks.get("x86_64-kvm spin symbols collapse with the check"));
+    data.put("x86_64-kvm", kvmData);
     Map<String, Object> checkData = new LinkedHashMap<>(checks);
     data.put("checks", checkData);
 

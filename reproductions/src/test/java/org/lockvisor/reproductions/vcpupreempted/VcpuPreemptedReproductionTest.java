@@ -144,13 +144,17 @@ class VcpuPreemptedReproductionTest {
   void noOvercommit_spinnersRarelySpinAndTheCheckChangesLittle() {
     // as many processors in the pool as VPs: no VP waits for a processor, so nobody spins on a
     // preempted owner and the check has nothing to act on
-    var lpar = new SchedMessagingRun.Platform("ppc64-powervm", 8, 8);
-    var bench = SchedMessagingConfig.perfDefaults().withGroups(4);
-    var off = SchedMessagingRun.run(lpar, false, bench, 1, 30_000_000_000L);
-    var on = SchedMessagingRun.run(lpar, true, bench, 1, 30_000_000_000L);
-    assertThat(off.workload().finished()).isTrue();
+    ReproductionOptions options = ReproductionOptions.defaults();
+    var scale = new VcpuPreemptedReproduction.Scale(8, 4, 4, 4, 30_000_000_000L);
+    var lpar = VcpuPreemptedReproduction.powervm(options, scale, 8, 8, 1);
+    var runner = options.runner();
+    var experiment = lpar.experiment().experiment(runner);
+    Outcome off = Outcome.of(runner.run(experiment, "base"), lpar.vm());
+    Outcome on = Outcome.of(runner.run(org.lockvisor.experiment.model.ExperimentYaml.variant(experiment, "patched"),
+        "patched"), lpar.vm());
+    assertThat(off.figures().get("exited").intValue()).isEqualTo(off.figures().get("tasks").intValue());
     assertThat(VcpuPreemptedReproduction.spin(off.report())).isLessThan(5);
-    assertThat((double) on.workload().totalTimeNs()).isCloseTo(off.workload().totalTimeNs(),
+    assertThat(on.totalTimeSeconds()).isCloseTo(off.totalTimeSeconds(),
         org.assertj.core.api.Assertions.withinPercentage(10));
   }
 

@@ -1,4 +1,4 @@
-package org.lockvisor.experiment.report;
+package org.lockvisor.experiment.runner;
 
 import java.util.HashMap;
 import java.util.Map;
