@@ -56,7 +56,7 @@ final class CostSettings {
 
   /** {@code runner} itself, or one whose profiles carry the what-if's costs. */
   static ExperimentRunner apply(ExperimentRunner runner, WhatIf whatIf) {
-    return whatIf.isEmpty() ? runner : new ExperimentRunner(runner.plugins().withArchProfiles(whatIf::apply));
+    return whatIf.runner(runner);
   }
 
   /**

@@ -97,8 +97,12 @@ final class Json {
               .put("doc", p.description());
           p.domain().ifPresent(d -> param.put("default", p.defaultValue().orElseThrow())
               .put("domain", ReproductionParameter.domainText(d)).put("source", d.source()));
+          p.path().ifPresent(path -> param.put("path", path));
         }
         ImmutableSortedSet.copyOf(r.archProfiles()).forEach(whatIf.putArray("profiles")::add);
+        if (!r.experimentFiles().isEmpty()) {
+          r.experimentFiles().forEach(whatIf.putArray("experimentFiles")::add);
+        }
       }
     }
     return array;

@@ -125,8 +125,12 @@ public final class PluginsCommand implements Runnable {
       String row = "  %-" + nameWidth + "s  %-" + allowedWidth + "s  %s%n";
       out.printf(row, "PARAMETER", "ALLOWED", "DOC");
       for (ReproductionParameter<?> p : r.parameters()) {
-        out.printf(row, p.name(), p.allowed(), p.description());
+        out.printf(row, p.name(), p.allowed(), p.description() + p.path().map(path -> " (path " + path + ")").orElse(""));
       }
+    }
+    if (!r.experimentFiles().isEmpty()) {
+      out.println("  experiment files: " + r.experimentFiles() + " (any of their paths: --set PATH=VALUE as run --set;"
+          + " the files: lockvisor reproduce " + r.name() + " --export-experiments DIR)");
     }
     if (!r.archProfiles().isEmpty()) {
       out.println("  costs: cost.<profile>.<COST_KEY>=<number> for profiles "

@@ -25,8 +25,10 @@ import org.lockvisor.experiment.report.HtmlReport;
 import org.lockvisor.experiment.io.AtomicFiles;
 import org.lockvisor.experiment.report.ReproductionPage;
 import org.lockvisor.experiment.report.RunCapture;
+import org.lockvisor.experiment.report.ExperimentRun;
 import org.lockvisor.experiment.report.RunDirectories;
 import org.lockvisor.experiment.runner.EnvelopeRunner;
+import org.lockvisor.experiment.runner.ExperimentRunner;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -74,6 +76,11 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
       description = "Write into an existing non-empty --out directory that is not a lockvisor output.")
   private boolean force;
 
+  @Option(names = "--export-experiments", paramLabel = "DIR",
+      description = "Run nothing; write the reproduction's shipped experiment files, with the --set paths and"
+          + " parameters applied, into DIR, for 'lockvisor run DIR/<file>.yaml'.")
+  private Path exportDir;
+
   @Option(names = "--set", paramLabel = "KEY=VALUE",
       description = {"A what-if, repeatable; its output is labelled WHAT-IF and is not the reproduction.",
           "cost.<profile>.<COST_KEY>=<number> overrides one cost of an arch profile (in the key's unit; keys and"
@@ -85,7 +92,9 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
               + " irq-time-accounting=true|false, tun-read=3.0|noblock-guard|ring, irqfd-inject=kworker|direct;"
               + " virtio-blk-notify x86-vmm=qemu-2.0-dataplane|qemu-2.0-main-loop,"
               + " arm64-interrupt-transport=mmio-level|msi, queue-policy=POLICY, backend-service-us=N"
-              + " (each reproduction's: lockvisor plugins --options <name>)."})
+              + " (each reproduction's: lockvisor plugins --options <name>).",
+          "<path>=<value> sets an experiment path of the reproduction's shipped files, as run --set does, e.g."
+              + " vms[0].vcpus=2 (the files: --export-experiments DIR)."})
   private List<String> settings = new ArrayList<>();
 
   @Mixin
@@ -164,6 +173,9 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
     if (calibrate && envelope) {
       throw new UserInputException("--calibrate and --envelope are two different runs; give one");
     }
+    if (exportDir != null) {
+      return exportExperiments();
+    }
     if (calibrate) {
       if (samples != null || seed != null || effect != null || shard != null || resume) {
         throw new UserInputException("--samples, --seed, --effect, --shard and --resume are options of --envelope,"
@@ -193,7 +205,8 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
     ImmutableList<Reproduction> chosen = ALL.equals(target)
         ? registry.all().values().asList()
         : ImmutableList.of(registry.choose(target));
-    WhatIf whatIf = WhatIf.parse(settings, chosen, ALL.equals(target));
+    ExperimentRunner runner = lockvisor.injector().getInstance(ExperimentRunner.class);
+    WhatIf whatIf = WhatIf.parse(settings, chosen, ALL.equals(target), runner);
     // after every check of the input: no directory for a bad command
     OutputDirectory.prepare("--out", out, force, spec.commandLine().getErr());
     PrintWriter stdout = spec.commandLine().getOut();
@@ -218,7 +231,7 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
           outDir.map(d -> new RunDirectories(d, build.version(), build.commit(), traceEvents, mine))
               .orElse(null));
       try {
-        own = reproduction.run(new ReproductionOptions(quick, outDir, runs, mine));
+        own = reproduction.run(new ReproductionOptions(quick, outDir, runs, mine, runner));
       } catch (SimulationFailedException e) {
         progress.finish();
         // Keep going: one broken reproduction must not hide the verdicts of the others.
@@ -395,6 +408,77 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
   }
 
   /**
+   * {@code --export-experiments DIR}: the shipped experiment files of the chosen reproductions,
+   * with the {@code --set} paths and path-bound parameters applied (checked like {@code run
+   * --set}), written into DIR; nothing runs. A setting a file cannot hold (a cost override, a
+   * parameter bound to no path) is refused, and so are the options of a run.
+   */
+  private int exportExperiments() {
+    if (calibrate || envelope || out != null || quick || traceOptions.requested()) {
+      throw new UserInputException("--export-experiments runs nothing: it does not go with --calibrate, --envelope,"
+          + " --out, --quick or --trace");
+    }
+    if (exportDir.toString().isBlank()) {
+      throw new UserInputException("--export-experiments [" + exportDir + "] is empty; give a directory");
+    }
+    Reproductions registry = lockvisor.injector().getInstance(Reproductions.class);
+    ImmutableList<Reproduction> chosen = ALL.equals(target)
+        ? registry.all().values().asList()
+        : ImmutableList.of(registry.choose(target));
+    ExperimentRunner runner = lockvisor.injector().getInstance(ExperimentRunner.class);
+    WhatIf whatIf = WhatIf.parse(settings, chosen, ALL.equals(target), runner);
+    if (!whatIf.costs().isEmpty()) {
+      throw new UserInputException("--set cost.*: a cost override is not part of an experiment file; give it to"
+          + " 'lockvisor run FILE --set cost.<profile>.<KEY>=<number>'");
+    }
+    for (Reproduction r : chosen) {
+      for (var p : r.parameters()) {
+        if (whatIf.parameters().containsKey(p.name()) && p.path().isEmpty()) {
+          throw new UserInputException("--set [" + p.name() + "=" + whatIf.parameters().get(p.name()) + "]: parameter ["
+              + p.name() + "] of " + r.name() + " is not an experiment path, so no exported file can hold it");
+        }
+      }
+    }
+    List<String[]> files = new ArrayList<>();
+    for (Reproduction r : chosen) {
+      for (String file : r.experimentFiles()) {
+        byte[] content = r.experimentFile(file);
+        if (!whatIf.paths().isEmpty()) {
+          var tree = (com.fasterxml.jackson.databind.node.ObjectNode)
+              org.lockvisor.experiment.model.ExperimentYaml.parse(file + ".yaml", content);
+          StringBuilder header = new StringBuilder("# " + file + ".yaml of reproduction " + r.name()
+              + ", exported with");
+          whatIf.paths().forEach((path, value) -> {
+            org.lockvisor.experiment.model.ExperimentYaml.set(tree, path, value); // checked by WhatIf.parse
+            header.append(" --set ").append(path).append('=').append(value);
+          });
+          header.append(" (the shipped file's comments: export without --set)\n");
+          content = (header + org.lockvisor.experiment.model.ExperimentYaml.writeTree(tree))
+              .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        }
+        files.add(new String[] {file + ".yaml", new String(content, java.nio.charset.StandardCharsets.UTF_8)});
+      }
+    }
+    if (files.isEmpty()) {
+      throw new UserInputException((ALL.equals(target) ? "no reproduction" : "reproduction [" + target + "]")
+          + " ships no experiment files");
+    }
+    OutputDirectory.prepare("--export-experiments", exportDir, force, spec.commandLine().getErr());
+    PrintWriter stdout = spec.commandLine().getOut();
+    for (String[] f : files) {
+      Path target = exportDir.resolve(f[0]);
+      try {
+        AtomicFiles.writeString(target, f[1]);
+      } catch (IOException e) {
+        throw new UserInputException("--export-experiments: cannot write [" + target + "]: " + e.getMessage());
+      }
+      stdout.println("wrote " + target);
+    }
+    stdout.flush();
+    return Lockvisor.EXIT_OK;
+  }
+
+  /**
    * A reproduction's internal runs: each one advances the progress on stderr and, with {@code
    * --out}, is written under {@code <name>/runs/<label>/}.
    */
@@ -433,6 +517,15 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
         files.done(label, capture);
       }
       progress.step("reproduce " + name + ": run " + label, done, planned > 0 ? Math.max(planned, done) : 0);
+    }
+
+    @Override
+    public synchronized void done(ExperimentRun run) {
+      done++;
+      if (files != null) {
+        files.done(run);
+      }
+      progress.step("reproduce " + name + ": run " + run.label(), done, planned > 0 ? Math.max(planned, done) : 0);
     }
   }
 

@@ -20,8 +20,8 @@ import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.model.ExperimentYaml;
 import org.lockvisor.experiment.runner.ExperimentResult;
 import org.lockvisor.experiment.runner.ExperimentRunner;
-import org.lockvisor.experiment.report.FoldedStacks;
 import org.lockvisor.experiment.report.LockStatReport;
+import org.lockvisor.experiment.report.RunFiles;
 import org.lockvisor.experiment.report.RunOutputs;
 import org.lockvisor.experiment.report.RunPage;
 import org.lockvisor.experiment.runner.Provenance;
@@ -160,28 +160,9 @@ public final class RunCommand implements Callable<Integer> {
     return Lockvisor.EXIT_OK;
   }
 
-  /** result.json, every run's files, the differential pairs and report.html. */
+  /** result.json, every run's files and the differential pairs ({@link RunFiles}), then report.html. */
   private void writeOutputs(Experiment e, Provenance provenance, ObjectNode document, List<RunOutputs> outputs) {
-    write(out.resolve("result.json"), ResultJson.write(document) + System.lineSeparator());
-    List<String> written = new ArrayList<>();
-    written.add("result.json");
-    RunOutputs base = outputs.stream().filter(o -> o.variant().equals("base")).findFirst().orElse(null);
-    for (RunOutputs o : outputs) {
-      o.files().forEach((name, content) -> {
-        if (content != null) {
-          write(out.resolve(name), content);
-        }
-        written.add(name);
-      });
-      if (base != null && o != base) {
-        for (String kind : List.of("oncpu", "spin")) {
-          String name = kind + "-diff-" + o.variant() + ".folded";
-          write(out.resolve(name), FoldedStacks.diff(base.text(kind + ".folded"),
-              o.text(RunOutputs.fileName(kind, "folded", o.variant()))));
-          written.add(name);
-        }
-      }
-    }
+    List<String> written = RunFiles.write(out, document, outputs);
     Map<String, String> variants = new LinkedHashMap<>();
     e.variants().forEach((name, overrides) -> {
       List<String> set = new ArrayList<>();

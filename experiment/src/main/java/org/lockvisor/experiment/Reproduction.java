@@ -1,5 +1,8 @@
 package org.lockvisor.experiment;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Set;
 import org.lockvisor.core.plugin.Plugin;
@@ -16,6 +19,12 @@ import org.lockvisor.core.plugin.Plugin;
 public interface Reproduction extends Plugin {
 
   String KIND = "reproduction";
+
+  /**
+   * The class-path folder of shipped experiment files: a reproduction's file {@code <file>} is the
+   * resource {@code org/lockvisor/reproductions/experiments/<file>.yaml} of its own jar.
+   */
+  String EXPERIMENTS = "org/lockvisor/reproductions/experiments/";
 
   @Override
   default String kind() {
@@ -38,6 +47,37 @@ public interface Reproduction extends Plugin {
    */
   default List<ReproductionParameter<?>> parameters() {
     return List.of();
+  }
+
+  /**
+   * The experiment files this reproduction runs (resource base names under {@link #EXPERIMENTS},
+   * e.g. {@code r1-vhost-wakeup}): every machine it builds is one of these experiments (a variant,
+   * with settings of its own such as the number of streams of a row), run by {@link
+   * ReproductionOptions#runner()}. {@code reproduce --set} takes any experiment path these files
+   * have, and {@code reproduce NAME --export-experiments DIR} writes them for {@code lockvisor
+   * run}. None by default (a reproduction that builds no machine).
+   */
+  default List<String> experimentFiles() {
+    return List.of();
+  }
+
+  /**
+   * The content of shipped experiment file {@code file} (one of {@link #experimentFiles()}), read
+   * from this reproduction's class loader.
+   *
+   * @throws IllegalStateException when the resource is missing (a packaging fault)
+   */
+  default byte[] experimentFile(String file) {
+    String resource = EXPERIMENTS + file + ".yaml";
+    try (InputStream in = getClass().getClassLoader().getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IllegalStateException("reproduction [" + name() + "]: shipped experiment [" + resource
+            + "] is not on the class path");
+      }
+      return in.readAllBytes();
+    } catch (IOException e) {
+      throw new UncheckedIOException("reproduction [" + name() + "]: cannot read [" + resource + "]", e);
+    }
   }
 
   /**

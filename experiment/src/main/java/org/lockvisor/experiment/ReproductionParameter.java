@@ -38,13 +38,15 @@ public final class ReproductionParameter<T> {
   private final Function<String, T> parser;
   private final String defaultValue;
   private final Dimension domain;
+  private final String path;
+  private final Function<String, String> pathValue;
 
   private ReproductionParameter(String name, String description, String allowed, Function<String, T> parser) {
-    this(name, description, allowed, parser, null, null);
+    this(name, description, allowed, parser, null, null, null, null);
   }
 
   private ReproductionParameter(String name, String description, String allowed, Function<String, T> parser,
-      String defaultValue, Dimension domain) {
+      String defaultValue, Dimension domain, String path, Function<String, String> pathValue) {
     checkArgument(name != null && NAME.matcher(name).matches(),
         "parameter name must be lower-case letters, digits and '-', starting with a letter: [%s]", name);
     checkArgument(!name.equals("cost"), "parameter name [cost] is reserved for cost overrides");
@@ -58,6 +60,9 @@ public final class ReproductionParameter<T> {
     this.parser = parser;
     this.defaultValue = defaultValue;
     this.domain = domain;
+    checkArgument(path == null || (!path.isBlank() && pathValue != null), "parameter [%s]: bad path binding", name);
+    this.path = path;
+    this.pathValue = pathValue;
     if (domain != null) {
       checkArgument(domain.name().equals(name), "parameter [%s]: its domain is named [%s]", name, domain.name());
       checkArgument(defaultValue != null, "parameter [%s] declares a domain without a default", name);
@@ -78,7 +83,45 @@ public final class ReproductionParameter<T> {
    */
   public ReproductionParameter<T> declare(String defaultValue, Dimension domain) {
     checkArgument(domain != null, "parameter [%s]: null domain", name);
-    return new ReproductionParameter<>(name, description, allowed, parser, defaultValue, domain);
+    return new ReproductionParameter<>(name, description, allowed, parser, defaultValue, domain, path, pathValue);
+  }
+
+  /**
+   * This parameter bound to the experiment path {@code path} of the reproduction's shipped
+   * experiment files ({@link Reproduction#experimentFiles()}), in the {@code run --set} path
+   * language ({@code ExperimentYaml.set}), e.g. {@code vms[0].devices[0].options.mtu}: {@code
+   * reproduce NAME --set mtu=1500} is applied as {@code --set vms[0].devices[0].options.mtu=1500}
+   * on the shipped experiment. The value is written as given.
+   */
+  public ReproductionParameter<T> at(String path) {
+    return at(path, Function.identity());
+  }
+
+  /**
+   * {@link #at(String)} with the value as the path takes it, e.g. {@code v -> v + "us"} for a
+   * duration option given in microseconds.
+   */
+  public ReproductionParameter<T> at(String path, Function<String, String> value) {
+    checkArgument(path != null && !path.isBlank(), "parameter [%s]: empty path", name);
+    checkArgument(value != null, "parameter [%s]: null value mapping", name);
+    return new ReproductionParameter<>(name, description, allowed, parser, defaultValue, domain, path, value);
+  }
+
+  /** The experiment path this parameter is applied as, if it is bound to one ({@link #at}). */
+  public Optional<String> path() {
+    return Optional.ofNullable(path);
+  }
+
+  /**
+   * The value {@code text} (an allowed value) as written at {@link #path()}.
+   *
+   * @throws IllegalStateException if the parameter is bound to no path
+   */
+  public String pathValue(String text) {
+    if (path == null) {
+      throw new IllegalStateException("parameter [" + name + "] is bound to no experiment path");
+    }
+    return pathValue.apply(text);
   }
 
   /** {@link #declare} with a whole-number range {@code [low, high]} (log-uniform if {@code log}). */

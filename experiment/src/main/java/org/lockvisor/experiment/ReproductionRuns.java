@@ -1,5 +1,6 @@
 package org.lockvisor.experiment;
 
+import org.lockvisor.experiment.report.ExperimentRun;
 import org.lockvisor.experiment.report.RunCapture;
 
 /**
@@ -38,4 +39,13 @@ public interface ReproductionRuns {
    * @param capture its capture when {@link #capturing()}, otherwise {@code null}
    */
   default void done(String label, RunCapture capture) {}
+
+  /**
+   * One internal run of a shipped experiment finished (run by the experiment runner); its files
+   * are in {@link ExperimentRun#outputs()} when {@link #capturing()}. By default reported like
+   * {@link #done(String, RunCapture)} without a capture.
+   */
+  default void done(ExperimentRun run) {
+    done(run.label(), (RunCapture) null);
+  }
 }

@@ -20,35 +20,66 @@ import org.lockvisor.arch.spi.ArchProfileFactory;
 import org.lockvisor.arch.spi.Cost;
 import org.lockvisor.arch.spi.CostKey;
 import org.lockvisor.core.plugin.DidYouMean;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.lockvisor.experiment.model.ExperimentYaml;
+import org.lockvisor.experiment.model.InvalidExperimentException;
+import org.lockvisor.experiment.model.Problem;
+import org.lockvisor.experiment.runner.ExperimentRunner;
 
 /**
- * The what-if settings of one {@code lockvisor reproduce ... --set KEY=VALUE} command: cost
- * overrides of arch profiles ({@code cost.<profile>.<COST_KEY>=<number>}, applied to every
- * machine a reproduction builds on that profile) and values of a reproduction's declared
- * parameters ({@code <parameter>=<value>}, see {@link Reproduction#parameters()}). A run with a
- * non-empty what-if is not the reproduction: the CLI labels its output ({@link #labelled}, a
- * {@code whatIf} object in the JSON, and the run directories' provenance).
+ * The what-if settings of one {@code lockvisor reproduce ... --set KEY=VALUE} command, in the one
+ * {@code --set} language of {@code run} and {@code reproduce}: cost overrides of arch profiles
+ * ({@code cost.<profile>.<COST_KEY>=<number>}, applied to every machine built on that profile by
+ * a runner over the changed profiles, {@link #runner}, as {@code run --set} does), values of a
+ * reproduction's declared parameters ({@code <parameter>=<value>}, see {@link
+ * Reproduction#parameters()}; a parameter bound to an experiment path, {@link
+ * ReproductionParameter#at}, is applied as that path) and raw experiment paths of the
+ * reproduction's shipped files ({@code vms[0].vcpus=2}, {@link Reproduction#experimentFiles()}),
+ * checked by {@code ExperimentYaml.set} and the runner's validator like {@code run --set}. A run
+ * with a non-empty what-if is not the reproduction: the CLI labels its output ({@link #labelled},
+ * a {@code whatIf} object in the JSON, and the run directories' provenance).
  *
  * @param settings the settings as given, {@code KEY=VALUE}, in order
  * @param costs overridden costs by profile name, in the order given; values in each key's unit
  * @param parameters parameter values as given (already checked by the parameter's parser), by name
+ * @param paths the experiment paths to apply to the reproduction's shipped files, in order: raw
+ *     paths as given and each path-bound parameter's path with its value as the path takes it
+ *     (all already checked against every shipped file of the reproduction)
  */
 public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, ImmutableMap<CostKey, Double>> costs,
-    ImmutableMap<String, String> parameters) {
+    ImmutableMap<String, String> parameters, ImmutableMap<String, String> paths) {
 
   /** No what-if: the reproduction as it is. */
-  public static final WhatIf NONE = new WhatIf(ImmutableList.of(), ImmutableMap.of(), ImmutableMap.of());
+  public static final WhatIf NONE = new WhatIf(ImmutableList.of(), ImmutableMap.of(), ImmutableMap.of(),
+      ImmutableMap.of());
 
   /** Prefix of a labelled headline. */
   public static final String LABEL = "WHAT-IF — ";
 
   static final String COST_PREFIX = "cost.";
-  private static final String FORMS = "cost.<profile>.<COST_KEY>=<number> or <parameter>=<value>";
+  private static final String FORMS =
+      "cost.<profile>.<COST_KEY>=<number> or <parameter>=<value> or <experiment path>=<value>";
   // A plain decimal: no sign, no NaN/Infinity, no hex or type suffix (Double.parseDouble takes all of those).
   private static final Pattern NUMBER = Pattern.compile("([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][+-]?[0-9]+)?");
 
   public WhatIf {
-    checkArgument(settings != null && costs != null && parameters != null, "what-if parts must not be null");
+    checkArgument(settings != null && costs != null && parameters != null && paths != null,
+        "what-if parts must not be null");
+  }
+
+  /** A what-if of costs and parameters, without raw experiment paths. */
+  public WhatIf(ImmutableList<String> settings, ImmutableMap<String, ImmutableMap<CostKey, Double>> costs,
+      ImmutableMap<String, String> parameters) {
+    this(settings, costs, parameters, ImmutableMap.of());
+  }
+
+  /**
+   * {@code base} itself when no cost is overridden, otherwise a runner over the same plugins whose
+   * arch profiles carry the overrides ({@link #apply}): how {@code run --set cost.*} and {@code
+   * reproduce --set cost.*} both reach every machine.
+   */
+  public ExperimentRunner runner(ExperimentRunner base) {
+    return costs.isEmpty() ? base : new ExperimentRunner(base.plugins().withArchProfiles(this::apply));
   }
 
   /** True when nothing is overridden. */
@@ -101,12 +132,13 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
       }
     });
     ImmutableList<String> s = kept.build();
-    return s.isEmpty() ? NONE : new WhatIf(s, c.buildOrThrow(), parameters);
+    return s.isEmpty() ? NONE : new WhatIf(s, c.buildOrThrow(), parameters, paths);
   }
 
   /**
-   * {@code {"costs": {profile: {KEY: number}}, "parameters": {name: "value"}}}, whole numbers as
-   * such, for the JSON output and the provenance of run directories.
+   * {@code {"costs": {profile: {KEY: number}}, "parameters": {name: "value"}}} and, when experiment
+   * paths are set, {@code "paths": {path: "value"}}; whole numbers as such, for the JSON output and
+   * the provenance of run directories.
    */
   public Map<String, Object> json() {
     Map<String, Object> c = new LinkedHashMap<>();
@@ -118,6 +150,9 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("costs", c);
     out.put("parameters", new LinkedHashMap<>(parameters));
+    if (!paths.isEmpty()) {
+      out.put("paths", new LinkedHashMap<>(paths));
+    }
     return out;
   }
 
@@ -138,24 +173,39 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
    * @throws UserInputException on the first bad setting, naming it, what is wrong and what is allowed
    */
   public static WhatIf parse(List<String> settings, List<? extends Reproduction> chosen, boolean all) {
+    return parse(settings, chosen, all, ReproductionOptions.classPathRunner());
+  }
+
+  /**
+   * {@link #parse(List, List, boolean)} against the arch profiles of {@code runner}'s plugins; raw
+   * experiment paths are checked by {@code runner}'s validator on every shipped file.
+   */
+  public static WhatIf parse(List<String> settings, List<? extends Reproduction> chosen, boolean all,
+      ExperimentRunner runner) {
     if (settings.isEmpty()) {
       return NONE;
     }
     Map<String, ArchProfile> profiles = new LinkedHashMap<>();
-    for (Map.Entry<String, ArchProfileFactory> e : PluginRegistry.classPath().all(PluginRegistry.ARCH).entrySet()) {
+    for (Map.Entry<String, ArchProfileFactory> e : runner.plugins().arches().entrySet()) {
       profiles.put(e.getKey(), e.getValue().create());
     }
-    return parse(settings, chosen, all, profiles);
+    return parse(settings, chosen, all, profiles, runner);
   }
 
   /** {@link #parse(List, List, boolean)} against the given profiles, by name. */
   public static WhatIf parse(List<String> settings, List<? extends Reproduction> chosen, boolean all,
       Map<String, ArchProfile> profiles) {
+    return parse(settings, chosen, all, profiles, ReproductionOptions.classPathRunner());
+  }
+
+  private static WhatIf parse(List<String> settings, List<? extends Reproduction> chosen, boolean all,
+      Map<String, ArchProfile> profiles, ExperimentRunner runner) {
     if (settings.isEmpty()) {
       return NONE;
     }
     Map<String, Map<CostKey, Double>> costs = new LinkedHashMap<>();
     Map<String, String> parameters = new LinkedHashMap<>();
+    Map<String, String> paths = new LinkedHashMap<>();
     for (String s : settings) {
       int eq = s.indexOf('=');
       if (eq <= 0 || eq == s.length() - 1) {
@@ -166,12 +216,13 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
       if (key.startsWith(COST_PREFIX) || key.equals("cost")) {
         cost(s, key, value, chosen, profiles, costs);
       } else {
-        parameter(s, key, value, chosen, all, parameters);
+        parameter(s, key, value, chosen, all, parameters, paths, runner);
       }
     }
     ImmutableMap.Builder<String, ImmutableMap<CostKey, Double>> c = ImmutableMap.builder();
     costs.forEach((name, overrides) -> c.put(name, ImmutableMap.copyOf(overrides)));
-    WhatIf whatIf = new WhatIf(ImmutableList.copyOf(settings), c.buildOrThrow(), ImmutableMap.copyOf(parameters));
+    WhatIf whatIf = new WhatIf(ImmutableList.copyOf(settings), c.buildOrThrow(), ImmutableMap.copyOf(parameters),
+        ImmutableMap.copyOf(paths));
     // What the profile's own checks refuse (a cycle of 0 ns, say) is bad input too, not a crash later.
     for (String name : costs.keySet()) {
       try {
@@ -303,9 +354,9 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
   }
 
   private static void parameter(String s, String key, String value, List<? extends Reproduction> chosen, boolean all,
-      Map<String, String> parameters) {
+      Map<String, String> parameters, Map<String, String> paths, ExperimentRunner runner) {
     if (all || chosen.size() != 1) {
-      throw bad(s, "parameters need a single reproduction (reproduce <name> --set " + key
+      throw bad(s, "parameters and experiment paths need a single reproduction (reproduce <name> --set " + key
           + "=...); with 'all' only cost.<profile>.<COST_KEY>=<number> is allowed");
     }
     Reproduction r = chosen.get(0);
@@ -314,10 +365,8 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
     ImmutableSortedMap<String, ReproductionParameter<?>> declared = b.buildOrThrow();
     ReproductionParameter<?> p = declared.get(key);
     if (p == null) {
-      throw bad(s, declared.isEmpty()
-          ? "reproduction [" + r.name() + "] declares no parameters; " + FORMS.substring(0, FORMS.indexOf(" or "))
-              + " is the only form it takes"
-          : DidYouMean.unknownMessage(r.name() + " parameter", key, declared.keySet()));
+      path(s, key, value, r, declared.keySet(), paths, runner);
+      return;
     }
     try {
       p.parse(value);
@@ -327,6 +376,66 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
     if (parameters.put(key, value) != null) {
       throw bad(s, "parameter [" + key + "] is given twice; give each parameter once");
     }
+    if (p.path().isPresent()) {
+      // the binding is applied to the shipped files as a path: checked and recorded as one
+      String path = p.path().get();
+      checkPath(s, path, p.pathValue(value), r, runner);
+      if (paths.put(path, p.pathValue(value)) != null) {
+        throw bad(s, "path [" + path + "] is given twice (parameter [" + key + "] is that path); give it once");
+      }
+    }
+  }
+
+  /**
+   * A raw experiment path of the reproduction's shipped files ({@code vms[0].vcpus=2}): a name
+   * without {@code .} or {@code [} must be a parameter or a key the files have at the top, so that
+   * a misspelt parameter is named as one.
+   */
+  private static void path(String s, String key, String value, Reproduction r, Set<String> declared,
+      Map<String, String> paths, ExperimentRunner runner) {
+    List<String> files = r.experimentFiles();
+    if (files.isEmpty()) {
+      throw bad(s, declared.isEmpty()
+          ? "reproduction [" + r.name() + "] declares no parameters; " + FORMS.substring(0, FORMS.indexOf(" or "))
+              + " is the only form it takes"
+          : DidYouMean.unknownMessage(r.name() + " parameter", key, declared));
+    }
+    if (key.indexOf('.') < 0 && key.indexOf('[') < 0) {
+      Set<String> top = new TreeSet<>();
+      for (String file : files) {
+        shipped(r, file).fieldNames().forEachRemaining(top::add);
+      }
+      if (!top.contains(key)) {
+        Set<String> known = new TreeSet<>(declared);
+        known.addAll(top);
+        throw bad(s, DidYouMean.unknownMessage(r.name() + " parameter or experiment key", key, known)
+            + "; deeper experiment paths as in run --set, e.g. vms[0].vcpus=2");
+      }
+    }
+    checkPath(s, key, value, r, runner);
+    if (paths.put(key, value) != null) {
+      throw bad(s, "path [" + key + "] is given twice; give each path once");
+    }
+  }
+
+  /** {@code path=value} applied to every shipped file of {@code r} and checked by {@code runner}'s validator. */
+  private static void checkPath(String s, String path, String value, Reproduction r, ExperimentRunner runner) {
+    for (String file : r.experimentFiles()) {
+      ObjectNode tree = shipped(r, file);
+      Problem problem = ExperimentYaml.set(tree, path, value);
+      if (problem != null) {
+        throw bad(s, problem.toString());
+      }
+      try {
+        runner.validateTree(file + ".yaml", tree);
+      } catch (InvalidExperimentException e) {
+        throw bad(s, "in shipped experiment " + file + ".yaml: " + e.problems().get(0));
+      }
+    }
+  }
+
+  private static ObjectNode shipped(Reproduction r, String file) {
+    return (ObjectNode) ExperimentYaml.parse(file + ".yaml", r.experimentFile(file));
   }
 
   private static UserInputException bad(String setting, String message) {

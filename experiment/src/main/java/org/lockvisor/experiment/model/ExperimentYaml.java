@@ -177,6 +177,15 @@ public final class ExperimentYaml {
     return bind(source, parse(source, text));
   }
 
+  /** An experiment tree (e.g. a shipped file with {@code --set} values applied) as YAML text. */
+  public static String writeTree(JsonNode tree) {
+    try {
+      return MAPPER.writeValueAsString(tree);
+    } catch (JsonProcessingException ex) {
+      throw new IllegalStateException("cannot write YAML", ex);
+    }
+  }
+
   /** The experiment as YAML text. */
   public static String write(Experiment e) {
     try {

@@ -23,7 +23,9 @@ import org.lockvisor.experiment.runner.ResultJson;
  * provenance manifest), every file of its {@link RunOutputs} without a variant suffix, and {@code
  * report.html}. A run that names a baseline run ({@link RunCapture#baseline}) also gets the
  * differential pair {@code oncpu-diff.folded} and {@code spin-diff.folded} (baseline, then this
- * run), written as soon as both runs are done, whatever order they finish in. Every file is
+ * run), written as soon as both runs are done, whatever order they finish in. A run of a shipped
+ * experiment ({@link ExperimentRun}) is written by {@link RunFiles}, the writer of {@code run
+ * --out}; a hand-assembled run's ({@link RunCapture}) likewise, from its capture. Every file is
  * written atomically; runs may finish on several threads.
  *
  * <p>Runs of a what-if ({@code reproduce --set}) carry it: {@code provenance.what_if} in {@code
@@ -40,7 +42,11 @@ public final class RunDirectories implements ReproductionRuns {
   private final String commit;
   private final int traceEvents;
   private final WhatIf whatIf;
-  private final Map<String, RunCapture> done = new LinkedHashMap<>();
+  /** A written run: what its page, its pictures and the differential pairs need. */
+  private record Entry(String experiment, String label, String variant, String baselineLabel, String setup,
+      String source, Provenance provenance, RunOutputs outputs) {}
+
+  private final Map<String, Entry> done = new LinkedHashMap<>();
   private final Map<String, List<String>> written = new LinkedHashMap<>();
 
   /**
@@ -87,31 +93,58 @@ public final class RunDirectories implements ReproductionRuns {
     if (capture == null) {
       return;
     }
-    checkArgument(!done.containsKey(capture.label()), "run [%s] of [%s] reported twice", capture.label(),
-        capture.experiment());
-    Path dir = runs.resolve(capture.label());
-    List<String> names = new ArrayList<>();
     ObjectNode document = ResultJson.document(source(capture), List.of(capture.result()), provenance(capture));
     if (!whatIf.isEmpty()) {
       ((ObjectNode) document.get("provenance")).set("what_if", ResultJson.MAPPER.valueToTree(whatIf.json()));
     }
-    write(dir.resolve("result.json"), ResultJson.write(document) + System.lineSeparator());
-    names.add("result.json");
-    capture.outputs().files().forEach((name, content) -> {
-      write(dir.resolve(name), content);
-      names.add(name);
-    });
-    capture.outputs().releaseTrace(); // the largest file: not kept until every run is done
-    done.put(capture.label(), capture);
-    written.put(capture.label(), names);
-    page(capture);
-    RunCapture base = capture.baselineLabel() == null ? null : done.get(capture.baselineLabel());
-    if (base != null) {
-      diff(base, capture);
+    List<String> setup = new ArrayList<>();
+    capture.configTree().path("parameters").fields().forEachRemaining(e -> setup.add(e.getKey() + "=" + e.getValue().asText()));
+    written(new Entry(capture.experiment(), capture.label(), capture.variant(), capture.baselineLabel(),
+        String.join(", ", setup), source(capture), provenance(capture), capture.outputs()), document);
+  }
+
+  /**
+   * A run of a shipped experiment: its directory is written by {@link RunFiles}, the writer of
+   * {@code run --out}, with the provenance {@code run} gives the same experiment tree (and the
+   * what-if, if any).
+   */
+  @Override
+  public synchronized void done(ExperimentRun run) {
+    if (run.outputs() == null) {
+      return;
     }
-    for (RunCapture other : done.values()) {
-      if (capture.label().equals(other.baselineLabel())) {
-        diff(capture, other);
+    ObjectNode tree = run.tree();
+    if (!whatIf.isEmpty()) {
+      tree = tree.deepCopy();
+      tree.set("what-if", ResultJson.MAPPER.valueToTree(whatIf.settings()));
+    }
+    Provenance provenance = Provenance.of(version, commit, tree, run.experiment(), run.plugins());
+    String source = "lockvisor reproduce " + run.reproduction() + whatIfSettings() + " (run " + run.label()
+        + (run.baselineLabel() == null ? "" : ", baseline " + run.baselineLabel()) + "): " + run.source();
+    ObjectNode document = ResultJson.document(source, List.of(run.result()), provenance);
+    if (!whatIf.isEmpty()) {
+      ((ObjectNode) document.get("provenance")).set("what_if", ResultJson.MAPPER.valueToTree(whatIf.json()));
+    }
+    written(new Entry(run.reproduction(), run.label(), run.outputs().variant(), run.baselineLabel(), run.source(), source,
+        provenance, run.outputs()), document);
+  }
+
+  private void written(Entry entry, ObjectNode document) {
+    checkArgument(!done.containsKey(entry.label()), "run [%s] of [%s] reported twice", entry.label(),
+        entry.experiment());
+    Path dir = runs.resolve(entry.label());
+    List<String> names = new ArrayList<>(RunFiles.write(dir, document, List.of(entry.outputs())));
+    entry.outputs().releaseTrace(); // the largest file: not kept until every run is done
+    done.put(entry.label(), entry);
+    written.put(entry.label(), names);
+    page(entry);
+    Entry base = entry.baselineLabel() == null ? null : done.get(entry.baselineLabel());
+    if (base != null) {
+      diff(base, entry);
+    }
+    for (Entry other : done.values()) {
+      if (entry.label().equals(other.baselineLabel())) {
+        diff(entry, other);
       }
     }
   }
@@ -119,11 +152,8 @@ public final class RunDirectories implements ReproductionRuns {
   /** The runs written so far, for the pictures of the reproduction's page. */
   public synchronized List<ReproductionPage.Run> pictures() {
     List<ReproductionPage.Run> out = new ArrayList<>();
-    for (RunCapture c : done.values()) {
-      List<String> setup = new ArrayList<>();
-      c.configTree().path("parameters").fields().forEachRemaining(e -> setup.add(e.getKey() + "=" + e.getValue().asText()));
-      out.add(new ReproductionPage.Run(c.label(), c.variant(), c.baselineLabel(), String.join(", ", setup),
-          c.outputs()));
+    for (Entry c : done.values()) {
+      out.add(new ReproductionPage.Run(c.label(), c.variant(), c.baselineLabel(), c.setup(), c.outputs()));
     }
     return out;
   }
@@ -133,7 +163,7 @@ public final class RunDirectories implements ReproductionRuns {
     return List.copyOf(done.keySet());
   }
 
-  private void diff(RunCapture base, RunCapture run) {
+  private void diff(Entry base, Entry run) {
     Path dir = runs.resolve(run.label());
     List<String> names = written.get(run.label());
     for (String kind : List.of("oncpu", "spin")) {
@@ -147,23 +177,26 @@ public final class RunDirectories implements ReproductionRuns {
     page(run);
   }
 
-  private void page(RunCapture capture) {
-    List<String> links = new ArrayList<>(written.get(capture.label()));
+  private void page(Entry entry) {
+    List<String> links = new ArrayList<>(written.get(entry.label()));
     links.add("../../" + ReproductionPage.FILE_NAME);
-    write(runs.resolve(capture.label()).resolve(ReproductionPage.FILE_NAME),
-        RunPage.titled("lockvisor reproduce " + capture.experiment() + ": run " + capture.label(),
-            "From: " + source(capture), provenance(capture),
-            List.of(capture.outputs()), links));
+    write(runs.resolve(entry.label()).resolve(ReproductionPage.FILE_NAME),
+        RunPage.titled("lockvisor reproduce " + entry.experiment() + ": run " + entry.label(),
+            "From: " + entry.source(), entry.provenance(), List.of(entry.outputs()), links));
   }
 
   private Provenance provenance(RunCapture capture) {
     return capture.provenance(version, commit, whatIf);
   }
 
-  private String source(RunCapture capture) {
+  private String whatIfSettings() {
     StringBuilder set = new StringBuilder();
     whatIf.settings().forEach(s -> set.append(" --set ").append(s));
-    return "lockvisor reproduce " + capture.experiment() + set + " (run " + capture.label()
+    return set.toString();
+  }
+
+  private String source(RunCapture capture) {
+    return "lockvisor reproduce " + capture.experiment() + whatIfSettings() + " (run " + capture.label()
         + (capture.baselineLabel() == null ? "" : ", baseline " + capture.baselineLabel()) + ")";
   }
 

@@ -1,0 +1,185 @@
+package org.lockvisor.reproductions.support;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.common.collect.ImmutableList;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.Map;
+import org.lockvisor.experiment.Reproduction;
+import org.lockvisor.experiment.ReproductionOptions;
+import org.lockvisor.experiment.SimulationFailedException;
+import org.lockvisor.experiment.UserInputException;
+import org.lockvisor.experiment.check.RunChecks;
+import org.lockvisor.experiment.model.Experiment;
+import org.lockvisor.experiment.model.ExperimentYaml;
+import org.lockvisor.experiment.model.InvalidExperimentException;
+import org.lockvisor.experiment.model.Problem;
+import org.lockvisor.experiment.report.ExperimentRun;
+import org.lockvisor.experiment.report.RunOutputs;
+import org.lockvisor.experiment.runner.ExperimentResult;
+import org.lockvisor.experiment.runner.ExperimentRunner;
+import org.lockvisor.experiment.runner.RunObserver;
+
+/**
+ * An experiment file shipped in the reproductions module (the resource {@code
+ * org/lockvisor/reproductions/experiments/<file>.yaml}, {@link Reproduction#EXPERIMENTS}) with the
+ * settings a reproduction applies to it: the same file {@code lockvisor run} takes ({@code
+ * reproduce NAME --export-experiments DIR} writes it), the same {@code --set} path language
+ * ({@link ExperimentYaml#set}), the same validation and the same runner. A reproduction's run of a
+ * point is therefore {@code lockvisor run <file>.yaml --set ... --variant ...}, event for event.
+ *
+ * <p>Immutable: {@link #with} and {@link #withWhatIf} return new values; the tree is copied, never
+ * shared.
+ */
+public final class ShippedExperiment {
+
+  private final String file;
+  private final ObjectNode tree;
+  private final ImmutableList<String> settings;
+
+  private ShippedExperiment(String file, ObjectNode tree, ImmutableList<String> settings) {
+    this.file = file;
+    this.tree = tree;
+    this.settings = settings;
+  }
+
+  /**
+   * The shipped file {@code file} (base name, without {@code .yaml}), as written.
+   *
+   * @throws IllegalStateException when it is not on the class path or is not an experiment tree
+   *     (a packaging fault, not the user's)
+   */
+  public static ShippedExperiment load(String file) {
+    checkArgument(file != null && file.matches("[a-z0-9][a-z0-9._-]*"), "bad shipped experiment name [%s]", file);
+    String resource = Reproduction.EXPERIMENTS + file + ".yaml";
+    byte[] content;
+    try (InputStream in = ShippedExperiment.class.getClassLoader().getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IllegalStateException("shipped experiment [" + resource + "] is not on the class path");
+      }
+      content = in.readAllBytes();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read shipped experiment [" + resource + "]", e);
+    }
+    try {
+      return new ShippedExperiment(file, (ObjectNode) ExperimentYaml.parse(file + ".yaml", content),
+          ImmutableList.of());
+    } catch (InvalidExperimentException e) {
+      throw new IllegalStateException("shipped experiment [" + resource + "] is broken: " + e.getMessage(), e);
+    }
+  }
+
+  /** The file's base name, e.g. {@code r1-vhost-wakeup}. */
+  public String file() {
+    return file;
+  }
+
+  /** The settings applied so far, {@code path=value}, in order. */
+  public ImmutableList<String> settings() {
+    return settings;
+  }
+
+  /** A copy of the experiment tree with every setting applied. */
+  public ObjectNode tree() {
+    return tree.deepCopy();
+  }
+
+  /**
+   * This experiment with {@code path=value} applied, in the path language of {@code run --set}
+   * (e.g. {@code vms[0].workloads[0].options.streams}, {@code 64}). For the reproduction's own
+   * settings: a path the language refuses is a fault of the reproduction.
+   *
+   * @throws IllegalArgumentException when the path cannot be applied
+   */
+  public ShippedExperiment with(String path, String value) {
+    ObjectNode copy = tree.deepCopy();
+    Problem p = ExperimentYaml.set(copy, path, value);
+    checkArgument(p == null, "shipped experiment [%s]: cannot set [%s=%s]: %s", file, path, value, p);
+    return new ShippedExperiment(file, copy, ImmutableList.<String>builder().addAll(settings)
+        .add(path + "=" + value).build());
+  }
+
+  /**
+   * This experiment with the user's {@code reproduce --set} settings applied: every raw
+   * experiment path and every path-bound parameter ({@link
+   * org.lockvisor.experiment.ReproductionParameter#at}), as {@link
+   * org.lockvisor.experiment.WhatIf#paths()} holds them (checked before anything ran). Cost
+   * overrides reach the machines through {@link ReproductionOptions#whatIfRunner()}; parameters
+   * bound to no path are the reproduction's to read.
+   *
+   * @throws UserInputException when a setting cannot be applied to this file
+   */
+  public ShippedExperiment withWhatIf(ReproductionOptions options) {
+    ShippedExperiment out = this;
+    for (Map.Entry<String, String> e : options.whatIf().paths().entrySet()) {
+      ObjectNode copy = out.tree.deepCopy();
+      Problem p = ExperimentYaml.set(copy, e.getKey(), e.getValue());
+      if (p != null) {
+        throw new UserInputException("--set [" + e.getKey() + "=" + e.getValue() + "]: in shipped experiment "
+            + file + ".yaml: " + p);
+      }
+      out = new ShippedExperiment(file, copy, ImmutableList.<String>builder().addAll(out.settings)
+          .add(e.getKey() + "=" + e.getValue()).build());
+    }
+    return out;
+  }
+
+  /**
+   * The experiment, validated by {@code runner} as {@code lockvisor run} validates a file (keys,
+   * types, plugins and their options, every variant assembled once).
+   *
+   * @throws InvalidExperimentException listing every problem (the CLI prints one line each, exit 2)
+   */
+  public Experiment experiment(ExperimentRunner runner) {
+    return runner.validateTree(source(), tree.deepCopy());
+  }
+
+  /** {@code <file>.yaml --set a=b --set c=d}: what {@code lockvisor run} would be given. */
+  public String source() {
+    StringBuilder b = new StringBuilder(file).append(".yaml");
+    settings.forEach(s -> b.append(" --set ").append(s));
+    return b.toString();
+  }
+
+  /**
+   * Runs {@code variant} ({@code base} or a variant of the file) through {@link
+   * ReproductionOptions#whatIfRunner()} (the injected runner, with the what-if's costs), reports
+   * the run to {@link ReproductionOptions#runs()} as {@code label} and, when the runs are captured
+   * ({@code reproduce --out}), with its files, which the run directory writer of {@code run --out}
+   * writes.
+   *
+   * @param reproduction the reproduction's name (the run directory's provenance and messages)
+   * @param baselineLabel the run the differential folded stacks compare against, or {@code null}
+   * @throws SimulationFailedException when the simulation breaks; the message names the run
+   * @throws InvalidExperimentException when the settings make the experiment invalid
+   */
+  public ExperimentResult run(ReproductionOptions options, String reproduction, String variant, String label,
+      String baselineLabel) {
+    ExperimentRunner runner = options.whatIfRunner();
+    Experiment base = experiment(runner);
+    Experiment e = variant.equals("base") ? base : ExperimentYaml.variant(base, variant);
+    RunOutputs outputs = options.runs().capturing()
+        ? RunOutputs.ownDirectory(runner.plugins(), e.arch(), variant, options.runs().traceEvents())
+        : null;
+    ExperimentResult result;
+    try {
+      result = runner.run(e, variant, RunChecks.defaults(), outputs == null ? RunObserver.NONE : outputs);
+    } catch (SimulationFailedException ex) {
+      throw new SimulationFailedException(reproduction + ": run " + label + " failed: " + ex.getMessage(), ex);
+    } catch (RuntimeException ex) {
+      throw new SimulationFailedException(reproduction + ": run " + label + " (" + source() + " --variant " + variant
+          + ") failed: " + ex.getMessage(), ex);
+    }
+    options.runs().done(new ExperimentRun(reproduction, label, baselineLabel, source() + " --variant " + variant,
+        tree.deepCopy(), base, runner.plugins(), result, outputs));
+    return result;
+  }
+
+  @Override
+  public String toString() {
+    return source();
+  }
+}

@@ -1,0 +1,167 @@
+package org.lockvisor.reproductions.support;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.lockvisor.experiment.Reproduction;
+import org.lockvisor.experiment.ReproductionOptions;
+import org.lockvisor.experiment.ReproductionParameter;
+import org.lockvisor.experiment.ReproductionResult;
+import org.lockvisor.experiment.ReproductionRuns;
+import org.lockvisor.experiment.UserInputException;
+import org.lockvisor.experiment.WhatIf;
+import org.lockvisor.experiment.model.InvalidExperimentException;
+import org.lockvisor.experiment.report.ExperimentRun;
+import org.lockvisor.experiment.runner.ExperimentResult;
+
+/**
+ * A shipped experiment file is run through the runner exactly as {@code lockvisor run} runs it,
+ * takes settings in the {@code run --set} path language, and takes the user's {@code reproduce
+ * --set} what-if (raw paths and path-bound parameters) checked by the runner's validator before
+ * anything runs. Fixture: test resource {@code experiments/test-shipped.yaml} (a small vhost-net
+ * machine).
+ */
+class ShippedExperimentTest {
+
+  private static final String FILE = "test-shipped";
+  private static final ReproductionParameter<Integer> STREAMS = ReproductionParameter
+      .integer("streams", "iperf streams", 1, 64).at("vms[0].workloads[0].options.streams");
+
+  /** A reproduction shipping the fixture; never run here. */
+  private static final Reproduction SHIPPING = new Reproduction() {
+    @Override
+    public String name() {
+      return "r-shipped";
+    }
+
+    @Override
+    public String summary() {
+      return "test";
+    }
+
+    @Override
+    public ReproductionResult run(ReproductionOptions options) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public List<ReproductionParameter<?>> parameters() {
+      return List.of(STREAMS);
+    }
+
+    @Override
+    public List<String> experimentFiles() {
+      return List.of(FILE);
+    }
+
+    @Override
+    public Set<String> archProfiles() {
+      return Set.of("x86_64-kvm");
+    }
+  };
+
+  @Test
+  void run_sameSettings_sameFingerprintAsTheRunnerDirectly() {
+    ShippedExperiment s = ShippedExperiment.load(FILE).with("duration", "1ms");
+    ReproductionOptions options = ReproductionOptions.defaults();
+    ExperimentResult viaShipped = s.run(options, "r-shipped", "one-stream", "one", null);
+    ExperimentResult direct = options.runner().run(
+        org.lockvisor.experiment.model.ExperimentYaml.variant(s.experiment(options.runner()), "one-stream"),
+        "one-stream");
+    assertThat(viaShipped.fingerprint()).isEqualTo(direct.fingerprint());
+    assertThat(viaShipped.events()).isPositive();
+  }
+
+  @Test
+  void with_leavesTheOriginalUnchanged() {
+    ShippedExperiment a = ShippedExperiment.load(FILE);
+    ShippedExperiment b = a.with("vms[0].workloads[0].options.streams", "2");
+    assertThat(a.tree().at("/vms/0/workloads/0/options/streams").asInt()).isEqualTo(4);
+    assertThat(b.tree().at("/vms/0/workloads/0/options/streams").asInt()).isEqualTo(2);
+    assertThat(b.source()).isEqualTo("test-shipped.yaml --set vms[0].workloads[0].options.streams=2");
+  }
+
+  @Test
+  void load_missingFile_isAPackagingFault() {
+    assertThatThrownBy(() -> ShippedExperiment.load("no-such-file")).isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("not on the class path");
+  }
+
+  @Test
+  void experiment_badSetting_isRefusedByTheValidator() {
+    ShippedExperiment s = ShippedExperiment.load(FILE).with("vms[0].vcpus", "zero");
+    assertThatThrownBy(() -> s.experiment(ReproductionOptions.classPathRunner()))
+        .isInstanceOf(InvalidExperimentException.class).hasMessageContaining("vcpus");
+  }
+
+  @Test
+  void whatIf_rawPathAndBoundParameter_areAppliedAsPaths() {
+    WhatIf w = WhatIf.parse(List.of("streams=2", "vms[0].devices[0].options.mtu=9000"), List.of(SHIPPING), false);
+    assertThat(w.parameters()).containsEntry("streams", "2");
+    assertThat(w.paths()).containsEntry("vms[0].workloads[0].options.streams", "2")
+        .containsEntry("vms[0].devices[0].options.mtu", "9000");
+    ReproductionOptions o = new ReproductionOptions(true, Optional.empty(), ReproductionRuns.NONE, w);
+    ShippedExperiment s = ShippedExperiment.load(FILE).withWhatIf(o);
+    assertThat(s.tree().at("/vms/0/devices/0/options/mtu").asInt()).isEqualTo(9000);
+    assertThat(s.tree().at("/vms/0/workloads/0/options/streams").asInt()).isEqualTo(2);
+  }
+
+  @Test
+  void whatIf_pathTheValidatorRefuses_isOneLineNamingTheFile() {
+    assertThatThrownBy(() -> WhatIf.parse(List.of("vms[0].vcpus=1"), List.of(SHIPPING), false))
+        .isInstanceOf(UserInputException.class).hasMessageContaining("test-shipped.yaml")
+        .hasMessageContaining("pinning").satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+  }
+
+  @Test
+  void whatIf_misspeltParameter_namesTheParameter() {
+    assertThatThrownBy(() -> WhatIf.parse(List.of("stream=2"), List.of(SHIPPING), false))
+        .isInstanceOf(UserInputException.class).hasMessageContaining("did you mean [streams]");
+  }
+
+  @Test
+  void whatIf_unknownDeepPath_isRefusedBeforeAnythingRuns() {
+    assertThatThrownBy(() -> WhatIf.parse(List.of("vms[0].vcpu=2"), List.of(SHIPPING), false))
+        .isInstanceOf(UserInputException.class).hasMessageStartingWith("--set [vms[0].vcpu=2]: ")
+        .hasMessageContaining("vcpu");
+  }
+
+  @Test
+  void whatIf_badValueOfAPath_isRefused() {
+    assertThatThrownBy(() -> WhatIf.parse(List.of("vms[0].devices[0].options.mtu=12"), List.of(SHIPPING), false))
+        .isInstanceOf(UserInputException.class).hasMessageContaining("mtu");
+  }
+
+  @Test
+  void whatIf_pathAndItsParameterBoth_isRefused() {
+    assertThatThrownBy(() -> WhatIf.parse(List.of("streams=2", "vms[0].workloads[0].options.streams=3"),
+        List.of(SHIPPING), false)).isInstanceOf(UserInputException.class).hasMessageContaining("given twice");
+  }
+
+  @Test
+  void run_capturing_reportsTheRunWithItsFiles() {
+    List<ExperimentRun> seen = new ArrayList<>();
+    ReproductionRuns runs = new ReproductionRuns() {
+      @Override
+      public boolean capturing() {
+        return true;
+      }
+
+      @Override
+      public void done(ExperimentRun run) {
+        seen.add(run);
+      }
+    };
+    ShippedExperiment s = ShippedExperiment.load(FILE).with("duration", "1ms");
+    s.run(new ReproductionOptions(true, Optional.empty(), runs), "r-shipped", "base", "b", null);
+    assertThat(seen).hasSize(1);
+    assertThat(seen.get(0).outputs()).isNotNull();
+    assertThat(seen.get(0).outputs().files()).containsKey("lock_stat.txt");
+    assertThat(seen.get(0).source()).isEqualTo("test-shipped.yaml --set duration=1ms --variant base");
+  }
+}
