@@ -119,8 +119,7 @@ class ModuleLayersTest {
   static final class BuiltinDebt {
     static final ImmutableSet<String> CLASSES = ImmutableSet.of(
         "org.lockvisor.reproductions.vcpupreempted.SchedMessagingRun",
-        "org.lockvisor.reproductions.vhost.VhostScenario",
-        "org.lockvisor.reproductions.virtioblk.NotifyScenario");
+        "org.lockvisor.reproductions.vhost.VhostScenario");
 
     static final DescribedPredicate<JavaClass> EXEMPT = DescribedPredicate.describe(
         "a class of the built-in debt list", c -> CLASSES.contains(c.getName())
