@@ -207,6 +207,15 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
         : ImmutableList.of(registry.choose(target));
     ExperimentRunner runner = lockvisor.injector().getInstance(ExperimentRunner.class);
     WhatIf whatIf = WhatIf.parse(settings, chosen, ALL.equals(target), runner);
+    for (Reproduction r : chosen) {
+      for (String path : whatIf.paths().keySet()) {
+        if (r.pointPaths().contains(path)) {
+          throw new UserInputException("--set [" + path + "=" + whatIf.paths().get(path) + "]: " + r.name()
+              + " sets [" + path + "] itself for each point it runs; for another value run its file"
+              + " (--export-experiments DIR, then lockvisor run DIR/<file>.yaml --set " + path + "=...)");
+        }
+      }
+    }
     // after every check of the input: no directory for a bad command
     OutputDirectory.prepare("--out", out, force, spec.commandLine().getErr());
     PrintWriter stdout = spec.commandLine().getOut();

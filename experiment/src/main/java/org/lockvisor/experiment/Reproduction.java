@@ -62,6 +62,16 @@ public interface Reproduction extends Plugin {
   }
 
   /**
+   * The experiment paths this reproduction sets itself for each point it runs (e.g. R1's iperf
+   * streams of each row): {@code reproduce --set} refuses them, since the point's own value is
+   * what its report labels; {@code --export-experiments} takes them (a file for {@code run}). None
+   * by default.
+   */
+  default Set<String> pointPaths() {
+    return Set.of();
+  }
+
+  /**
    * The content of shipped experiment file {@code file} (one of {@link #experimentFiles()}), read
    * from this reproduction's class loader.
    *

@@ -41,6 +41,17 @@ class QuickScenariosTest {
   }
 
   @Test
+  void vhostWakeup_runTwice_sameEventsAndFingerprint() {
+    QuickScenario scenario = QuickScenarios.vhostWakeup(1);
+
+    QuickScenario.Outcome first = scenario.run();
+
+    assertThat(first.events()).isPositive();
+    assertThat(first.simulatedNs()).isEqualTo(210_000_000L);
+    assertThat(scenario.run()).isEqualTo(first);
+  }
+
+  @Test
   void vhostWakeup_noStreams_refused() {
     assertThatThrownBy(() -> QuickScenarios.vhostWakeup(0)).isInstanceOf(IllegalArgumentException.class);
   }

@@ -118,8 +118,7 @@ class ModuleLayersTest {
   /** Classes allowed to name built-ins until issue 18's reproductions-as-experiments lands. */
   static final class BuiltinDebt {
     static final ImmutableSet<String> CLASSES = ImmutableSet.of(
-        "org.lockvisor.reproductions.vcpupreempted.SchedMessagingRun",
-        "org.lockvisor.reproductions.vhost.VhostScenario");
+        "org.lockvisor.reproductions.vcpupreempted.SchedMessagingRun");
 
     static final DescribedPredicate<JavaClass> EXEMPT = DescribedPredicate.describe(
         "a class of the built-in debt list", c -> CLASSES.contains(c.getName())

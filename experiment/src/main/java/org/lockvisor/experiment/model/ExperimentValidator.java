@@ -284,6 +284,12 @@ public final class ExperimentValidator {
       problems.add(new Problem("host.kernel.steal-time-accounting", "is a guest kernel setting (the host has no"
           + " steal time); set it under vms[i].kernel"));
     }
+    for (int i = 0; i < e.vms().size(); i++) {
+      if (e.vms().get(i).kernel().irqTimeAccounting()) {
+        problems.add(new Problem("vms[" + i + "].kernel.irq-time-accounting", "is a host kernel setting (only host"
+            + " threads' CPU figures read it); set it under host.kernel"));
+      }
+    }
     int cpus = e.host().cpus();
     if (cpus < 0 || cpus > MAX_HOST_CPUS) {
       problems.add(new Problem("host.cpus", "[" + cpus + "] is out of range; allowed: [1, " + MAX_HOST_CPUS

@@ -66,7 +66,7 @@ public final class ExperimentYaml {
   static final Set<String> LOCK_KEYS = Set.of("spinlock", "mutex", "rwsem", "rwlock", "vcpu-is-preempted");
   /** Keys of one lock algorithm in its long form ({@code mutex: {type: mutex-owner, options: {...}}}). */
   static final Set<String> LOCK_ALGORITHM_KEYS = Set.of("type", "options");
-  static final Set<String> HOST_KERNEL_KEYS = Set.of("ttwu-queue", "ttwu-waits-on-cpu");
+  static final Set<String> HOST_KERNEL_KEYS = Set.of("ttwu-queue", "ttwu-waits-on-cpu", "irq-time-accounting");
   static final Set<String> VM_KERNEL_KEYS = Set.of("ttwu-queue", "ttwu-waits-on-cpu", "resched-ipi",
       "steal-time-accounting");
   static final Set<String> COMPONENT_KEYS = Set.of("name", "type", "options");
@@ -582,7 +582,8 @@ public final class ExperimentYaml {
           string(o, path, "ttwu-queue", KernelSpec.CROSS_LLC),
           bool(o, path, "ttwu-waits-on-cpu", false),
           bool(o, path, "resched-ipi", false),
-          steal == null || steal.isNull() ? null : bool(o, path, "steal-time-accounting", false));
+          steal == null || steal.isNull() ? null : bool(o, path, "steal-time-accounting", false),
+          bool(o, path, "irq-time-accounting", false));
     }
 
     List<ComponentSpec> components(JsonNode node, String path, String defaultPrefix) {
@@ -943,6 +944,9 @@ public final class ExperimentYaml {
       if (k.stealTimeAccounting() != null) {
         o.put("steal-time-accounting", k.stealTimeAccounting());
       }
+    }
+    if (!guest && k.irqTimeAccounting()) {
+      o.put("irq-time-accounting", true);
     }
   }
 

@@ -20,8 +20,13 @@ import java.util.List;
  * @param stealTimeAccounting whether the guest scheduler's task clock excludes steal time
  *     (CONFIG_PARAVIRT_TIME_ACCOUNTING); null follows the arch profile (on where the hypervisor
  *     publishes steal time); guests only
+ * @param irqTimeAccounting CONFIG_IRQ_TIME_ACCOUNTING (kernel/sched.c 3.0: {@code
+ *     irqtime_account_irq}, {@code update_rq_clock_task}): a thread's CPU time excludes the
+ *     hardirq and softirq time spent in its context (what {@code top} shows of the vhost worker);
+ *     Kconfig default n; host only (the plugins' per-thread CPU figures of host threads read it)
  */
-public record KernelSpec(String ttwuQueue, boolean ttwuWaitsOnCpu, boolean reschedIpi, Boolean stealTimeAccounting) {
+public record KernelSpec(String ttwuQueue, boolean ttwuWaitsOnCpu, boolean reschedIpi, Boolean stealTimeAccounting,
+    boolean irqTimeAccounting) {
   public static final String CROSS_LLC = "cross-llc";
   public static final String ANY_REMOTE = "any-remote";
   public static final String NEVER = "never";
@@ -32,25 +37,34 @@ public record KernelSpec(String ttwuQueue, boolean ttwuWaitsOnCpu, boolean resch
     ttwuQueue = ttwuQueue == null ? CROSS_LLC : ttwuQueue;
   }
 
+  /** A kernel without CONFIG_IRQ_TIME_ACCOUNTING. */
+  public KernelSpec(String ttwuQueue, boolean ttwuWaitsOnCpu, boolean reschedIpi, Boolean stealTimeAccounting) {
+    this(ttwuQueue, ttwuWaitsOnCpu, reschedIpi, stealTimeAccounting, false);
+  }
+
   /** cross-llc wake lists, no on_cpu wait, no priced reschedule IPIs, steal time as the profile says. */
   public static KernelSpec defaults() {
     return new KernelSpec(CROSS_LLC, false, false, null);
   }
 
   public KernelSpec withTtwuQueue(String mode) {
-    return new KernelSpec(mode, ttwuWaitsOnCpu, reschedIpi, stealTimeAccounting);
+    return new KernelSpec(mode, ttwuWaitsOnCpu, reschedIpi, stealTimeAccounting, irqTimeAccounting);
   }
 
   public KernelSpec withTtwuWaitsOnCpu(boolean on) {
-    return new KernelSpec(ttwuQueue, on, reschedIpi, stealTimeAccounting);
+    return new KernelSpec(ttwuQueue, on, reschedIpi, stealTimeAccounting, irqTimeAccounting);
   }
 
   public KernelSpec withReschedIpi(boolean on) {
-    return new KernelSpec(ttwuQueue, ttwuWaitsOnCpu, on, stealTimeAccounting);
+    return new KernelSpec(ttwuQueue, ttwuWaitsOnCpu, on, stealTimeAccounting, irqTimeAccounting);
   }
 
   /** {@code on} null: as the arch profile says. */
   public KernelSpec withStealTimeAccounting(Boolean on) {
-    return new KernelSpec(ttwuQueue, ttwuWaitsOnCpu, reschedIpi, on);
+    return new KernelSpec(ttwuQueue, ttwuWaitsOnCpu, reschedIpi, on, irqTimeAccounting);
+  }
+
+  public KernelSpec withIrqTimeAccounting(boolean on) {
+    return new KernelSpec(ttwuQueue, ttwuWaitsOnCpu, reschedIpi, stealTimeAccounting, on);
   }
 }

@@ -113,10 +113,13 @@ public final class RunDirectories implements ReproductionRuns {
     if (run.outputs() == null) {
       return;
     }
+    // as run --out hashes it: the tree as run (every path already in it) plus the cost settings,
+    // which the tree cannot hold; so the same run has the same config hash through both commands
     ObjectNode tree = run.tree();
-    if (!whatIf.isEmpty()) {
+    List<String> costs = whatIf.settings().stream().filter(s -> s.startsWith("cost.")).toList();
+    if (!costs.isEmpty()) {
       tree = tree.deepCopy();
-      tree.set("what-if", ResultJson.MAPPER.valueToTree(whatIf.settings()));
+      tree.set("what-if", ResultJson.MAPPER.valueToTree(costs));
     }
     Provenance provenance = Provenance.of(version, commit, tree, run.experiment(), run.plugins());
     String source = "lockvisor reproduce " + run.reproduction() + whatIfSettings() + " (run " + run.label()

@@ -565,6 +565,7 @@ public final class ExperimentRunner {
     Kernel host = machine.createHost("host", cpus, hostConfig, scheduler(e.host().scheduler()));
     Platforms.configureCacheLines(machine, profile);
     host.setTtwuWaitsOnCpu(e.host().kernel().ttwuWaitsOnCpu());
+    host.setIrqTimeAccounting(e.host().kernel().irqTimeAccounting());
     // the hypervisor: settings the profile does not hold (directed-yield variant, ple-shrink, host background)
     var hypervisor = hypervisorAdjust.apply(HypervisorSettings.adjust(Platforms.hypervisor(profile), e.hypervisor()));
     // scheduling domains from the profile's topology; the host's background activity

@@ -118,6 +118,40 @@ class KernelSettingsTest {
   }
 
   @Test
+  void irqTimeAccounting_reachesTheHostKernel_offByDefault() {
+    List<Boolean> seen = new ArrayList<>();
+    RunObserver observer = new RunObserver() {
+      @Override
+      public void measurementStarted(Machine machine) {
+        seen.add(machine.host().irqTimeAccounting());
+      }
+    };
+    ExperimentRunner runner = new ExperimentRunner(plugins);
+    Experiment on = ExperimentYaml.read("t", YAML.replace("ttwu-waits-on-cpu: true}", "ttwu-waits-on-cpu: true,"
+        + " irq-time-accounting: true}"));
+    assertThat(on.host().kernel().irqTimeAccounting()).isTrue();
+    assertThat(ExperimentYaml.read("again", ExperimentYaml.write(on))).isEqualTo(on);
+
+    runner.run(on, "base", observer);
+    runner.run(built(), "base", observer);
+
+    assertThat(seen).containsExactly(true, false);
+  }
+
+  @Test
+  void irqTimeAccounting_onAGuest_isRefused() {
+    assertThat(problems("""
+        host: {cpus: 2}
+        vms: [{name: vm0, kernel: {irq-time-accounting: true}}]
+        """)).singleElement().satisfies(p -> assertThat(p.path()).isEqualTo("vms[0].kernel.irq-time-accounting"));
+    Experiment.Builder b = Experiment.builder("h").host(2, "cfs")
+        .vm("vm0", vm -> vm.vcpus(1).kernel(KernelSpec.defaults().withIrqTimeAccounting(true)));
+    assertThatThrownBy(b::build).isInstanceOfSatisfying(InvalidExperimentException.class,
+        ex -> assertThat(ex.problems()).extracting(Problem::path)
+            .containsExactly("vms[0].kernel.irq-time-accounting"));
+  }
+
+  @Test
   void badValues_reportedWithPathAllowedValuesAndSuggestion() {
     List<Problem> problems = problems("""
         host:

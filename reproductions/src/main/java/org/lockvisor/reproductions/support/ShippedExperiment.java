@@ -32,13 +32,19 @@ import org.lockvisor.experiment.runner.RunObserver;
  * point is therefore {@code lockvisor run <file>.yaml --set ... --variant ...}, event for event.
  *
  * <p>Immutable: {@link #with} and {@link #withWhatIf} return new values; the tree is copied, never
- * shared.
+ * shared. The experiment validated by a runner is kept for the next call with the same runner, so
+ * the variants of one point are validated once.
  */
 public final class ShippedExperiment {
+
+  /** The experiment validated by one runner (the variants of a point share it). */
+  private record Validated(ExperimentRunner runner, Experiment experiment) {}
 
   private final String file;
   private final ObjectNode tree;
   private final ImmutableList<String> settings;
+  /** The last validation, by runner identity: this value's tree never changes, nor does a runner's plugins. */
+  private volatile Validated validated;
 
   private ShippedExperiment(String file, ObjectNode tree, ImmutableList<String> settings) {
     this.file = file;
@@ -129,12 +135,19 @@ public final class ShippedExperiment {
 
   /**
    * The experiment, validated by {@code runner} as {@code lockvisor run} validates a file (keys,
-   * types, plugins and their options, every variant assembled once).
+   * types, plugins and their options, every variant assembled once); kept for the next call with
+   * the same runner.
    *
    * @throws InvalidExperimentException listing every problem (the CLI prints one line each, exit 2)
    */
   public Experiment experiment(ExperimentRunner runner) {
-    return runner.validateTree(source(), tree.deepCopy());
+    Validated v = validated;
+    if (v != null && v.runner() == runner) {
+      return v.experiment();
+    }
+    Experiment e = runner.validateTree(source(), tree.deepCopy());
+    validated = new Validated(runner, e);
+    return e;
   }
 
   /** {@code <file>.yaml --set a=b --set c=d}: what {@code lockvisor run} would be given. */

@@ -11,26 +11,27 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import org.lockvisor.arch.spi.ArchProfile;
-import org.lockvisor.devices.vhostnet.VhostNetConfig.WorkQueue;
 import org.lockvisor.experiment.Band;
 import org.lockvisor.experiment.Reproduction;
 import org.lockvisor.experiment.ReproductionOptions;
 import org.lockvisor.experiment.ReproductionParameter;
 import org.lockvisor.experiment.ReproductionResult;
 import org.lockvisor.experiment.ReproductionRuns;
-import org.lockvisor.experiment.SimulationFailedException;
-import org.lockvisor.experiment.model.PluginRegistry;
-import org.lockvisor.experiment.report.RunCapture;
+import org.lockvisor.experiment.model.Experiment;
+import org.lockvisor.experiment.runner.ExperimentResult;
 import org.lockvisor.reproductions.support.Plot;
 import org.lockvisor.reproductions.support.Published;
 import org.lockvisor.reproductions.support.RunMeter;
+import org.lockvisor.reproductions.support.ShippedExperiment;
 import org.lockvisor.reproductions.support.TextTable;
 
 /**
  * Seed R1, ac9fde2474d0 "vhost: wake up worker outside spin_lock" (Chuanyu Qin, 2013): iperf from
  * a 3.0 guest over vhost-net on a 3.0 x86 host at 10 GbE, with 1, 8, 64 and 256 streams, before
- * ({@code wake-inside-lock}) and after ({@code wake-outside-lock}) the patch. Prints the seed's
+ * ({@code wake-inside-lock}) and after ({@code wake-outside-lock}) the patch. Every run is the
+ * shipped experiment file {@code r1-vhost-wakeup.yaml} (the 3.0 kernels, the device and its setup
+ * are there) at one stream count and variant, run by the injected experiment runner: {@code
+ * lockvisor run} of the exported file with the same {@code --set} processes the same events. Prints the seed's
  * table with the simulated figures beside the published ones, explains where the worker's CPU
  * went (time acquiring {@code work_lock}, contended acquisitions, try_to_wake_up classes), and
  * judges the issue's bands. The published figures appear only here, never in the model.
@@ -44,11 +45,20 @@ public final class VhostWakeupReproduction implements Reproduction {
    * #THREADS}, {tp baseline, vhost% baseline, tp patched, vhost% patched}.
    */
   static final double[][] PUBLISHED = published();
-  static final long SEED = 20130607L; // the date of the seed mail; any seed must do
-  /** What-if: another seed for every run ({@code --set seed=N}). */
+  /** The shipped experiment file every run is a point of. */
+  static final String FILE = "r1-vhost-wakeup";
+  /** The arch profile of the file (the run labels' prefix). */
+  static final String ARCH = "x86_64-kvm";
+  /** The row's setting: iperf streams. */
+  static final String STREAMS_PATH = "vms[0].workloads[0].options.streams";
+  /** --quick's windows, as {@code run --set warmup=... --set duration=...} on the file. */
+  static final String QUICK_WARMUP = "150ms";
+  static final String QUICK_DURATION = "60ms";
+  /** The device's work-queue option of each variant (the runs' meter labels). */
+  static final String[] WORK_QUEUES = {"wake-inside-lock", "wake-outside-lock", "llist"};
+  /** What-if: another seed for every run ({@code --set seed=N}), the file's {@code seed}. */
   static final ReproductionParameter<Long> SEED_PARAMETER =
-      ReproductionParameter.seed("the seed of every run (default " + SEED + ")");
-  static final int GUEST_VCPUS = 4;
+      ReproductionParameter.seed("the seed of every run (default: the shipped file's, 20130607)").at("seed");
   /** Run-to-run spread of a vhost CPU % figure (measured: up to ~0.7 point at 256 threads). */
   static final double NOISE_POINTS = 0.5;
 
@@ -92,7 +102,7 @@ public final class VhostWakeupReproduction implements Reproduction {
 
   @Override
   public Set<String> archProfiles() {
-    return Set.of(VhostScenario.PROFILE);
+    return Set.of(ARCH);
   }
 
   /** One simulated point. */
@@ -120,73 +130,74 @@ public final class VhostWakeupReproduction implements Reproduction {
       double workerSoftirqPercent,
       double workLockHoldPercent) {}
 
-  /** The variants measured: baseline, patched, and the 4.6 llist for comparison. */
-  static final WorkQueue[] VARIANTS = {WorkQueue.WAKE_INSIDE_LOCK, WorkQueue.WAKE_OUTSIDE_LOCK, WorkQueue.LLIST};
+  /**
+   * The variants measured, as the shipped file names them: the baseline (the file's base, wake
+   * inside work_lock), patched (wake outside) and the 4.6 llist for comparison.
+   */
+  static final String[] VARIANTS = {"base", "patched", "llist"};
   static final String[] VARIANT_NAMES = {"baseline", "patched", "llist"};
 
   @Override
+  public List<String> experimentFiles() {
+    return List.of(FILE);
+  }
+
+  @Override
+  public Set<String> pointPaths() {
+    return Set.of(STREAMS_PATH);
+  }
+
+  @Override
   public ReproductionResult run(ReproductionOptions options) {
-    long warmup = options.quick() ? 150_000_000L : 250_000_000L;
-    long measure = options.quick() ? 60_000_000L : 400_000_000L;
+    ShippedExperiment file = ShippedExperiment.load(FILE);
+    if (options.quick()) {
+      file = file.with("warmup", QUICK_WARMUP).with("duration", QUICK_DURATION);
+    }
+    // the setup as it runs (the user's --set applied), read from the experiment itself; validated
+    // before the first run: a setting the machine refuses is bad input, exit 2
+    Experiment setup = file.withWhatIf(options).experiment(options.whatIfRunner());
     Point[][] points = new Point[THREADS.length][VARIANTS.length];
     ReproductionRuns runs = options.runs();
     runs.planned(VARIANTS.length * THREADS.length);
     RunMeter meter = new RunMeter();
-    ArchProfile profile = options.profile(VhostScenario.PROFILE);
-    long seed = options.parameter(SEED_PARAMETER).orElse(SEED);
-    VhostSetup setup = VhostSetup.from(options);
     for (int i = 0; i < THREADS.length; i++) {
+      ShippedExperiment point = point(file, THREADS[i], options);
       for (int v = 0; v < VARIANTS.length; v++) {
-        points[i][v] = simulate(profile, seed, setup, THREADS[i], VARIANTS[v], warmup, measure, runs, meter);
+        points[i][v] = simulate(point, options, THREADS[i], v, meter);
       }
     }
-    return meter.attach(judge(points, options, setup, warmup, measure));
+    return meter.attach(judge(points, options, VhostSetup.describe(setup, options.runner().plugins()),
+        setup.warmupNs(), setup.durationNs()));
   }
 
-  static Point simulate(int threads, WorkQueue variant, long warmupNs, long measureNs) {
-    return simulate(PluginRegistry.classPath().archProfile(VhostScenario.PROFILE), SEED, VhostSetup.DEFAULTS, threads, variant, warmupNs,
-        measureNs, ReproductionRuns.NONE, new RunMeter());
+  /** The shipped file at {@code streams} iperf streams, with the user's what-if. */
+  static ShippedExperiment point(ShippedExperiment file, int streams, ReproductionOptions options) {
+    return file.with(STREAMS_PATH, Integer.toString(streams)).withWhatIf(options);
   }
 
   /**
-   * One run, reported to {@code runs} as {@code x86_64-kvm-streams<N>-baseline} (wake inside the
-   * lock) or {@code -patched} (wake outside), captured when {@code runs} asks.
+   * One run of variant {@code VARIANTS[v]} through the runner, reported to the options' runs as
+   * {@code x86_64-kvm-streams<N>-baseline} (wake inside the lock), {@code -patched} (wake outside)
+   * or {@code -llist}, captured when they ask; the figures read from its result.
    */
-  static Point simulate(ArchProfile profile, long seed, VhostSetup setup, int threads, WorkQueue variant,
-      long warmupNs, long measureNs, ReproductionRuns runs, RunMeter meter) {
-    String row = VhostScenario.PROFILE + "-streams" + threads;
-    String name = variant == WorkQueue.WAKE_INSIDE_LOCK ? "baseline"
-        : variant == WorkQueue.WAKE_OUTSIDE_LOCK ? "patched" : variant.option();
-    RunCapture capture = null;
-    if (runs.capturing()) {
-      Map<String, Object> config = new LinkedHashMap<>();
-      config.put("vcpus", setup.vcpus());
-      config.put("setup", setup.describe());
-      config.put("streams", threads);
-      config.put("work_queue", variant.option());
-      config.put("spinlock", VhostScenario.SPINLOCK);
-      config.put("warmup_ns", warmupNs);
-      config.put("measure_ns", measureNs);
-      capture = new RunCapture(NAME, row + "-" + name, name, VhostScenario.PROFILE, seed, config)
-          .trace(runs.traceEvents())
-          .baseline(variant == WorkQueue.WAKE_INSIDE_LOCK ? null : row + "-baseline");
-    }
-    VhostScenario s;
-    try {
-      RunCapture captured = capture;
-      s = meter.measure(String.format("streams=%03d %s", threads, variant.option()),
-          () -> new VhostScenario(profile, seed, setup, threads, variant, captured).run(warmupNs, measureNs),
-          x -> x.machine.sim().eventsProcessed(), x -> x.machine.sim().now());
-    } catch (RuntimeException e) {
-      throw new SimulationFailedException(
-          "vhost-wakeup: simulation of " + threads + " streams with " + variant.option() + " failed: "
-              + e.getMessage(), e);
-    }
-    runs.done(row + "-" + name, capture);
-    Map<String, Number> d = s.device.stats();
+  static Point simulate(ShippedExperiment point, ReproductionOptions options, int threads, int v, RunMeter meter) {
+    String row = ARCH + "-streams" + threads;
+    String label = row + "-" + VARIANT_NAMES[v];
+    point.experiment(options.whatIfRunner()); // validated once per point, before the measured runs
+    ExperimentResult r = meter.measure(String.format("streams=%03d %s", threads, WORK_QUEUES[v]),
+        () -> point.run(options, NAME, VARIANTS[v], label, v == 0 ? null : row + "-" + VARIANT_NAMES[0]),
+        ExperimentResult::events, x -> x.warmupNs() + x.simulatedNs());
+    return point(r);
+  }
+
+  /** The figures of one run, from its result: the vhost-net device's statistics and iperf's figures. */
+  static Point point(ExperimentResult r) {
+    Map<String, Number> d = r.devices().get(0).stats();
+    Map<String, Number> iperf = r.workloads().get(0).figures();
+    long measureNs = r.simulatedNs();
     double secs = measureNs / 1e9;
     return new Point(
-        s.iperf.throughputGbps(),
+        iperf.get("throughput_gbps").doubleValue(),
         d.get("worker_cpu_percent").doubleValue(),
         100.0 * d.get("worker_work_lock_ns").doubleValue() / measureNs,
         100.0 * d.get("worker_irq_ns").doubleValue() / measureNs,
@@ -197,7 +208,7 @@ public final class VhostWakeupReproduction implements Reproduction {
         perSec(d, "worker.ttwu_on_rq", secs),
         perSec(d, "worker.ttwu_full", secs),
         perSec(d, "host.ttwu_on_cpu_waits", secs),
-        s.iperf.figures().get("mean_segment_bytes").doubleValue(),
+        iperf.get("mean_segment_bytes").doubleValue(),
         perSec(d, "qdisc_drops", secs),
         Math.round(d.get("acks_per_s").doubleValue()),
         d.get("bytes_per_ack").doubleValue(),
@@ -227,12 +238,12 @@ public final class VhostWakeupReproduction implements Reproduction {
   // -------------------------------------------------------------------------------------------
   // Verdict, report, JSON, plot.
 
-  private ReproductionResult judge(Point[][] p, ReproductionOptions options, VhostSetup setup, long warmup,
+  private ReproductionResult judge(Point[][] p, ReproductionOptions options, String setup, long warmup,
       long measure) {
     List<String> report = new ArrayList<>();
     report.add("Seed R1 (ac9fde2474d0), simulated on x86_64-kvm: 3.0 host and guest (ticket spinlocks, "
         + "TTWU_QUEUE to any remote CPU, try_to_wake_up waits on on_cpu), vhost-net + virtio-net with EVENT_IDX, "
-        + "iperf 2 client, 10 GbE; setup: " + setup.describe() + "; "
+        + "iperf 2 client, 10 GbE; setup: " + setup + "; "
         + "warm-up " + warmup / 1_000_000 + " ms, measured " + measure / 1_000_000 + " ms per point.");
     report.add("");
     TextTable main = new TextTable("threads", "tp base", "tp patched", "(pub)", "vhost% base", "(pub)",
