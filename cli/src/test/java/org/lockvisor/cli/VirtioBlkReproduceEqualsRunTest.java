@@ -106,6 +106,14 @@ class VirtioBlkReproduceEqualsRunTest {
   }
 
   @Test
+  void reproduceSet_theRowsNumjobs_refused() {
+    Run r = CliFixture.run(REAL, "reproduce", "virtio-blk-notify", "--set", "vms[0].workloads[0].options.numjobs=1");
+    assertThat(r.exitCode()).isEqualTo(2);
+    assertThat(r.errLines()).hasSize(1);
+    assertThat(r.err()).contains("sets [vms[0].workloads[0].options.numjobs] itself");
+  }
+
+  @Test
   void reproduceSet_misspeltParameter_didYouMean() {
     Run r = CliFixture.run(REAL, "reproduce", "virtio-blk-notify", "--set", "backend-service=10");
     assertThat(r.exitCode()).isEqualTo(2);

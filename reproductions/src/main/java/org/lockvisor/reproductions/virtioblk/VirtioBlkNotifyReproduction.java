@@ -161,6 +161,12 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
     return List.of(ARM_FILE, X86_FILE);
   }
 
+  /** Each row's numjobs: the reproduction sets it per point (4 on arm64; 2, 4, 8, 12 on x86). */
+  @Override
+  public Set<String> pointPaths() {
+    return Set.of(NUMJOBS);
+  }
+
   /** One (arch, numjobs) point: both variants on the same seed. */
   record Point(String arch, int numjobs, Variant baseline, Variant patched, double publishedBaseline,
       double publishedPatched) {
