@@ -168,76 +168,14 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
   }
 
   /** One (arch, numjobs) point: both variants on the same seed. */
-  record Point(String arch, int numjobs, Variant baseline, Variant patched, double publishedBaseline,
+  record Point(String arch, int numjobs, NotifyFigures baseline, NotifyFigures patched, double publishedBaseline,
       double publishedPatched) {
     double ratio() {
-      return patched.iops / baseline.iops;
+      return patched.iops() / baseline.iops();
     }
 
     boolean hasPublished() {
       return publishedBaseline > 0;
-    }
-  }
-
-  /** The figures of one run. */
-  record Variant(double iops, double clatP50Us, double exitsPerS, double meanExitUs, long kicks, long kicksSuppressed,
-      double kicksSuppressedShare, long interrupts, long interruptsSuppressed, double spinMsPerS,
-      double spinDuringExitMsPerS, double exitUnderLockShare, long vmmLockContentions, long tagWaits,
-      long interruptExits, double exitP50Us, double exitP90Us, double exitP99Us, double exitMaxUs,
-      long bqlHeldIterations, long mmioRegisterExits) {
-
-    /** The figures of {@code r}: fio's and virtio-blk's, per second of its measurement window. */
-    static Variant of(ExperimentResult r) {
-      Map<String, Number> device = r.devices().get(0).stats();
-      Map<String, Number> fio = r.workload(VM, FIO).figures();
-      double seconds = r.simulatedNs() / 1e9;
-      long exits = stat(device, "notify_exits");
-      long kicks = stat(device, "vq.kicks");
-      long suppressed = stat(device, "vq.kicks_suppressed");
-      Number clat = fio.get("clat_p50_ns");
-      return new Variant(fio.get("iops").doubleValue(), clat == null ? 0 : clat.doubleValue() / 1e3,
-          exits / seconds, exits == 0 ? 0 : stat(device, "notify_exit_ns") / 1e3 / exits, kicks, suppressed,
-          kicks + suppressed == 0 ? 0 : (double) suppressed / (kicks + suppressed), stat(device, "vq.interrupts"),
-          stat(device, "vq.interrupts_suppressed"),
-          (stat(device, "vq_lock_spin_ns.virtio_queue_rq") + stat(device, "vq_lock_spin_ns.virtblk_done")) / 1e6
-              / seconds,
-          stat(device, "vq_lock_spin_ns.during_notify_exit") / 1e6 / seconds,
-          exits == 0 ? 0 : (double) stat(device, "notify_exits_under_vq_lock") / exits,
-          stat(device, "vmm_lock.contentions"), stat(device, "tag_waits"), stat(device, "interrupt_exits"),
-          stat(device, "notify_exit_p50_ns") / 1e3, stat(device, "notify_exit_p90_ns") / 1e3,
-          stat(device, "notify_exit_p99_ns") / 1e3, stat(device, "notify_exit_max_ns") / 1e3,
-          stat(device, "main_loop.bql_held_iterations"), stat(device, "mmio_register_exits"));
-    }
-
-    private static long stat(Map<String, Number> stats, String key) {
-      Number n = stats.get(key);
-      return n == null ? 0 : n.longValue();
-    }
-
-    Map<String, Object> json() {
-      Map<String, Object> m = new LinkedHashMap<>();
-      m.put("iops", Math.round(iops));
-      m.put("clat_p50_us", round1(clatP50Us));
-      m.put("notify_exits_per_s", Math.round(exitsPerS));
-      m.put("notify_exit_mean_us", round1(meanExitUs));
-      m.put("notify_exit_p50_us", round1(exitP50Us));
-      m.put("notify_exit_p90_us", round1(exitP90Us));
-      m.put("notify_exit_p99_us", round1(exitP99Us));
-      m.put("notify_exit_max_us", round1(exitMaxUs));
-      m.put("main_loop_bql_held_iterations", bqlHeldIterations);
-      m.put("mmio_register_exits", mmioRegisterExits);
-      m.put("notify_exits_under_vq_lock_share", round3(exitUnderLockShare));
-      m.put("kicks", kicks);
-      m.put("kicks_suppressed_by_event_idx", kicksSuppressed);
-      m.put("kicks_suppressed_share", round3(kicksSuppressedShare));
-      m.put("interrupts", interrupts);
-      m.put("interrupts_suppressed_by_event_idx", interruptsSuppressed);
-      m.put("interrupt_exits", interruptExits);
-      m.put("vq_lock_spin_ms_per_s", round1(spinMsPerS));
-      m.put("vq_lock_spin_during_notify_exit_ms_per_s", round1(spinDuringExitMsPerS));
-      m.put("vmm_lock_contentions", vmmLockContentions);
-      m.put("blk_mq_tag_waits", tagWaits);
-      return m;
     }
   }
 
@@ -281,7 +219,7 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
     ExperimentResult base = run(e, options, meter, tag, "base", null);
     String row = base.arch() + "-numjobs" + numjobs(e) + tag;
     ExperimentResult patched = run(e, options, meter, tag, "patched", row + "-baseline");
-    return new Point(base.arch(), numjobs(e), Variant.of(base), Variant.of(patched), pubBase, pubPatched);
+    return new Point(base.arch(), numjobs(e), NotifyFigures.of(base), NotifyFigures.of(patched), pubBase, pubPatched);
   }
 
   private static int numjobs(ShippedExperiment e) {
@@ -379,7 +317,7 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
         "clat p50 us");
     for (Point p : points) {
       for (int v = 0; v < 2; v++) {
-        Variant x = v == 0 ? p.baseline() : p.patched();
+        NotifyFigures x = v == 0 ? p.baseline() : p.patched();
         why.row(p.arch(), p.numjobs(), v == 0 ? "baseline" : "patched", Math.round(x.exitsPerS()),
             TextTable.f("%.1f", x.meanExitUs()), TextTable.f("%.0f%%", 100 * x.exitUnderLockShare()),
             TextTable.f("%d (%.0f%%)", x.kicksSuppressed(), 100 * x.kicksSuppressedShare()),
@@ -396,7 +334,7 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
         "BQL-held iterations", "mmio register exits");
     for (Point p : points) {
       for (int v = 0; v < 2; v++) {
-        Variant x = v == 0 ? p.baseline() : p.patched();
+        NotifyFigures x = v == 0 ? p.baseline() : p.patched();
         dist.row(p.arch(), p.numjobs(), v == 0 ? "baseline" : "patched", Math.round(x.exitsPerS() * plan.measureMs() / 1000.0),
             TextTable.f("%.1f", x.meanExitUs()), TextTable.f("%.0f", x.exitP50Us()), TextTable.f("%.0f", x.exitP90Us()),
             TextTable.f("%.0f", x.exitP99Us()), TextTable.f("%.0f", x.exitMaxUs()), x.bqlHeldIterations(),
@@ -611,11 +549,11 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
     }
   }
 
-  private static double round1(double v) {
+  static double round1(double v) {
     return Math.round(v * 10) / 10.0;
   }
 
-  private static double round3(double v) {
+  static double round3(double v) {
     return Math.round(v * 1000) / 1000.0;
   }
 }
