@@ -1,10 +1,12 @@
 package org.lockvisor.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.common.collect.ImmutableList;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,6 +23,7 @@ import org.lockvisor.experiment.WhatIf;
 import org.lockvisor.experiment.calibrate.CalibrationReport;
 import org.lockvisor.experiment.calibrate.ParameterRange;
 import org.lockvisor.experiment.calibrate.ReproductionCalibration;
+import org.lockvisor.experiment.model.ExperimentYaml;
 import org.lockvisor.experiment.report.HtmlReport;
 import org.lockvisor.experiment.io.AtomicFiles;
 import org.lockvisor.experiment.report.ReproductionPage;
@@ -423,9 +426,11 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
    * parameter bound to no path) is refused, and so are the options of a run.
    */
   private int exportExperiments() {
-    if (calibrate || envelope || out != null || quick || traceOptions.requested()) {
-      throw new UserInputException("--export-experiments runs nothing: it does not go with --calibrate, --envelope,"
-          + " --out, --quick or --trace");
+    if (calibrate || envelope || out != null || quick || traceOptions.requested() || samples != null || seeds != null
+        || seed != null || jobs != null || !params.isEmpty() || effect != null || shard != null || resume
+        || emit != null || shards != null || image != null || claim != null || maxEvaluations != null) {
+      throw new UserInputException("--export-experiments runs nothing: it takes only --set and --force, not the"
+          + " options of a run (--out, --quick, --trace, --envelope, --calibrate and theirs)");
     }
     if (exportDir.toString().isBlank()) {
       throw new UserInputException("--export-experiments [" + exportDir + "] is empty; give a directory");
@@ -448,24 +453,10 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
         }
       }
     }
-    List<String[]> files = new ArrayList<>();
+    List<Exported> files = new ArrayList<>();
     for (Reproduction r : chosen) {
       for (String file : r.experimentFiles()) {
-        byte[] content = r.experimentFile(file);
-        if (!whatIf.paths().isEmpty()) {
-          var tree = (com.fasterxml.jackson.databind.node.ObjectNode)
-              org.lockvisor.experiment.model.ExperimentYaml.parse(file + ".yaml", content);
-          StringBuilder header = new StringBuilder("# " + file + ".yaml of reproduction " + r.name()
-              + ", exported with");
-          whatIf.paths().forEach((path, value) -> {
-            org.lockvisor.experiment.model.ExperimentYaml.set(tree, path, value); // checked by WhatIf.parse
-            header.append(" --set ").append(path).append('=').append(value);
-          });
-          header.append(" (the shipped file's comments: export without --set)\n");
-          content = (header + org.lockvisor.experiment.model.ExperimentYaml.writeTree(tree))
-              .getBytes(java.nio.charset.StandardCharsets.UTF_8);
-        }
-        files.add(new String[] {file + ".yaml", new String(content, java.nio.charset.StandardCharsets.UTF_8)});
+        files.add(exported(r, file, whatIf));
       }
     }
     if (files.isEmpty()) {
@@ -474,17 +465,40 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
     }
     OutputDirectory.prepare("--export-experiments", exportDir, force, spec.commandLine().getErr());
     PrintWriter stdout = spec.commandLine().getOut();
-    for (String[] f : files) {
-      Path target = exportDir.resolve(f[0]);
+    for (Exported f : files) {
+      Path file = exportDir.resolve(f.name());
       try {
-        AtomicFiles.writeString(target, f[1]);
+        AtomicFiles.writeString(file, f.content());
       } catch (IOException e) {
-        throw new UserInputException("--export-experiments: cannot write [" + target + "]: " + e.getMessage());
+        throw new UserInputException("--export-experiments: cannot write [" + file + "]: " + e.getMessage());
       }
-      stdout.println("wrote " + target);
+      stdout.println("wrote " + file);
     }
     stdout.flush();
     return Lockvisor.EXIT_OK;
+  }
+
+  /** A shipped experiment file as exported: its file name and text. */
+  private record Exported(String name, String content) {}
+
+  /**
+   * Shipped file {@code file} of {@code r}: as shipped (comments kept) without experiment paths,
+   * otherwise the tree with the paths applied (already checked by {@link WhatIf#parse}) under a
+   * first comment line naming them.
+   */
+  private static Exported exported(Reproduction r, String file, WhatIf whatIf) {
+    byte[] content = r.experimentFile(file);
+    if (whatIf.paths().isEmpty()) {
+      return new Exported(file + ".yaml", new String(content, StandardCharsets.UTF_8));
+    }
+    ObjectNode tree = (ObjectNode) ExperimentYaml.parse(file + ".yaml", content);
+    StringBuilder header = new StringBuilder("# " + file + ".yaml of reproduction " + r.name() + ", exported with");
+    whatIf.paths().forEach((path, value) -> {
+      ExperimentYaml.set(tree, path, value);
+      header.append(" --set ").append(path).append('=').append(value);
+    });
+    header.append(" (the shipped file's comments: export without --set)").append('\n');
+    return new Exported(file + ".yaml", header + ExperimentYaml.writeTree(tree));
   }
 
   /**

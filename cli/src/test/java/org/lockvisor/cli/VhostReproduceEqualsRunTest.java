@@ -106,6 +106,23 @@ class VhostReproduceEqualsRunTest {
   }
 
   @Test
+  void exportExperiments_withAnOptionOfARun_refused() {
+    Run r = CliFixture.run(REAL, "reproduce", "vhost-wakeup", "--export-experiments", dir.resolve("y").toString(),
+        "--quick");
+    assertThat(r.exitCode()).isEqualTo(2);
+    assertThat(r.errLines()).hasSize(1);
+    assertThat(dir.resolve("y")).doesNotExist();
+  }
+
+  @Test
+  void exportExperiments_intoAFile_refused() throws IOException {
+    Path file = Files.writeString(dir.resolve("a-file"), "x");
+    Run r = CliFixture.run(REAL, "reproduce", "vhost-wakeup", "--export-experiments", file.toString());
+    assertThat(r.exitCode()).isEqualTo(2);
+    assertThat(r.err()).contains("is a file, not a directory");
+  }
+
+  @Test
   void reproduceSet_unknownPath_refusedBeforeAnythingRuns() {
     Run r = CliFixture.run(REAL, "reproduce", "vhost-wakeup", "--set", "vms[0].vcpu=2");
     assertThat(r.exitCode()).isEqualTo(2);

@@ -219,6 +219,10 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
         parameter(s, key, value, chosen, all, parameters, paths, runner);
       }
     }
+    if (!paths.isEmpty()) { // only ever for a single reproduction
+      List<String> given = settings.stream().filter(x -> !x.startsWith(COST_PREFIX)).toList();
+      validatePaths(paths, given, chosen.get(0), runner);
+    }
     ImmutableMap.Builder<String, ImmutableMap<CostKey, Double>> c = ImmutableMap.builder();
     costs.forEach((name, overrides) -> c.put(name, ImmutableMap.copyOf(overrides)));
     WhatIf whatIf = new WhatIf(ImmutableList.copyOf(settings), c.buildOrThrow(), ImmutableMap.copyOf(parameters),
@@ -418,19 +422,73 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
     }
   }
 
-  /** {@code path=value} applied to every shipped file of {@code r} and checked by {@code runner}'s validator. */
+  /**
+   * {@code path=value} applied to every shipped file of {@code r}: the path language's own checks
+   * (segments, indexes, the value's YAML). The experiment validator sees the settings together,
+   * once, in {@link #validatePaths}.
+   */
   private static void checkPath(String s, String path, String value, Reproduction r, ExperimentRunner runner) {
     for (String file : r.experimentFiles()) {
-      ObjectNode tree = shipped(r, file);
-      Problem problem = ExperimentYaml.set(tree, path, value);
+      Problem problem = ExperimentYaml.set(shipped(r, file), path, value);
       if (problem != null) {
         throw bad(s, problem.toString());
       }
-      try {
-        runner.validateTree(file + ".yaml", tree);
-      } catch (InvalidExperimentException e) {
-        throw bad(s, "in shipped experiment " + file + ".yaml: " + e.problems().get(0));
+    }
+  }
+
+  /**
+   * Every shipped file of {@code r} with all the experiment paths applied, validated by {@code
+   * runner} as {@code run --set} is (one validation per file, however many settings). When the
+   * file is refused, the first setting refused on its own is named; settings refused only together
+   * are named together.
+   */
+  private static void validatePaths(Map<String, String> paths, List<String> given, Reproduction r,
+      ExperimentRunner runner) {
+    for (String file : r.experimentFiles()) {
+      ObjectNode all = shipped(r, file);
+      paths.forEach((path, value) -> ExperimentYaml.set(all, path, value)); // checked by checkPath
+      InvalidExperimentException together = invalid(runner, file, all);
+      if (together == null) {
+        continue;
       }
+      for (String s : given) {
+        String path = s.substring(0, s.indexOf('='));
+        String value = paths.get(path);
+        if (value == null) { // a bound parameter: its path is the one recorded for it
+          continue;
+        }
+        ObjectNode alone = shipped(r, file);
+        ExperimentYaml.set(alone, path, value);
+        InvalidExperimentException e = invalid(runner, file, alone);
+        if (e != null) {
+          throw bad(s, "in shipped experiment " + file + ".yaml: " + e.problems().get(0));
+        }
+      }
+      for (ReproductionParameter<?> p : r.parameters()) {
+        String path = p.path().orElse(null);
+        if (path == null || !paths.containsKey(path)) {
+          continue;
+        }
+        ObjectNode alone = shipped(r, file);
+        ExperimentYaml.set(alone, path, paths.get(path));
+        InvalidExperimentException e = invalid(runner, file, alone);
+        if (e != null) {
+          throw bad(p.name() + "=" + given.stream().filter(x -> x.startsWith(p.name() + "=")).findFirst()
+              .map(x -> x.substring(x.indexOf('=') + 1)).orElse(paths.get(path)),
+              "in shipped experiment " + file + ".yaml: " + e.problems().get(0));
+        }
+      }
+      throw new UserInputException("--set: the settings " + given + " together: in shipped experiment " + file
+          + ".yaml: " + together.problems().get(0));
+    }
+  }
+
+  private static InvalidExperimentException invalid(ExperimentRunner runner, String file, ObjectNode tree) {
+    try {
+      runner.validateTree(file + ".yaml", tree);
+      return null;
+    } catch (InvalidExperimentException e) {
+      return e;
     }
   }
 

@@ -119,6 +119,19 @@ class ShippedExperimentTest {
   }
 
   @Test
+  void whatIf_settingsRefusedAloneButValidTogether_areAccepted() {
+    WhatIf w = WhatIf.parse(List.of("vms[0].pinning=[0, 1, 2]", "vms[0].vcpus=3"), List.of(SHIPPING), false);
+    assertThat(w.paths()).containsOnlyKeys("vms[0].pinning", "vms[0].vcpus");
+  }
+
+  @Test
+  void whatIf_settingsValidAloneButNotTogether_areNamedTogether() {
+    assertThatThrownBy(() -> WhatIf.parse(List.of("host.cpus=3", "vms[0].pinning=[0, 3]"), List.of(SHIPPING), false))
+        .isInstanceOf(UserInputException.class).hasMessageStartingWith("--set: the settings [host.cpus=3,"
+            + " vms[0].pinning=[0, 3]] together: in shipped experiment test-shipped.yaml: ");
+  }
+
+  @Test
   void whatIf_misspeltParameter_namesTheParameter() {
     assertThatThrownBy(() -> WhatIf.parse(List.of("stream=2"), List.of(SHIPPING), false))
         .isInstanceOf(UserInputException.class).hasMessageContaining("did you mean [streams]");
