@@ -55,15 +55,7 @@ class ClassSizeTest {
    * entry when its class is cut or its comment says the size is on purpose; never add one.
    */
   static final ImmutableSet<String> KNOWN_OFFENDERS = ImmutableSet.of(
-      // being split or justified by the machine/scheduler/locking change of issue 18
-      "org.lockvisor.scheduler.builtin.CfsScheduler",
       "org.lockvisor.machine.Task",
-      "org.lockvisor.machine.Kernel",
-      "org.lockvisor.locking.builtin.XaddRwsem",
-      "org.lockvisor.machine.Cpu",
-      "org.lockvisor.locking.spi.LockStats",
-      "org.lockvisor.devices.spi.Virtqueue",
-      // over 30 methods, not yet cut (issue 18 item 5 names both)
       "org.lockvisor.devices.virtioblk.VirtioBlk",
       "org.lockvisor.scheduler.builtin.PowervmDispatchScheduler");
 
