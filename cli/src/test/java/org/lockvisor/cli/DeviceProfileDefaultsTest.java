@@ -8,10 +8,12 @@ import org.junit.jupiter.api.Test;
 import org.lockvisor.cli.CliFixture.Run;
 
 /**
- * A device option the arch profile decides ({@code notify-path}) follows the profile when the
- * experiment leaves it out: virtio-blk on arm64-kvm without {@code notify-path} runs exactly as
- * with {@code userspace} (the profile's exit to the VMM under its global lock), not as with
- * {@code ioeventfd}; a value given in the experiment still wins.
+ * Device options the arch profile decides ({@code notify-path}, {@code interrupt-transport})
+ * follow the profile when the experiment leaves them out: virtio-blk on arm64-kvm without {@code
+ * notify-path} runs exactly as with {@code userspace} (the profile's exit to the VMM under its
+ * global lock), not as with {@code ioeventfd}; without {@code interrupt-transport} exactly as with
+ * {@code mmio-level} (no irqfd where the notify exits to QEMU), not as with {@code msi}; a value
+ * given in the experiment still wins.
  */
 class DeviceProfileDefaultsTest {
 
@@ -37,5 +39,14 @@ class DeviceProfileDefaultsTest {
     String ioeventfd = fingerprint("vms[0].devices[0].options.notify-path=ioeventfd");
 
     assertThat(derived).isEqualTo(userspace).isNotEqualTo(ioeventfd);
+  }
+
+  @Test
+  void interruptTransport_leftOut_followsTheArm64Profile() throws IOException {
+    String derived = fingerprint();
+    String level = fingerprint("vms[0].devices[0].options.interrupt-transport=mmio-level");
+    String msi = fingerprint("vms[0].devices[0].options.interrupt-transport=msi");
+
+    assertThat(derived).isEqualTo(level).isNotEqualTo(msi);
   }
 }

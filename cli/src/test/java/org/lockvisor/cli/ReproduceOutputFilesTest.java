@@ -120,7 +120,8 @@ class ReproduceOutputFilesTest {
       JsonNode p = doc.get("provenance");
       JsonNode run = doc.at("/runs/0");
       assertThat(doc.get("runs")).hasSize(1);
-      assertThat(doc.get("experiment").asText()).isEqualTo(NAME);
+      // the run of a shipped experiment file: its name
+      assertThat(doc.get("experiment").asText()).isEqualTo(NAME + (label.startsWith("arm64") ? "-arm64" : "-x86"));
       assertThat(p.get("lockvisor_version").asText()).isNotBlank();
       assertThat(p.get("git_commit").asText()).isNotBlank();
       assertThat(p.get("config_sha256").asText()).matches("[0-9a-f]{64}");
@@ -140,11 +141,13 @@ class ReproduceOutputFilesTest {
       assertThat(run.get("simulated_ns").asLong()).isEqualTo(25_000_000L); // --quick: 25 ms measured
       assertThat(p.get("wall_ns").asLong()).isPositive();
       assertThat(p.get("events_per_s").asLong()).isPositive();
-      assertThat(run.get("variant").asText()).isEqualTo(label.endsWith("-patched") ? "patched" : "baseline");
+      // the shipped file's variant as lockvisor run names it: base (the baseline) or patched
+      assertThat(run.get("variant").asText()).isEqualTo(label.endsWith("-patched") ? "patched" : "base");
 
       // The run's own fio figure is the one the reproduction's row prints.
       int row = ROWS.indexOf(label.substring(0, label.lastIndexOf('-')));
-      long iops = reproduction.at("/rows/" + row + "/" + run.get("variant").asText() + "/iops").asLong();
+      String column = label.endsWith("-patched") ? "patched" : "baseline";
+      long iops = reproduction.at("/rows/" + row + "/" + column + "/iops").asLong();
       assertThat(Math.round(run.at("/workloads/0/figures/iops").asDouble())).as(label).isEqualTo(iops);
       JsonNode fio = MAPPER.readTree(runs("a").resolve(label).resolve("fio-vm0-fio.json").toFile());
       double fioIops = 0;

@@ -74,8 +74,8 @@ class ReproduceWhatIfTest {
         Arguments.of("vcpu-preempted", "wake-affine=yes", List.of("bad value [yes]", "true or false")),
         Arguments.of("vcpu-preempted", "seeds=1,1", List.of("bad value [1,1]", "distinct")),
         Arguments.of("virtio-blk-notify", "seed=x", List.of("bad value [x]", "[seed]", "whole number")),
-        Arguments.of("virtio-blk-notify", "groups=4", List.of("[groups]",
-            "known: [arm64-interrupt-transport, backend-service-us, queue-policy, seed, x86-vmm]")),
+        Arguments.of("virtio-blk-notify", "groups=4", List.of("[groups]", "parameter or experiment key",
+            "arm64-interrupt-transport, backend-service-us", "queue-policy, seed", "vms, warmup, x86-vmm]")),
         Arguments.of("virtio-blk-notify", "x86-vmm=qemu-9", List.of("bad value [qemu-9]", "[x86-vmm]",
             "qemu-2.0-dataplane")),
         Arguments.of("all", "groups=400", List.of("[groups=400]", "single reproduction", "cost.<profile>")));

@@ -4,16 +4,11 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
-import com.google.common.collect.ImmutableSet;
-import com.tngtech.archunit.base.DescribedPredicate;
-import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
-import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.lang.ArchRule;
 import java.util.ServiceLoader;
-import org.junit.jupiter.api.Test;
 
 /**
  * The module chain of the README's module table, held by ArchUnit: each module's packages may be
@@ -92,15 +87,12 @@ class ModuleLayersTest {
 
   /**
    * Built-in plugin classes are named only by the built-ins themselves and the composition root's
-   * injection package; everything else chooses a plugin by name. The classes listed in {@link
-   * BuiltinDebt} still assemble machines by hand (issue 18: reproductions become experiments);
-   * {@code BuiltinDebtTest} fails when one of them no longer needs its exemption, so the list only
-   * shrinks.
+   * injection package; everything else chooses a plugin by name (the reproductions too: they run
+   * their shipped experiment files through the runner, issue 18).
    */
   @ArchTest
   static final ArchRule builtins_namedOnlyByBuiltinsAndTheCompositionRoot =
       noClasses().that().resideOutsideOfPackages("..builtin..", "org.lockvisor.experiment.inject..")
-          .and(DescribedPredicate.not(BuiltinDebt.EXEMPT))
           .should().dependOnClassesThat().resideInAPackage("..builtin..")
           .because("plugins are chosen by name through discovery, so any of them can be replaced");
 
@@ -114,32 +106,6 @@ class ModuleLayersTest {
       noClasses().that().doNotHaveFullyQualifiedName("org.lockvisor.core.plugin.PluginDiscovery")
           .should().dependOnClassesThat().belongToAnyOf(ServiceLoader.class)
           .because("a plugin name becomes an object in one place (PluginRegistry over PluginDiscovery)");
-
-  /** Classes allowed to name built-ins until issue 18's reproductions-as-experiments lands. */
-  static final class BuiltinDebt {
-    static final ImmutableSet<String> CLASSES = ImmutableSet.of(
-        "org.lockvisor.reproductions.virtioblk.NotifyScenario");
-
-    static final DescribedPredicate<JavaClass> EXEMPT = DescribedPredicate.describe(
-        "a class of the built-in debt list", c -> CLASSES.contains(c.getName())
-            || CLASSES.stream().anyMatch(n -> c.getName().startsWith(n + "$")));
-
-    private BuiltinDebt() {}
-  }
-
-  /** The debt list only shrinks: every class on it still names a built-in, or it must leave the list. */
-  @Test
-  void builtinDebt_everyExemptClassStillNamesABuiltin() {
-    var classes = new ClassFileImporter()
-        .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-        .importPackages("org.lockvisor");
-    for (String name : BuiltinDebt.CLASSES) {
-      JavaClass c = classes.get(name);
-      org.assertj.core.api.Assertions.assertThat(c.getDirectDependenciesFromSelf())
-          .as("%s is on the built-in debt list but names no built-in any more: take it off the list", name)
-          .anyMatch(d -> d.getTargetClass().getPackageName().contains(".builtin"));
-    }
-  }
 
   private static ArchRule modulePackagesFreeOfCycles(String pattern) {
     return slices().matching(pattern).should().beFreeOfCycles();

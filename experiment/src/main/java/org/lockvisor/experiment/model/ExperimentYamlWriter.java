@@ -17,6 +17,15 @@ final class ExperimentYamlWriter {
 
   private ExperimentYamlWriter() {}
 
+  /** An experiment tree as YAML text. */
+  static String writeTree(com.fasterxml.jackson.databind.JsonNode tree) {
+    try {
+      return ExperimentYamlParser.MAPPER.writeValueAsString(tree);
+    } catch (JsonProcessingException ex) {
+      throw new IllegalStateException("cannot write YAML", ex);
+    }
+  }
+
   /** The experiment as YAML text. */
   static String writeTree(JsonNode tree) {
     try {
@@ -148,6 +157,9 @@ final class ExperimentYamlWriter {
       if (k.threadsPerCore() != 1) {
         o.put("threads-per-core", k.threadsPerCore());
       }
+    }
+    if (!guest && k.irqTimeAccounting()) {
+      o.put("irq-time-accounting", true);
     }
     if (!guest && k.irqTimeAccounting()) {
       o.put("irq-time-accounting", true);

@@ -296,12 +296,16 @@ final class MachineAssembler {
   }
 
   /**
-   * A device's options with the two the arch profile decides filled in where the experiment left
+   * A device's options with the three the arch profile decides filled in where the experiment left
    * them out, for any device that declares them: {@code notify-path} from the profile's notify
    * path ({@code ioeventfd} for an in-kernel ioeventfd exit, {@code userspace} for an exit to the
-   * VMM under its global lock) and {@code posted-interrupts} from whether the hypervisor posts
-   * interrupts. A value the experiment gives wins; a notify path the device does not list
-   * (PowerVM's hcall) leaves the device's own default.
+   * VMM under its global lock), {@code posted-interrupts} from whether the hypervisor posts
+   * interrupts, and {@code interrupt-transport}: {@code mmio-level} where the notify exits to the
+   * userspace VMM, else {@code msi}: KVM/ARM gained MMIO ioeventfd and irqfd together (4.1), so a
+   * hypervisor whose notify exits to QEMU has QEMU raise and lower the line with {@code
+   * KVM_IRQ_LINE}, and QEMU 2.0's arm {@code virt} board has only virtio-mmio (hw/arm/virt.c
+   * {@code create_virtio_devices}): a level-triggered SPI. A value the experiment gives wins; a
+   * notify path the device does not list (PowerVM's hcall) leaves the device's own default.
    */
   static Map<String, String> profileDefaults(DeviceFactory f, Map<String, String> options, ArchProfile profile) {
     Map<String, String> out = new java.util.LinkedHashMap<>(options);
@@ -320,6 +324,12 @@ final class MachineAssembler {
         }
       } else if (o.name().equals("posted-interrupts") && o.type() == org.lockvisor.core.plugin.PluginOption.Type.BOOLEAN) {
         out.put(o.name(), Boolean.toString(profile.hypervisor().postedInterrupts()));
+      } else if (o.name().equals("interrupt-transport")) {
+        String derived = profile.hypervisor().notifyPath()
+            == org.lockvisor.arch.spi.HypervisorBehaviour.NotifyPath.USERSPACE_VMM_UNDER_GLOBAL_LOCK ? "mmio-level" : "msi";
+        if (o.allowed().contains(derived)) {
+          out.put(o.name(), derived);
+        }
       }
     }
     return out;

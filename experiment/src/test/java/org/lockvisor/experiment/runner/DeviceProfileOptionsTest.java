@@ -11,9 +11,10 @@ import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.devices.virtioblk.VirtioBlkFactory;
 
 /**
- * The two device options the arch profile decides are derived from it when the experiment leaves
- * them out: {@code notify-path} from the profile's notify path and {@code posted-interrupts} from
- * its {@code postedInterrupts}; a value the experiment gives wins, and a notify path the device
+ * The three device options the arch profile decides are derived from it when the experiment leaves
+ * them out: {@code notify-path} from the profile's notify path, {@code posted-interrupts} from
+ * its {@code postedInterrupts}, and {@code interrupt-transport} (a level virtio-mmio line where
+ * the notify exits to the userspace VMM: no irqfd either); a value the experiment gives wins, and a notify path the device
  * does not model (PowerVM's hcall to the I/O server) leaves the device's own default. Every
  * built-in profile has posted interrupts off (the 2011-2016 hosts of the seeds), so a changed
  * profile shows the derivation is real.
@@ -24,9 +25,10 @@ class DeviceProfileOptionsTest {
   @Test
   void leftOut_takenFromTheProfile() {
     assertThat(MachineAssembler.profileDefaults(BLK, Map.of(), new Arm64KvmArchProfile().create()))
-        .containsEntry("notify-path", "userspace").containsEntry("posted-interrupts", "false");
+        .containsEntry("notify-path", "userspace").containsEntry("posted-interrupts", "false")
+        .containsEntry("interrupt-transport", "mmio-level");
     assertThat(MachineAssembler.profileDefaults(BLK, Map.of(), new X86KvmArchProfile().create()))
-        .containsEntry("notify-path", "ioeventfd");
+        .containsEntry("notify-path", "ioeventfd").containsEntry("interrupt-transport", "msi");
   }
 
   @Test
@@ -39,6 +41,12 @@ class DeviceProfileOptionsTest {
         .containsEntry("posted-interrupts", "false");
     assertThat(MachineAssembler.profileDefaults(BLK, Map.of("notify-path", "userspace"), x86))
         .containsEntry("notify-path", "userspace");
+  }
+
+  @Test
+  void interruptTransport_givenOnArm64_experimentValueWins() {
+    assertThat(MachineAssembler.profileDefaults(BLK, Map.of("interrupt-transport", "msi"),
+        new Arm64KvmArchProfile().create())).containsEntry("interrupt-transport", "msi");
   }
 
   @Test

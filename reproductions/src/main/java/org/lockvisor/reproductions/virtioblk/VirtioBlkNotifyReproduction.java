@@ -1,6 +1,8 @@
 package org.lockvisor.reproductions.virtioblk;
 
 import com.google.auto.service.AutoService;
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -10,33 +12,36 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import org.lockvisor.arch.spi.ArchProfile;
-import org.lockvisor.arch.spi.Cost;
 import org.lockvisor.arch.spi.CostKey;
-import org.lockvisor.devices.spi.CostSource;
 import org.lockvisor.devices.virtioblk.QueuePolicies;
 import org.lockvisor.devices.virtioblk.VirtioBlkConfig;
-import org.lockvisor.devices.virtioblk.VirtioBlkConfig.NotifyMode;
 import org.lockvisor.experiment.Band;
 import org.lockvisor.experiment.Reproduction;
 import org.lockvisor.experiment.ReproductionOptions;
 import org.lockvisor.experiment.ReproductionParameter;
 import org.lockvisor.experiment.ReproductionResult;
-import org.lockvisor.experiment.ReproductionRuns;
-import org.lockvisor.experiment.report.RunCapture;
+import org.lockvisor.experiment.WhatIf;
+import org.lockvisor.experiment.model.Durations;
+import org.lockvisor.experiment.runner.ExperimentResult;
 import org.lockvisor.reproductions.support.Plot;
 import org.lockvisor.reproductions.support.Published;
 import org.lockvisor.reproductions.support.RunMeter;
+import org.lockvisor.reproductions.support.ShippedExperiment;
 import org.lockvisor.reproductions.support.TextTable;
-import org.lockvisor.workloads.fio.FioConfig;
 
 /**
  * R2, "block: virtio_blk: don't hold spin lock during world switch" (Ming Lei, 2014,
  * e8edca6f7f92): fio randread 4 KiB, libaio, iodepth 64, direct, on virtio-blk, with the notify
  * inside vq_lock (baseline) and after the unlock (patched); arm64-kvm (4 vCPUs, numjobs 4, the
  * commit's script) and x86_64-kvm (the seed's 2 x 4 x 2 host, 16 vCPUs, numjobs 2, 4, 8, 12).
- * Everything is priced by the two arch profiles; the published figures appear only in the table
- * beside the simulated ones and in the verdict's bands.
+ *
+ * <p>Every machine is one of the two shipped experiment files ({@code virtio-blk-notify-arm64},
+ * {@code virtio-blk-notify-x86}: their base is the baseline, their variant {@code patched} the
+ * patch), run by the injected experiment runner exactly as {@code lockvisor run} runs them, with
+ * the run lengths of the plan, the row's numjobs and the what-if's settings applied as experiment
+ * paths. Everything is priced by the two arch profiles; the published figures appear only in the
+ * table beside the simulated ones and in the verdict's bands. The figures are read from each
+ * run's {@link ExperimentResult}: the fio workload's and the virtio-blk device's statistics.
  */
 @AutoService(Reproduction.class)
 public final class VirtioBlkNotifyReproduction implements Reproduction {
@@ -51,6 +56,17 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
   static final double X86_NJ2_BASELINE_PUBLISHED = PUBLISHED.get("x86.nj2.baseline.iops");
   static final double X86_NJ2_PATCHED_PUBLISHED = PUBLISHED.get("x86.nj2.patched.iops");
 
+  /** The shipped experiment of the arm64 row (4 vCPUs, numjobs 4, QEMU 2.0's main loop). */
+  static final String ARM_FILE = "virtio-blk-notify-arm64";
+  /** The shipped experiment of the x86 rows (16 vCPUs, numjobs 2 as shipped, x-data-plane). */
+  static final String X86_FILE = "virtio-blk-notify-x86";
+  /** The virtio-blk device's options in both files. */
+  static final String DEVICE = "vms[0].devices[0].options.";
+  /** fio's numjobs in both files: the row. */
+  static final String NUMJOBS = "vms[0].workloads[0].options.numjobs";
+  static final String VM = "vm0";
+  static final String FIO = "fio";
+
   static final int ARM_VCPUS = 4;
   static final int ARM_NUMJOBS = 4;
   static final int X86_VCPUS = 16;
@@ -59,21 +75,30 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
   static final long SEED = 2014;
   static final String ARM = "arm64-kvm";
   static final String X86 = "x86_64-kvm";
-  /** What-if: another seed for every run ({@code --set seed=N}). */
+  /** What-if: another seed for every run ({@code --set seed=N}): the files' {@code seed}. */
   static final ReproductionParameter<Long> SEED_PARAMETER =
-      ReproductionParameter.seed("the seed of every run, baseline and patched alike (default " + SEED + ")");
+      ReproductionParameter.seed("the seed of every run, baseline and patched alike (default " + SEED + ")").at("seed");
 
-  /** The seed's setup: the x86 QEMU device model ({@link NotifyScenario.Setup}). */
+  /**
+   * The seed's setup: the x86 QEMU device model, applied as {@code vms[0].devices[0].options.vmm}
+   * of the x86 file only (arm64 in 2014 has only the main-loop device: x-data-plane needs
+   * ioeventfd and irqfd, which KVM/ARM gained in 4.1).
+   */
   static final ReproductionParameter<VirtioBlkConfig.Vmm> X86_VMM_PARAMETER = ReproductionParameter.of("x86-vmm",
-      "the QEMU device model on x86_64-kvm (default qemu-2.0-dataplane, see the reproduction's page)",
+      "the QEMU device model on x86_64-kvm (default qemu-2.0-dataplane, see the reproduction's page); "
+          + X86_FILE + ".yaml " + DEVICE + "vmm",
       "one of [qemu-2.0-dataplane, qemu-2.0-main-loop]", VirtioBlkConfig.Vmm::of)
       .declareChoice("qemu-2.0-dataplane", List.of("qemu-2.0-dataplane", "qemu-2.0-main-loop"),
           "seed mail names no device model; QEMU dd67c1d7e7 (same author, July 2014) quotes the seed's 104K IOPS"
               + " with x-data-plane, docs/reproductions/virtio-blk-notify.md");
-  /** The seed's setup: the arm64 completion interrupt's transport. */
+  /**
+   * The seed's setup: the arm64 completion interrupt's transport, applied as {@code
+   * vms[0].devices[0].options.interrupt-transport} of the arm64 file only.
+   */
   static final ReproductionParameter<VirtioBlkConfig.InterruptTransport> ARM_TRANSPORT_PARAMETER =
       ReproductionParameter.of("arm64-interrupt-transport",
-          "the completion interrupt on arm64-kvm (default mmio-level, the profile's era default)",
+          "the completion interrupt on arm64-kvm (default mmio-level, the profile's era default); "
+              + ARM_FILE + ".yaml " + DEVICE + "interrupt-transport",
           "one of [mmio-level, msi]", VirtioBlkConfig.InterruptTransport::of)
           .declareChoice("mmio-level", List.of("mmio-level", "msi"), "commit e8edca6f7f92 names no transport;"
               + " QEMU 2.0 arm virt has only virtio-mmio (level SPI), msi is the later-era alternative");
@@ -85,12 +110,13 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
           QueuePolicies.named(v);
         }
         return v;
-      });
+      }).at(DEVICE + "queue-policy");
   /** The seed's setup: the backend's mean service time. */
   static final ReproductionParameter<Integer> BACKEND_PARAMETER = ReproductionParameter.integer("backend-service-us",
       "mean (exponential) service time of the storage behind QEMU's linux-aio, µs (default 20)", 1, 10_000)
       .declareRange("20", 5, 100, true, "neither source names the backing store (a fast device, never the"
-          + " bottleneck); 5-100 us: the sensitivity table of docs/reproductions/virtio-blk-notify.md");
+          + " bottleneck); 5-100 us: the sensitivity table of docs/reproductions/virtio-blk-notify.md")
+      .at(DEVICE + "backend-service-ns", us -> us + "us");
 
   @Override
   public String name() {
@@ -130,11 +156,22 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
     return Set.of(ARM, X86);
   }
 
+  @Override
+  public List<String> experimentFiles() {
+    return List.of(ARM_FILE, X86_FILE);
+  }
+
+  /** Each row's numjobs: the reproduction sets it per point (4 on arm64; 2, 4, 8, 12 on x86). */
+  @Override
+  public Set<String> pointPaths() {
+    return Set.of(NUMJOBS);
+  }
+
   /** One (arch, numjobs) point: both variants on the same seed. */
-  record Point(String arch, int numjobs, Variant baseline, Variant patched, double publishedBaseline,
+  record Point(String arch, int numjobs, NotifyFigures baseline, NotifyFigures patched, double publishedBaseline,
       double publishedPatched) {
     double ratio() {
-      return patched.iops / baseline.iops;
+      return patched.iops() / baseline.iops();
     }
 
     boolean hasPublished() {
@@ -142,151 +179,70 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
     }
   }
 
-  /** The figures of one run. */
-  record Variant(double iops, double clatP50Us, double exitsPerS, double meanExitUs, long kicks, long kicksSuppressed,
-      double kicksSuppressedShare, long interrupts, long interruptsSuppressed, double spinMsPerS,
-      double spinDuringExitMsPerS, double exitUnderLockShare, long vmmLockContentions, long tagWaits,
-      long interruptExits, double exitP50Us, double exitP90Us, double exitP99Us, double exitMaxUs,
-      long bqlHeldIterations, long mmioRegisterExits) {
-
-    static Variant of(NotifyScenario s) {
-      long exits = s.stat("notify_exits");
-      return new Variant(s.iops(), s.clatP50Us(), s.exitsPerSecond(), s.meanExitUs(), s.stat("vq.kicks"),
-          s.stat("vq.kicks_suppressed"), s.kickSuppressedShare(), s.stat("vq.interrupts"),
-          s.stat("vq.interrupts_suppressed"), s.spinMsPerSecond(), s.spinDuringExitMsPerSecond(),
-          exits == 0 ? 0 : (double) s.stat("notify_exits_under_vq_lock") / exits, s.stat("vmm_lock.contentions"),
-          s.stat("tag_waits"), s.stat("interrupt_exits"), s.exitQuantileUs(0.5), s.exitQuantileUs(0.9),
-          s.exitQuantileUs(0.99), s.stat("notify_exit_max_ns") / 1e3, s.stat("main_loop.bql_held_iterations"),
-          s.stat("mmio_register_exits"));
-    }
-
-    Map<String, Object> json() {
-      Map<String, Object> m = new LinkedHashMap<>();
-      m.put("iops", Math.round(iops));
-      m.put("clat_p50_us", round1(clatP50Us));
-      m.put("notify_exits_per_s", Math.round(exitsPerS));
-      m.put("notify_exit_mean_us", round1(meanExitUs));
-      m.put("notify_exit_p50_us", round1(exitP50Us));
-      m.put("notify_exit_p90_us", round1(exitP90Us));
-      m.put("notify_exit_p99_us", round1(exitP99Us));
-      m.put("notify_exit_max_us", round1(exitMaxUs));
-      m.put("main_loop_bql_held_iterations", bqlHeldIterations);
-      m.put("mmio_register_exits", mmioRegisterExits);
-      m.put("notify_exits_under_vq_lock_share", round3(exitUnderLockShare));
-      m.put("kicks", kicks);
-      m.put("kicks_suppressed_by_event_idx", kicksSuppressed);
-      m.put("kicks_suppressed_share", round3(kicksSuppressedShare));
-      m.put("interrupts", interrupts);
-      m.put("interrupts_suppressed_by_event_idx", interruptsSuppressed);
-      m.put("interrupt_exits", interruptExits);
-      m.put("vq_lock_spin_ms_per_s", round1(spinMsPerS));
-      m.put("vq_lock_spin_during_notify_exit_ms_per_s", round1(spinDuringExitMsPerS));
-      m.put("vmm_lock_contentions", vmmLockContentions);
-      m.put("blk_mq_tag_waits", tagWaits);
-      return m;
-    }
-  }
-
-  /** Run lengths and the seed of every run. */
-  record Plan(long warmupMs, long measureMs, boolean sensitivity, long seed, NotifyScenario.Setup setup) {
-    Plan withSetup(NotifyScenario.Setup s) {
-      return new Plan(warmupMs, measureMs, sensitivity, seed, s);
-    }
-  }
+  /** Run lengths, and whether the sensitivity cases run. */
+  record Plan(long warmupMs, long measureMs, boolean sensitivity) {}
 
   static Plan plan(boolean quick) {
-    return quick ? new Plan(5, 25, false, SEED, NotifyScenario.Setup.defaults())
-        : new Plan(20, 200, true, SEED, NotifyScenario.Setup.defaults());
-  }
-
-  /** The plan of {@code options}: quick or full, with the seed and setup a what-if gives. */
-  static Plan plan(ReproductionOptions options) {
-    Plan p = plan(options.quick());
-    NotifyScenario.Setup d = p.setup();
-    NotifyScenario.Setup setup = new NotifyScenario.Setup(options.parameter(X86_VMM_PARAMETER).orElse(d.x86Vmm()),
-        options.parameter(ARM_TRANSPORT_PARAMETER).orElse(d.arm64Transport()),
-        options.parameter(QUEUE_POLICY_PARAMETER).orElse(d.queuePolicy()),
-        options.parameter(BACKEND_PARAMETER).map(us -> us * 1000L).orElse(d.backendServiceNs()));
-    return new Plan(p.warmupMs(), p.measureMs(), p.sensitivity(), options.parameter(SEED_PARAMETER).orElse(p.seed()),
-        setup);
-  }
-
-  static Point point(ArchProfile p, CostSource costs, int vcpus, int numjobs, Plan plan, double pubBase,
-      double pubPatched) {
-    return point(p, costs, vcpus, numjobs, plan, pubBase, pubPatched, ReproductionRuns.NONE, "");
-  }
-
-  static Point point(ArchProfile p, CostSource costs, int vcpus, int numjobs, Plan plan, double pubBase,
-      double pubPatched, ReproductionRuns runs, String tag) {
-    return point(p, costs, vcpus, numjobs, plan, pubBase, pubPatched, runs, new RunMeter(), tag);
+    return quick ? new Plan(5, 25, false) : new Plan(20, 200, true);
   }
 
   /**
-   * Both variants of one point, each reported to {@code runs} as {@code
-   * <arch>-numjobs<N><tag>-baseline} and {@code ...-patched} (captured when {@code runs} asks).
+   * The shipped file {@code file} as one run of the reproduction builds it: the plan's run
+   * lengths, the row's numjobs, the setup parameter that is this file's alone (x86's device
+   * model, arm64's interrupt transport), then the what-if's experiment paths (so a path the user
+   * gives wins).
    */
-  static Point point(ArchProfile p, CostSource costs, int vcpus, int numjobs, Plan plan, double pubBase,
-      double pubPatched, ReproductionRuns runs, RunMeter meter, String tag) {
-    FioConfig fio = FioConfig.libaio(numjobs, "randread", IODEPTH);
-    String row = p.name() + "-numjobs" + numjobs + tag;
-    Variant base = Variant.of(scenario(p, costs, vcpus, NotifyMode.INSIDE_LOCK, fio, plan, runs, meter, row, "baseline",
-        costs.arch(), null));
-    Variant patched = Variant.of(scenario(p, costs, vcpus, NotifyMode.OUTSIDE_LOCK, fio, plan, runs, meter, row, "patched",
-        costs.arch(), row + "-baseline"));
-    return new Point(p.name(), numjobs, base, patched, pubBase, pubPatched);
+  static ShippedExperiment experiment(String file, int numjobs, Plan plan, ReproductionOptions options) {
+    ShippedExperiment e = ShippedExperiment.load(file).with("warmup", plan.warmupMs() + "ms")
+        .with("duration", plan.measureMs() + "ms").with(NUMJOBS, Integer.toString(numjobs));
+    if (file.equals(X86_FILE)) {
+      var vmm = options.parameter(X86_VMM_PARAMETER);
+      if (vmm.isPresent()) {
+        e = e.with(DEVICE + "vmm", vmm.get().option());
+      }
+    } else {
+      var transport = options.parameter(ARM_TRANSPORT_PARAMETER);
+      if (transport.isPresent()) {
+        e = e.with(DEVICE + "interrupt-transport", transport.get().option());
+      }
+    }
+    return e.withWhatIf(options);
   }
 
-  private static NotifyScenario scenario(ArchProfile p, CostSource costs, int vcpus, NotifyMode mode, FioConfig fio,
-      Plan plan, ReproductionRuns runs, RunMeter meter, String row, String variant, String costTable,
-      String baseline) {
-    String label = row + "-" + variant;
-    RunCapture capture = null;
-    if (runs.capturing()) {
-      Map<String, Object> config = new LinkedHashMap<>();
-      config.put("vcpus", vcpus);
-      config.put("numjobs", fio.numjobs());
-      config.put("iodepth", IODEPTH);
-      config.put("notify", mode.name());
-      config.put("costs", costTable);
-      config.put("x86_vmm", plan.setup().x86Vmm().option());
-      config.put("arm64_interrupt_transport",
-          plan.setup().arm64Transport() == null ? "profile default" : plan.setup().arm64Transport().option());
-      config.put("queue_policy", plan.setup().queuePolicy());
-      config.put("backend_service_ns", plan.setup().backendServiceNs());
-      config.put("warmup_ms", plan.warmupMs());
-      config.put("measure_ms", plan.measureMs());
-      capture = new RunCapture(NAME, label, variant, p.name(), plan.seed(), config).baseline(baseline)
-          .trace(runs.traceEvents());
-    }
-    RunCapture captured = capture;
-    NotifyScenario s = meter.measure(label,
-        () -> new NotifyScenario(p, costs, vcpus, mode, fio, plan.seed(), plan.setup(), captured).run(plan.warmupMs(),
-            plan.measureMs()),
-        x -> x.machine.sim().eventsProcessed(), x -> x.machine.sim().now());
-    runs.done(label, capture);
-    return s;
+  /**
+   * Both variants of one point, each reported to the options' runs as {@code
+   * <arch>-numjobs<N><tag>-baseline} and {@code ...-patched} (with its files when they are
+   * captured) and measured by {@code meter}.
+   */
+  static Point point(ShippedExperiment e, ReproductionOptions options, RunMeter meter, String tag, double pubBase,
+      double pubPatched) {
+    ExperimentResult base = run(e, options, meter, tag, "base", null);
+    String row = base.arch() + "-numjobs" + numjobs(e) + tag;
+    ExperimentResult patched = run(e, options, meter, tag, "patched", row + "-baseline");
+    return new Point(base.arch(), numjobs(e), NotifyFigures.of(base), NotifyFigures.of(patched), pubBase, pubPatched);
+  }
+
+  private static int numjobs(ShippedExperiment e) {
+    return e.tree().at("/vms/0/workloads/0/options/numjobs").asInt();
+  }
+
+  private static ExperimentResult run(ShippedExperiment e, ReproductionOptions options, RunMeter meter, String tag,
+      String variant, String baselineLabel) {
+    String arch = e.tree().path("arch").asText();
+    String label = arch + "-numjobs" + numjobs(e) + tag + "-" + (variant.equals("base") ? "baseline" : variant);
+    return meter.measure(label, () -> e.run(options, NAME, variant, label, baselineLabel), ExperimentResult::events,
+        r -> r.warmupNs() + r.simulatedNs());
   }
 
   /** The points of the reproduction: arm64 first, then x86 by numjobs. */
-  static List<Point> runAll(Plan plan) {
-    return runAll(plan, ReproductionOptions.defaults(), new RunMeter());
-  }
-
-  /**
-   * {@link #runAll(Plan)} on the profiles of {@code options} (with a what-if's overrides), each run
-   * reported to its runs and measured by {@code meter}.
-   */
   static List<Point> runAll(Plan plan, ReproductionOptions options, RunMeter meter) {
-    ReproductionRuns runs = options.runs();
     List<Point> points = new ArrayList<>();
-    ArchProfile arm = options.profile(ARM);
-    points.add(point(arm, CostSource.of(arm), ARM_VCPUS, ARM_NUMJOBS, plan, ARM_BASELINE_PUBLISHED,
-        ARM_PATCHED_PUBLISHED, runs, meter, ""));
-    ArchProfile x86 = options.profile(X86);
+    points.add(point(experiment(ARM_FILE, ARM_NUMJOBS, plan, options), options, meter, "", ARM_BASELINE_PUBLISHED,
+        ARM_PATCHED_PUBLISHED));
     for (int nj : X86_NUMJOBS) {
       boolean published = nj == 2;
-      points.add(point(x86, CostSource.of(x86), X86_VCPUS, nj, plan, published ? X86_NJ2_BASELINE_PUBLISHED : 0,
-          published ? X86_NJ2_PATCHED_PUBLISHED : 0, runs, meter, ""));
+      points.add(point(experiment(X86_FILE, nj, plan, options), options, meter, "",
+          published ? X86_NJ2_BASELINE_PUBLISHED : 0, published ? X86_NJ2_PATCHED_PUBLISHED : 0));
     }
     return points;
   }
@@ -324,7 +280,7 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
 
   @Override
   public ReproductionResult run(ReproductionOptions options) {
-    Plan plan = plan(options);
+    Plan plan = plan(options.quick());
     options.runs().planned(plannedRuns(plan));
     RunMeter meter = new RunMeter();
     List<Point> points = runAll(plan, options, meter);
@@ -332,15 +288,16 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
     boolean reproduced = bands.stream().allMatch(Band::met);
     long passed = bands.stream().filter(Band::met).count();
 
+    // the setup as the runs had it: the files with the what-if applied
+    var armFile = experiment(ARM_FILE, ARM_NUMJOBS, plan, options).tree();
+    var x86File = experiment(X86_FILE, X86_NUMJOBS[0], plan, options).tree();
     List<String> report = new ArrayList<>();
     report.add("R2 virtio-blk notify outside vq_lock (e8edca6f7f92): fio randread 4k libaio iodepth=" + IODEPTH
         + " direct=1; " + (options.quick() ? "quick" : "full") + " run, warm-up " + plan.warmupMs()
-        + " ms, measured " + plan.measureMs() + " ms simulated per variant, seed " + plan.seed());
-    report.add("Setup: x86 " + plan.setup().x86Vmm().option() + ", arm64 qemu-2.0-main-loop with interrupt transport "
-        + (plan.setup().arm64Transport() == null ? NotifyScenario.transportOf(options.profile(ARM)).option()
-            : plan.setup().arm64Transport().option())
-        + ", queue policy " + plan.setup().queuePolicy() + ", backend " + plan.setup().backendServiceNs() / 1000
-        + " us mean service");
+        + " ms, measured " + plan.measureMs() + " ms simulated per variant, seed " + armFile.path("seed").asText());
+    report.add("Setup: x86 " + option(x86File, "vmm") + ", arm64 " + option(armFile, "vmm") + " with interrupt transport "
+        + option(armFile, "interrupt-transport") + ", queue policy " + option(x86File, "queue-policy") + ", backend "
+        + durationNs(x86File.at("/vms/0/devices/0/options/backend-service-ns")) / 1000 + " us mean service");
     report.add("");
     TextTable iops = new TextTable("arch", "numjobs", "baseline IOPS", "patched IOPS", "ratio", "published",
         "published ratio");
@@ -360,7 +317,7 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
         "clat p50 us");
     for (Point p : points) {
       for (int v = 0; v < 2; v++) {
-        Variant x = v == 0 ? p.baseline() : p.patched();
+        NotifyFigures x = v == 0 ? p.baseline() : p.patched();
         why.row(p.arch(), p.numjobs(), v == 0 ? "baseline" : "patched", Math.round(x.exitsPerS()),
             TextTable.f("%.1f", x.meanExitUs()), TextTable.f("%.0f%%", 100 * x.exitUnderLockShare()),
             TextTable.f("%d (%.0f%%)", x.kicksSuppressed(), 100 * x.kicksSuppressedShare()),
@@ -377,7 +334,7 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
         "BQL-held iterations", "mmio register exits");
     for (Point p : points) {
       for (int v = 0; v < 2; v++) {
-        Variant x = v == 0 ? p.baseline() : p.patched();
+        NotifyFigures x = v == 0 ? p.baseline() : p.patched();
         dist.row(p.arch(), p.numjobs(), v == 0 ? "baseline" : "patched", Math.round(x.exitsPerS() * plan.measureMs() / 1000.0),
             TextTable.f("%.1f", x.meanExitUs()), TextTable.f("%.0f", x.exitP50Us()), TextTable.f("%.0f", x.exitP90Us()),
             TextTable.f("%.0f", x.exitP99Us()), TextTable.f("%.0f", x.exitMaxUs()), x.bqlHeldIterations(),
@@ -510,33 +467,30 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
 
   private static List<String> sensitivity(Plan plan, List<Map<String, Object>> out, ReproductionOptions options,
       RunMeter meter) {
-    ReproductionRuns runs = options.runs();
     List<String> lines = new ArrayList<>();
     lines.add("Sensitivity (not used for the verdict): each unsourced constant alone at the ends of the range its "
         + "profile states, and the backend's service time; arm64 at numjobs 4, x86 at numjobs 2.");
     TextTable t = new TextTable("arch", "numjobs", "varied alone", "baseline IOPS", "patched IOPS", "ratio",
         "ratio band", "level band");
-    // a what-if's overrides (in the profiles) stay; each case layers its own on top
+    // a what-if's overrides stay; each case layers its own on top (a cost what-if of its profile, or the backend)
     for (int n = 0; n < SENSITIVITY.size(); n++) {
       SensitivityCase c = SENSITIVITY.get(n);
-      ArchProfile p = options.profile(c.arch());
       boolean arm = c.arch().equals(ARM);
-      CostSource costs = CostSource.of(p);
-      if (c.key() != null) {
-        costs = CostSource.of(p.name() + "+sensitivity", p.costs().with(List.of(
-            Cost.of(c.key(), c.value(), Cost.Confidence.E, "sensitivity: end of the stated range"))));
+      ReproductionOptions caseOptions = c.key() == null ? options
+          : options.withWhatIf(withCost(options.whatIf(), c.arch(), c.key(), c.value()));
+      ShippedExperiment e = experiment(arm ? ARM_FILE : X86_FILE, arm ? ARM_NUMJOBS : X86_NUMJOBS[0], plan,
+          caseOptions);
+      if (c.backendServiceNs() > 0) {
+        e = e.with(DEVICE + "backend-service-ns", Durations.format(c.backendServiceNs()));
       }
-      Plan casePlan = c.backendServiceNs() > 0 ? plan.withSetup(new NotifyScenario.Setup(plan.setup().x86Vmm(),
-          plan.setup().arm64Transport(), plan.setup().queuePolicy(), c.backendServiceNs())) : plan;
-      Point pt = point(p, costs, arm ? ARM_VCPUS : X86_VCPUS, arm ? ARM_NUMJOBS : 2, casePlan, 0, 0, runs, meter,
-          "-sensitivity" + (n + 1));
+      Point pt = point(e, caseOptions, meter, "-sensitivity" + (n + 1), 0, 0);
       boolean ratioOk = arm ? pt.ratio() >= 2.0 && pt.ratio() <= 3.0 : pt.ratio() >= 1.2 && pt.ratio() <= 1.5;
       double pub = arm ? ARM_BASELINE_PUBLISHED : X86_NJ2_BASELINE_PUBLISHED;
       boolean levelOk = pt.baseline().iops() >= 0.7 * pub && pt.baseline().iops() <= 1.3 * pub;
-      t.row(p.name(), pt.numjobs(), c.what(), Math.round(pt.baseline().iops()), Math.round(pt.patched().iops()),
+      t.row(pt.arch(), pt.numjobs(), c.what(), Math.round(pt.baseline().iops()), Math.round(pt.patched().iops()),
           TextTable.f("%.2f", pt.ratio()), ratioOk ? "in" : "out", levelOk ? "in" : "out");
       Map<String, Object> m = new LinkedHashMap<>();
-      m.put("arch", p.name());
+      m.put("arch", pt.arch());
       m.put("numjobs", pt.numjobs());
       m.put("constants", c.what());
       m.put("baseline_iops", Math.round(pt.baseline().iops()));
@@ -548,6 +502,30 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
     }
     lines.addAll(t.lines());
     return lines;
+  }
+
+  /**
+   * {@code w} with {@code cost.<arch>.<key>=<value>} layered on top: a sensitivity case is the
+   * cost what-if {@code reproduce --set} would make, priced by a runner over the changed profile.
+   */
+  static WhatIf withCost(WhatIf w, String arch, CostKey key, double value) {
+    Map<String, Map<CostKey, Double>> costs = new LinkedHashMap<>();
+    w.costs().forEach((profile, overrides) -> costs.put(profile, new LinkedHashMap<>(overrides)));
+    costs.computeIfAbsent(arch, a -> new LinkedHashMap<>()).put(key, value);
+    ImmutableMap.Builder<String, ImmutableMap<CostKey, Double>> b = ImmutableMap.builder();
+    costs.forEach((profile, overrides) -> b.put(profile, ImmutableMap.copyOf(overrides)));
+    return new WhatIf(ImmutableList.<String>builder().addAll(w.settings())
+        .add("cost." + arch + "." + key + "=" + Math.round(value)).build(), b.buildOrThrow(), w.parameters(), w.paths());
+  }
+
+  /** The virtio-blk option {@code name} of an experiment tree, as written. */
+  private static String option(com.fasterxml.jackson.databind.JsonNode tree, String name) {
+    return tree.at("/vms/0/devices/0/options/" + name).asText();
+  }
+
+  /** A duration as an experiment writes it (a number of ns or {@code 20us}), in ns. */
+  private static long durationNs(com.fasterxml.jackson.databind.JsonNode node) {
+    return node.isNumber() ? node.asLong() : Durations.parse(node.asText());
   }
 
   private static void writePlot(Path dir, List<Point> points) {
@@ -571,11 +549,11 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
     }
   }
 
-  private static double round1(double v) {
+  static double round1(double v) {
     return Math.round(v * 10) / 10.0;
   }
 
-  private static double round3(double v) {
+  static double round3(double v) {
     return Math.round(v * 1000) / 1000.0;
   }
 }

@@ -9,11 +9,11 @@ import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.lockvisor.arch.catalog.ArchProfiles;
-import org.lockvisor.arch.spi.ArchProfile;
-import org.lockvisor.devices.spi.CostSource;
+import java.util.Optional;
+import org.lockvisor.experiment.ReproductionOptions;
 import org.lockvisor.experiment.ReproductionRuns;
 import org.lockvisor.experiment.report.RunDirectories;
+import org.lockvisor.reproductions.support.RunMeter;
 
 /**
  * The files of one R2 point (arm64, both variants) written by {@link RunDirectories}: capturing
@@ -26,9 +26,10 @@ class RunFilesTest {
   Path temp;
 
   private static VirtioBlkNotifyReproduction.Point armPoint(ReproductionRuns runs) {
-    ArchProfile arm = ArchProfiles.byName("arm64-kvm");
-    return VirtioBlkNotifyReproduction.point(arm, CostSource.of(arm), 4, 4, VirtioBlkNotifyReproduction.plan(true),
-        0, 0, runs, "");
+    ReproductionOptions options = new ReproductionOptions(true, Optional.empty(), runs);
+    return VirtioBlkNotifyReproduction.point(VirtioBlkNotifyReproduction.experiment(
+        VirtioBlkNotifyReproduction.ARM_FILE, 4, VirtioBlkNotifyReproduction.plan(true), options), options,
+        new RunMeter(), "", 0, 0);
   }
 
   @Test

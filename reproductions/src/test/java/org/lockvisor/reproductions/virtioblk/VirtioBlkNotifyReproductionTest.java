@@ -10,6 +10,8 @@ import org.lockvisor.experiment.Band;
 import org.junit.jupiter.api.Test;
 import org.lockvisor.experiment.ReproductionOptions;
 import org.lockvisor.experiment.ReproductionResult;
+import org.lockvisor.experiment.runner.ExperimentResult;
+import org.lockvisor.reproductions.support.ShippedExperiment;
 
 /**
  * The quick variant of R2 checks the directions the model produces with the shared profiles and
@@ -104,16 +106,25 @@ class VirtioBlkNotifyReproductionTest {
     assertThat(rows.get(2).get("published")).isNull();
   }
 
+  /** The arm64 file at a tiny scale, seed 7, with {@code path=value} settings. */
+  private static ExperimentResult armRun(String variant, String... settings) {
+    ReproductionOptions options = new ReproductionOptions(true, Optional.empty());
+    ShippedExperiment e = VirtioBlkNotifyReproduction.experiment(VirtioBlkNotifyReproduction.ARM_FILE, 4,
+        new VirtioBlkNotifyReproduction.Plan(2, 5, false), options).with("seed", "7");
+    for (int i = 0; i < settings.length; i += 2) {
+      e = e.with(settings[i], settings[i + 1]);
+    }
+    return e.run(options, VirtioBlkNotifyReproduction.NAME, variant, "test-" + variant, null);
+  }
+
   @Test
   void sameSeed_sameResult() {
-    var arm = org.lockvisor.arch.catalog.ArchProfiles.byName("arm64-kvm");
-    var costs = org.lockvisor.devices.spi.CostSource.of(arm);
-    var fio = org.lockvisor.workloads.fio.FioConfig.libaio(4, "randread", 64);
-    var mode = org.lockvisor.devices.virtioblk.VirtioBlkConfig.NotifyMode.INSIDE_LOCK;
-    NotifyScenario a = new NotifyScenario(arm, costs, 4, mode, fio, 7).run(2, 5);
-    NotifyScenario b = new NotifyScenario(arm, costs, 4, mode, fio, 7).run(2, 5);
-    assertThat(a.device.stats()).isEqualTo(b.device.stats());
-    assertThat(a.fio.figures()).isEqualTo(b.fio.figures());
+    ExperimentResult a = armRun("base");
+    ExperimentResult b = armRun("base");
+    assertThat(a.fingerprint()).isEqualTo(b.fingerprint());
+    assertThat(a.devices().get(0).stats()).isEqualTo(b.devices().get(0).stats());
+    assertThat(a.workload("vm0", "fio").figures()).isEqualTo(b.workload("vm0", "fio").figures());
+    assertThat(armRun("patched").fingerprint()).isNotEqualTo(a.fingerprint());
   }
 
   @Test
@@ -130,12 +141,12 @@ class VirtioBlkNotifyReproductionTest {
   }
 
   @Test
-  void interruptTransport_eraDefaultFromTheProfile() {
-    // KVM/ARM 3.15: no MMIO ioeventfd and no irqfd, QEMU 2.0's virt board: virtio-mmio only
-    assertThat(NotifyScenario.transportOf(org.lockvisor.arch.catalog.ArchProfiles.byName("arm64-kvm")))
-        .isEqualTo(org.lockvisor.devices.virtioblk.VirtioBlkConfig.InterruptTransport.MMIO_LEVEL);
-    assertThat(NotifyScenario.transportOf(org.lockvisor.arch.catalog.ArchProfiles.byName("x86_64-kvm")))
-        .isEqualTo(org.lockvisor.devices.virtioblk.VirtioBlkConfig.InterruptTransport.MSI);
+  void arm64File_levelInterrupt_readsAndAcksThroughQemu_msiDoesNot() {
+    // KVM/ARM 3.15: no irqfd, QEMU 2.0's virt board: virtio-mmio only; vm_interrupt's status read
+    // and ACK write are exits to QEMU, an MSI completion has none
+    assertThat(armRun("base").devices().get(0).stats().get("mmio_register_exits").longValue()).isPositive();
+    assertThat(armRun("base", "vms[0].devices[0].options.interrupt-transport", "msi").devices().get(0).stats()
+        .get("mmio_register_exits").longValue()).isZero();
   }
 
   @Test
@@ -147,5 +158,25 @@ class VirtioBlkNotifyReproductionTest {
     org.assertj.core.api.Assertions.assertThatThrownBy(
         () -> VirtioBlkNotifyReproduction.QUEUE_POLICY_PARAMETER.parse("qemu-9"))
         .hasMessageContaining("queue-policy");
+  }
+
+  @Test
+  void shippedFiles_sayTheDeclaredDefaults_parametersAreTheirPaths() {
+    var arm = ShippedExperiment.load(VirtioBlkNotifyReproduction.ARM_FILE).tree();
+    var x86 = ShippedExperiment.load(VirtioBlkNotifyReproduction.X86_FILE).tree();
+    String device = "/vms/0/devices/0/options/";
+    assertThat(x86.at(device + "vmm").asText())
+        .isEqualTo(VirtioBlkNotifyReproduction.X86_VMM_PARAMETER.defaultValue().orElseThrow());
+    assertThat(arm.at(device + "interrupt-transport").asText())
+        .isEqualTo(VirtioBlkNotifyReproduction.ARM_TRANSPORT_PARAMETER.defaultValue().orElseThrow());
+    for (var file : List.of(arm, x86)) {
+      assertThat(file.path("seed").asLong()).isEqualTo(VirtioBlkNotifyReproduction.SEED);
+      assertThat(file.at(device + "backend-service-ns").asText()).isEqualTo(VirtioBlkNotifyReproduction
+          .BACKEND_PARAMETER.pathValue(VirtioBlkNotifyReproduction.BACKEND_PARAMETER.defaultValue().orElseThrow()));
+    }
+    assertThat(arm.at("/vms/0/vcpus").asInt()).isEqualTo(VirtioBlkNotifyReproduction.ARM_VCPUS);
+    assertThat(x86.at("/vms/0/vcpus").asInt()).isEqualTo(VirtioBlkNotifyReproduction.X86_VCPUS);
+    assertThat(VirtioBlkNotifyReproduction.BACKEND_PARAMETER.path()).contains("vms[0].devices[0].options.backend-service-ns");
+    assertThat(VirtioBlkNotifyReproduction.SEED_PARAMETER.path()).contains("seed");
   }
 }
