@@ -18,15 +18,6 @@ final class ExperimentYamlWriter {
   private ExperimentYamlWriter() {}
 
   /** An experiment tree as YAML text. */
-  static String writeTree(com.fasterxml.jackson.databind.JsonNode tree) {
-    try {
-      return ExperimentYamlParser.MAPPER.writeValueAsString(tree);
-    } catch (JsonProcessingException ex) {
-      throw new IllegalStateException("cannot write YAML", ex);
-    }
-  }
-
-  /** The experiment as YAML text. */
   static String writeTree(JsonNode tree) {
     try {
       return ExperimentYamlParser.MAPPER.writeValueAsString(tree);
@@ -35,6 +26,7 @@ final class ExperimentYamlWriter {
     }
   }
 
+  /** The experiment as YAML text. */
   static String write(Experiment e) {
     try {
       return ExperimentYamlParser.MAPPER.writeValueAsString(toTree(e));
@@ -157,9 +149,6 @@ final class ExperimentYamlWriter {
       if (k.threadsPerCore() != 1) {
         o.put("threads-per-core", k.threadsPerCore());
       }
-    }
-    if (!guest && k.irqTimeAccounting()) {
-      o.put("irq-time-accounting", true);
     }
     if (!guest && k.irqTimeAccounting()) {
       o.put("irq-time-accounting", true);
