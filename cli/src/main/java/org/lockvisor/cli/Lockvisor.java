@@ -225,9 +225,9 @@ public final class Lockvisor implements Runnable {
     Set<String> options = command.getCommandSpec().optionsMap().keySet();
     for (String argument : unmatched) {
       if (argument.startsWith("-")) {
-        List<String> suggestions = DidYouMean.suggestions(argument.split("=", 2)[0], options);
-        if (!suggestions.isEmpty()) {
-          return "; did you mean " + suggestions + "?";
+        String hint = DidYouMean.hint(argument.split("=", 2)[0], options);
+        if (!hint.isEmpty()) {
+          return hint;
         }
       }
     }

@@ -17,6 +17,12 @@ import org.lockvisor.core.sim.EventQueue;
  * <p>Rule: a task's interpreter runs only from an event of its own CPU or task, never nested
  * inside another task's op. Cross-CPU effects (interrupts, resched, resumption) go through
  * zero-delay events.
+ *
+ * <p>Above 30 methods on purpose: the context switch, interrupt delivery, CPU-time accounting,
+ * spin traps and watchers share the CPU's current task, pending interrupts and accounting marks,
+ * which are read on every simulated event; splitting them across objects would add a dereference
+ * on the machine's hottest path. The public part is one-line read-outs used by schedulers,
+ * locks and reports.
  */
 public final class Cpu implements EventHandler, SpinWatch {
   static final int EV_SWITCH_DONE = 1;
@@ -335,7 +341,7 @@ public final class Cpu implements EventHandler, SpinWatch {
       v.stopWaiting(now);
     }
     Task wasSwitchingOut = switchingOut;
-    switchingOut = kernel.ttwuWaitsOnCpu() && prev != null && prev != idle ? prev : null;
+    switchingOut = kernel.ttwu.waitsOnCpu && prev != null && prev != idle ? prev : null;
     if (wasSwitchingOut != null && wasSwitchingOut != switchingOut) {
       wasSwitchingOut.notifyWatchers();
     }

@@ -11,6 +11,14 @@ import java.util.List;
  * One kernel: the host's, or a guest's. It owns CPUs, tasks, a scheduling policy and the
  * scheduler core (kernel/sched/core.c): {@code schedule()}, task activation on wakeup, the tick,
  * the reschedule IPI handler and the idle loop.
+ *
+ * <p>The mechanisms with state of their own live beside it: {@link Ttwu} ({@code try_to_wake_up},
+ * wake lists, the reschedule IPI), {@link VcpuPreemptedReads} (pricing and counting {@code
+ * vcpu_is_preempted} reads), {@link HostBackground}, {@link SchedStats}. What stays is more than
+ * 30 methods on purpose: this is the kernel object every plugin, workload and experiment holds,
+ * and most of its methods are one-line switches and read-outs of the kernel's configuration
+ * (steal and irq time accounting, topology, host activity, the wakeup switches) that belong to
+ * the kernel as a whole; moving them behind further objects would only lengthen every caller.
  */
 public final class Kernel {
   final Machine machine;
@@ -22,26 +30,14 @@ public final class Kernel {
   final List<Task> tasks = new ArrayList<>();
   private VcpuPreemptedHook vcpuPreempted = VcpuPreemptedHook.NEVER;
   private final Program tickHandler;
-  private final Program reschedIpiHandler;
   private final int symTick;
   private final int symIdle;
-  private final int symReschedIpi;
-  private final int symIpiSend;
   long tasksExited;
-  /** try_to_wake_up outcome counters (per kernel). */
-  long ttwuRunning;
-  long ttwuOnRq;
-  long ttwuLocal;
-  long ttwuRemote;
-  long ttwuQueued;
-  long ttwuOnCpuWaits;
-  long ipisSent;
-  private Program ipiSendProgram;
-  private boolean reschedIpiOnPreempt;
-  private boolean ttwuWaitsOnCpu;
-  private Program ipiAccept;
+  /** try_to_wake_up, the wake lists and the reschedule IPI. */
+  final Ttwu ttwu;
   private CpuTopology topology;
   private final SchedStats schedStats = new SchedStats();
+  final VcpuPreemptedReads vcpuPreemptedReads;
   private HostActivity activity = HostActivity.OFF;
   private HostBackground background;
 
@@ -51,12 +47,10 @@ public final class Kernel {
     this.config = config;
     this.scheduler = scheduler;
     this.vm = vm;
+    this.vcpuPreemptedReads = new VcpuPreemptedReads(machine);
     this.symTick = machine.symbols().symbol("scheduler_tick", Machine.DOMAIN_KERNEL);
     this.symIdle = machine.symbols().symbol(vm == null ? "intel_idle" : "default_idle", Machine.DOMAIN_IDLE);
-    this.symReschedIpi = machine.symbols().symbol("scheduler_ipi", Machine.DOMAIN_KERNEL);
-    this.symIpiSend = machine.symbols().symbol(
-        vm == null ? "native_smp_send_reschedule" : "kvm_send_ipi", Machine.DOMAIN_KERNEL);
-    Kernel self = this;
+    this.ttwu = new Ttwu(this);
     this.tickHandler = Program.interruptHandler("apic_timer_interrupt")
         .op(new Op() {
           @Override
@@ -66,16 +60,6 @@ public final class Kernel {
               return AGAIN;
             }
             scheduler.tick(t.cpu, t.cpu.current == t && t.irqDepth > 0 ? t : t.cpu.current);
-            return NEXT;
-          }
-        })
-        .build();
-    this.reschedIpiHandler = Program.interruptHandler("reschedule_interrupt")
-        .op(Ops.call(t -> self.ipiAccept))
-        .op(new Op() {
-          @Override
-          public int execute(Task t, int phase) {
-            self.drainWakeList(t.cpu);
             return NEXT;
           }
         })
@@ -127,75 +111,9 @@ public final class Kernel {
     this.vcpuPreempted = hook;
   }
 
-  private long vcpuPreemptedCheckNs;
-  private int vcpuPreemptedCheckSymbol = -1;
-  private long vcpuPreemptedChecks;
-  private long vcpuPreemptedCheckTimeNs;
-
-  /**
-   * What one {@code vcpu_is_preempted(cpu)} read costs in this kernel (the arch profile's {@code
-   * VCPU_PREEMPTED_CHECK}; 0: nothing is read) and the function perf shows it in, or null where
-   * the arch inlines the check into its caller (powerpc's {@code yield_count} load). Locks charge
-   * it where the kernel runs the check: every read of a spin loop ({@link Task#startSpin(int,
-   * SpinCondition, long, SpinWatch, long)}) and the one-off checks before spinning.
-   */
-  public void setVcpuPreemptedCheckCost(long ns, String function) {
-    checkArgument(ns >= 0, "vcpu_is_preempted cost must not be negative: %s", ns);
-    this.vcpuPreemptedCheckNs = ns;
-    this.vcpuPreemptedCheckSymbol = function == null ? -1 : machine.symbol(function, Machine.DOMAIN_KERNEL);
-  }
-
-  /** The cost of one vcpu_is_preempted read (0 when unpriced). */
-  public long vcpuPreemptedCheckNs() {
-    return vcpuPreemptedCheckNs;
-  }
-
-  /** The symbol id of the arch's check function, or -1 where it is inlined. */
-  public int vcpuPreemptedCheckSymbol() {
-    return vcpuPreemptedCheckSymbol;
-  }
-
-  /**
-   * The spin time between two vcpu_is_preempted reads of a loop whose iteration takes {@code
-   * loopNs} besides the read and that reads once every {@code loopsPerCheck} iterations
-   * ({@code loopsPerCheck * loopNs + cost}); 0 when {@code check} is off or reads are unpriced.
-   */
-  public long spinCheckPeriodNs(boolean check, long loopNs, int loopsPerCheck) {
-    checkArgument(loopNs >= 0 && loopsPerCheck > 0, "bad spin loop: %s ns, a read every %s", loopNs, loopsPerCheck);
-    return check && vcpuPreemptedCheckNs > 0 ? loopsPerCheck * Math.max(0, loopNs) + vcpuPreemptedCheckNs : 0;
-  }
-
-  /**
-   * A one-off {@code vcpu_is_preempted} read by {@code t} outside a spin loop (the check before
-   * spinning, {@code mutex_can_spin_on_owner}; the read that ends a loop at its first test): when
-   * {@code check} is on and reads are priced, starts the read's work, charged to the arch's check
-   * function (or to {@code callerSymbol} where the arch inlines it), counts it and returns true
-   * (the calling op returns {@link Op#AGAIN} and goes on at its next step); else false, nothing
-   * charged.
-   */
-  public boolean startVcpuPreemptedCheck(Task t, boolean check, int callerSymbol) {
-    if (!check || vcpuPreemptedCheckNs <= 0) {
-      return false;
-    }
-    countVcpuPreemptedChecks(1, vcpuPreemptedCheckNs);
-    t.startWork(vcpuPreemptedCheckNs, vcpuPreemptedCheckSymbol >= 0 ? vcpuPreemptedCheckSymbol : callerSymbol, false);
-    return true;
-  }
-
-  /** Counts {@code n} vcpu_is_preempted reads that took {@code ns} of CPU time. */
-  public void countVcpuPreemptedChecks(long n, long ns) {
-    vcpuPreemptedChecks += n;
-    vcpuPreemptedCheckTimeNs += ns;
-  }
-
-  /** vcpu_is_preempted reads since the last {@link #resetStats}. */
-  public long vcpuPreemptedChecks() {
-    return vcpuPreemptedChecks;
-  }
-
-  /** CPU time of those reads. */
-  public long vcpuPreemptedCheckTimeNs() {
-    return vcpuPreemptedCheckTimeNs;
+  /** The pricing and count of this kernel's vcpu_is_preempted reads. */
+  public VcpuPreemptedReads vcpuPreemptedReads() {
+    return vcpuPreemptedReads;
   }
 
   private boolean stealTimeAccounting;
@@ -402,30 +320,13 @@ public final class Kernel {
     return true;
   }
 
-  /** Queues a wakee on {@code target}'s wake list; true if an IPI must be sent (list was empty). */
-  boolean queueWake(Task t, Cpu target) {
-    boolean wasEmpty = target.wakeList.isEmpty();
-    t.cpu = target;
-    target.wakeList.add(t);
-    return wasEmpty;
-  }
-
-  void drainWakeList(Cpu cpu) {
-    Task t;
-    while ((t = cpu.wakeList.poll()) != null) {
-      if (!t.onRq && t.state != TaskState.DEAD) {
-        activate(t, cpu);
-      }
-    }
-  }
-
   /**
    * Whether a wakeup that makes a task on another, running CPU preempt sends that CPU a
    * reschedule IPI (resched_curr -> smp_send_reschedule), priced like any IPI and taken by the
    * target as an interrupt. Off by default: the target then reacts at once and no IPI is priced.
    */
   public void setReschedIpiOnPreempt(boolean on) {
-    this.reschedIpiOnPreempt = on;
+    ttwu.reschedIpiOnPreempt = on;
   }
 
   /**
@@ -437,15 +338,7 @@ public final class Kernel {
    * wakee is then off its CPU the moment it is switched out.
    */
   public void setTtwuWaitsOnCpu(boolean on) {
-    this.ttwuWaitsOnCpu = on;
-  }
-
-  boolean ttwuWaitsOnCpu() {
-    return ttwuWaitsOnCpu;
-  }
-
-  boolean reschedIpiOnPreempt() {
-    return reschedIpiOnPreempt;
+    ttwu.waitsOnCpu = on;
   }
 
   /**
@@ -453,44 +346,22 @@ public final class Kernel {
    * controller's accept and EOI (on PowerVM these are H_XIRR and H_EOI hcalls). Null: none.
    */
   public void setIpiAccept(Program accept) {
-    this.ipiAccept = accept;
+    ttwu.ipiAccept = accept;
   }
 
   /** The reschedule IPI handler (scheduler_ipi: activates the CPU's wake list). */
   public Program reschedIpiHandler() {
-    return reschedIpiHandler;
-  }
-
-  int symIpiSend() {
-    return symIpiSend;
-  }
-
-  /** Sending a reschedule IPI: a plain APIC write on the host, a VM exit in a guest without PV IPIs. */
-  Program ipiSendProgram() {
-    if (ipiSendProgram == null) {
-      if (vm != null && config.ipiExits() && vm.partitionFirmware()) {
-        // PowerVM: the IPI is the H_IPI hcall (XICS emulation in PHYP)
-        Program handler = Program.named("H_IPI").op(Vm.hypervisorWork(machine, config.ipiSendNs(), "H_IPI")).build();
-        ipiSendProgram = Program.named("smp_muxed_ipi_message_pass").op(Ops.vmExit("H_IPI", handler)).build();
-      } else if (vm != null && config.ipiExits()) {
-        Program handler = Program.named("handle_wrmsr").work(config.ipiSendNs(), "kvm_apic_send_ipi").build();
-        ipiSendProgram = Program.named("native_smp_send_reschedule").op(Ops.vmExit("MSR_WRITE", handler)).build();
-      } else {
-        ipiSendProgram = Program.named("native_smp_send_reschedule")
-            .work(config.ipiSendNs(), vm == null ? "x2apic_send_IPI" : "kvm_send_ipi").build();
-      }
-    }
-    return ipiSendProgram;
+    return ttwu.reschedIpiHandler;
   }
 
   /** try_to_wake_up outcomes: target running, on its runqueue, local, remote, queued; IPIs sent. */
   public TtwuStats ttwuStats() {
-    return new TtwuStats(ttwuRunning, ttwuOnRq, ttwuLocal, ttwuRemote, ttwuQueued, ipisSent);
+    return ttwu.stats();
   }
 
   /** try_to_wake_up calls that waited for the wakee's CPU to finish switching it out. */
   public long ttwuOnCpuWaits() {
-    return ttwuOnCpuWaits;
+    return ttwu.onCpuWaits;
   }
 
   /** Counters of try_to_wake_up outcomes. */
@@ -498,22 +369,14 @@ public final class Kernel {
 
   /** Resets statistics (end of warm-up). */
   public void resetStats() {
-    ttwuRunning = ttwuOnRq = ttwuLocal = ttwuRemote = ttwuQueued = ipisSent = ttwuOnCpuWaits = 0;
-    vcpuPreemptedChecks = vcpuPreemptedCheckTimeNs = 0;
+    ttwu.reset();
+    vcpuPreemptedReads.reset();
     schedStats.reset(machine.sim().now());
-  }
-
-  int symReschedIpi() {
-    return symReschedIpi;
   }
 
   // ---------------------------------------------------------------------------------------
   // schedule()
 
-  /**
-   * __schedule() on {@code cpu}: puts the current task back (preempted or yielding) or takes it
-   * off the runqueue (it set a sleeping state), picks the next task and switches to it.
-   */
   /**
    * {@code yield_to(target, preempt=true)} from {@code current}, the task running the caller on
    * its CPU: -1 ({@code -ESRCH}) when the target is running or not runnable, 0 when the policy
@@ -533,6 +396,10 @@ public final class Kernel {
     return 1;
   }
 
+  /**
+   * __schedule() on {@code cpu}: puts the current task back (preempted or yielding) or takes it
+   * off the runqueue (it set a sleeping state), picks the next task and switches to it.
+   */
   public void schedule(Cpu cpu, boolean preempt) {
     Task prev = cpu.current;
     cpu.needResched = false;

@@ -199,12 +199,12 @@ public final class Ops {
 
   /** try_to_wake_up(target) with its phases and cost classes. */
   public static Op wake(Function<Task, Task> target) {
-    return new Wake(target);
+    return new Ttwu.WakeOp(target);
   }
 
   /** Wakes the first waiter of {@code wq} (if any). */
   public static Op wakeOne(WaitQueue wq) {
-    return new Wake(t -> {
+    return new Ttwu.WakeOp(t -> {
       Task w = wq.first();
       return w;
     });
@@ -367,140 +367,6 @@ public final class Ops {
         return AGAIN;
       }
       return NEXT;
-    }
-  }
-
-  /**
-   * try_to_wake_up (kernel/sched/core.c): the waker takes the wakee's pi_lock; if the wakee is
-   * already running that is all (fast exit); if it is still on its runqueue its state is set
-   * back to running; otherwise it is placed on a CPU and enqueued — directly, or through the
-   * remote CPU's wake list and a reschedule IPI (TTWU_QUEUE). The wakee becomes runnable at the
-   * start of phase 1; the waker keeps paying the rest of the path afterwards.
-   */
-  static final class Wake extends Op {
-    /** The wakee (the waker's scratch object) is no longer being switched out. */
-    private static final SpinCondition ON_CPU_CLEARED = t -> {
-      Task w = (Task) t.scratchObject;
-      return w.cpu == null || w.cpu.switchingOut != w;
-    };
-    private final Function<Task, Task> target;
-    private int symTtwu = -1;
-    private Machine owner;
-
-    Wake(Function<Task, Task> target) {
-      this.target = target;
-    }
-
-    @Override
-    public int execute(Task t, int phase) {
-      Kernel k = t.kernel;
-      KernelConfig cfg = k.config;
-      if (owner != t.machine) {
-        symTtwu = t.machine.symbols().symbol("try_to_wake_up", Machine.DOMAIN_KERNEL);
-        owner = t.machine;
-      }
-      switch (phase) {
-        case 0 -> {
-          Task w = target.apply(t);
-          if (w == null) {
-            return NEXT;
-          }
-          t.scratchObject = w;
-          t.scratch = 0;
-          if (cfg.ttwuRunningNs() > 0) {
-            t.startWork(cfg.ttwuRunningNs(), symTtwu, false);
-          }
-          return AGAIN;
-        }
-        case 1 -> {
-          // while (p->on_cpu) cpu_relax(): a sleeper its CPU is still switching out
-          Task w = (Task) t.scratchObject;
-          if (k.ttwuWaitsOnCpu() && w.state != TaskState.RUNNING && w.state != TaskState.DEAD && !w.onRq
-              && w.cpu != null && w.cpu.switchingOut == w) {
-            k.ttwuOnCpuWaits++;
-            t.startSpin(symTtwu, ON_CPU_CLEARED, 0, w);
-          }
-          return AGAIN;
-        }
-        case 2 -> {
-          Task w = (Task) t.scratchObject;
-          t.scratchObject = null;
-          long pre = cfg.ttwuRunningNs();
-          if (w.state == TaskState.RUNNING || w.state == TaskState.DEAD) {
-            k.ttwuRunning++;
-            w.ttwuFoundRunning++;
-            return NEXT;
-          }
-          long rest;
-          if (w.onRq) {
-            w.state = TaskState.RUNNING;
-            k.ttwuOnRq++;
-            w.ttwuFoundOnRq++;
-            rest = cfg.ttwuOnRqNs() - pre;
-          } else {
-            Cpu dest = k.selectWakeCpu(w, t.cpu);
-            boolean remote = dest != t.cpu;
-            boolean queued = remote && (cfg.ttwuQueue() == TtwuQueueMode.ANY_REMOTE
-                || (cfg.ttwuQueue() == TtwuQueueMode.CROSS_LLC && !k.sharesCache(dest, t.cpu)));
-            if (queued) {
-              w.state = TaskState.RUNNING;
-              k.ttwuQueued++;
-              if (k.queueWake(w, dest)) {
-                t.scratch = 1; // send the reschedule IPI
-                t.scratchObject = dest;
-              }
-              rest = cfg.ttwuFullNs() / 2 - pre;
-            } else {
-              boolean wasIdle = dest.isIdle();
-              boolean hadResched = dest.needResched;
-              k.activate(w, dest);
-              if (remote) {
-                k.ttwuRemote++;
-                if (wasIdle) {
-                  t.scratch = 2; // resched_curr on an idle remote CPU: IPI to kick it
-                  t.scratchObject = dest;
-                } else if (k.reschedIpiOnPreempt() && !hadResched && dest.needResched) {
-                  t.scratch = 1; // wakeup preemption of a remote running CPU: reschedule IPI
-                  t.scratchObject = dest;
-                }
-              } else {
-                k.ttwuLocal++;
-              }
-              rest = cfg.ttwuFullNs() - pre;
-            }
-          }
-          if (rest > 0) {
-            t.startWork(rest, symTtwu, false);
-          }
-          return AGAIN;
-        }
-        case 3 -> {
-          if (t.scratch == 0) {
-            return NEXT;
-          }
-          Cpu dest = (Cpu) t.scratchObject;
-          boolean queuedIpi = t.scratch == 1;
-          t.scratch = 0;
-          t.scratchObject = null;
-          k.ipisSent++;
-          if (MachineTrace.HOOKS) {
-            t.machine.trace().onIpi(t.cpu, dest);
-          }
-          if (queuedIpi) {
-            dest.raiseInterrupt(k.reschedIpiHandler());
-          }
-          t.call(k.ipiSendProgram());
-          return AGAIN;
-        }
-        default -> {
-          return NEXT;
-        }
-      }
-    }
-
-    @Override
-    public String toString() {
-      return "wake";
     }
   }
 

@@ -15,7 +15,16 @@ import org.lockvisor.core.sim.EventQueue;
  * CPU, or a guest CPU whose vCPU thread is in guest mode on a physical CPU). When its CPU
  * freezes, a piece of work in progress keeps its remaining time and a spin keeps its remaining
  * budget; both resume when the CPU runs again. Scheduler plugins keep their per-task data in
- * the public scheduling fields.
+ * {@link #schedData}.
+ *
+ * <p>Beside it: {@link IrqSavedContext} (what an interrupt handler saves of the task), {@link
+ * TaskWatchers}, {@link TaskAttachment}; the scheduler's per-task state is the plugin's own
+ * object. The rest is one cut on purpose, above 30 methods and 600 lines: the interpreter loop,
+ * the activity state machine ({@code onEvent}, {@code freeze}, {@code arm}, {@code endSpin}) and
+ * the frames read the same fields on every simulated event, and moving any of them behind another
+ * object would add a dereference per op on the machine's hottest path; the public methods are
+ * the ops' API ({@code startWork}, {@code startSpin}, {@code irqSave}, {@code preemptEnable},
+ * {@code call}, ...) and one-line read-outs of task_struct fields, used by every plugin.
  */
 public non-sealed class Task implements EventHandler, SpinWatch {
   static final int EV_WORK_DONE = 1;
@@ -69,22 +78,12 @@ public non-sealed class Task implements EventHandler, SpinWatch {
   /** Spin time between two vcpu_is_preempted reads of the current spin loop; 0: it reads none. */
   long spinCheckPeriod;
   /** CPU time spun so far in the current spin loop that reads vcpu_is_preempted. */
-  private long spinCheckSpun;
+  long spinCheckSpun;
   /** The stack the reads are charged to (spin stack + the arch's check function), or -1: inlined. */
   int spinCheckStack = -1;
 
-  // state saved while an interrupt handler runs on this task
-  private Activity savedActivity;
-  private int savedStack;
-  private long savedRemaining;
-  private boolean savedUser;
-  private boolean savedIrqsDisabled;
-  private long savedScratch;
-  private long savedScratch2;
-  private Object savedScratchObject;
-  private long savedSpinCheckPeriod;
-  private long savedSpinCheckSpun;
-  private int savedSpinCheckStack;
+  /** What an interrupt handler running on this task saved of the interrupted context. */
+  private final IrqSavedContext irqSaved = new IrqSavedContext();
 
   // affinity: -1 means any CPU of the kernel
   int pinnedCpu = -1;
@@ -94,15 +93,15 @@ public non-sealed class Task implements EventHandler, SpinWatch {
   private java.util.function.Predicate<Task> blockedCondition;
   private long blockedSince;
 
-  /** Scheduler-owned fields (vruntime and friends); see the scheduler plugins. */
-  public long vruntime;
+  /**
+   * The load weight of the task's nice level ({@code sched_prio_to_weight}; 1024 at nice 0), read
+   * by weighted schedulers.
+   */
   public int weight = 1024;
-  public long execStart;
-  /** The CPU's steal clock at {@link #execStart} (for steal-time-aware schedulers). */
-  public long execStartSteal;
-  public long sumExecRuntime;
-  public long prevSumExecRuntime;
-  public long lastRanAt;
+  /**
+   * The scheduler's per-task state (CFS: its {@code sched_entity} with vruntime and the exec
+   * clocks), owned and typed by the scheduler plugin that serves the task's kernel.
+   */
   public Object schedData;
 
   /** Scratch state for multi-phase ops (one op visit at a time per task). */
@@ -113,12 +112,6 @@ public non-sealed class Task implements EventHandler, SpinWatch {
   /** The per-task state of the workload or device that spawned the task ({@link TaskAttachment}). */
   TaskAttachment<?> attachmentKey;
   Object attachment;
-
-  /**
-   * Untyped slot kept for {@code SchedMessagingWorkload} only, until it moves to a {@link
-   * TaskAttachment} (its file belongs to another change in flight); new code uses an attachment.
-   */
-  public Object userData;
 
   Task(Machine machine, Kernel kernel, int id, String name, Program program) {
     this.machine = machine;
@@ -364,10 +357,10 @@ public non-sealed class Task implements EventHandler, SpinWatch {
   /**
    * Starts a spin as {@link #startSpin(int, SpinCondition, long, SpinWatch)} does, in a loop that
    * reads {@code vcpu_is_preempted} once every {@code checkPeriodNs} of spinning (the first read at
-   * its start; {@link Kernel#spinCheckPeriodNs}; 0: the loop reads none). Each read costs the
-   * kernel's {@link Kernel#vcpuPreemptedCheckNs}: that share of the spin's CPU time is charged to
+   * its start; {@link VcpuPreemptedReads#spinCheckPeriodNs}; 0: the loop reads none). Each read
+   * costs the kernel's {@link VcpuPreemptedReads#checkNs}: that share of the spin's CPU time is charged to
    * the kernel's check function under the spin symbol (or stays on the spin symbol where the
-   * arch inlines the check), and the reads are counted ({@link Kernel#vcpuPreemptedChecks}). The
+   * arch inlines the check), and the reads are counted ({@link VcpuPreemptedReads#checks}). The
    * spin still ends on its events: the reads make the loop slower, not longer.
    */
   public void startSpin(int symbol, SpinCondition condition, long budgetNs, SpinWatch watch, long checkPeriodNs) {
@@ -377,10 +370,11 @@ public non-sealed class Task implements EventHandler, SpinWatch {
     spinStartedAt = machine.sim().now();
     spinSymbol = symbol;
     activityStack = machine.symbols().push(currentStack(), symbol);
-    spinCheckPeriod = kernel.vcpuPreemptedCheckNs() > 0 ? checkPeriodNs : 0;
+    VcpuPreemptedReads reads = kernel.vcpuPreemptedReads;
+    spinCheckPeriod = reads.checkNs() > 0 ? checkPeriodNs : 0;
     spinCheckSpun = 0;
-    spinCheckStack = spinCheckPeriod > 0 && kernel.vcpuPreemptedCheckSymbol() >= 0
-        ? machine.symbols().push(activityStack, kernel.vcpuPreemptedCheckSymbol()) : -1;
+    spinCheckStack = spinCheckPeriod > 0 && reads.checkSymbol() >= 0
+        ? machine.symbols().push(activityStack, reads.checkSymbol()) : -1;
     spinCondition = condition;
     spinBudget = budgetNs <= 0 ? Long.MAX_VALUE : budgetNs;
     spinTimedOut = false;
@@ -401,12 +395,13 @@ public non-sealed class Task implements EventHandler, SpinWatch {
    */
   long spinCheckShare(long ns) {
     long period = spinCheckPeriod;
-    long c = kernel.vcpuPreemptedCheckNs();
+    VcpuPreemptedReads reads = kernel.vcpuPreemptedReads;
+    long c = reads.checkNs();
     long before = spinCheckSpun;
     long after = before + ns;
     spinCheckSpun = after;
     long share = (after / period) * c + Math.min(after % period, c) - ((before / period) * c + Math.min(before % period, c));
-    kernel.countVcpuPreemptedChecks((after + period - 1) / period - (before + period - 1) / period, share);
+    reads.count((after + period - 1) / period - (before + period - 1) / period, share);
     return share;
   }
 
@@ -509,19 +504,7 @@ public non-sealed class Task implements EventHandler, SpinWatch {
 
   /** Called by the CPU to run an interrupt handler on this (current) task. */
   void beginInterrupt(Program handler) {
-    savedActivity = activity;
-    savedStack = activityStack;
-    savedRemaining = activity == Activity.WORK ? workRemaining : spinBudget;
-    savedSpinCheckPeriod = spinCheckPeriod;
-    savedSpinCheckSpun = spinCheckSpun;
-    savedSpinCheckStack = spinCheckStack;
-    savedUser = workUser;
-    savedIrqsDisabled = irqsDisabled;
-    // a multi-phase op of the interrupted context (e.g. try_to_wake_up) keeps its scratch state
-    // across phases; the handler's own ops must not clobber it
-    savedScratch = scratch;
-    savedScratch2 = scratch2;
-    savedScratchObject = scratchObject;
+    irqSaved.save(this);
     activity = Activity.NONE;
     irqsDisabled = true;
     irqDepth++;
@@ -530,23 +513,7 @@ public non-sealed class Task implements EventHandler, SpinWatch {
 
   private void endInterrupt() {
     irqDepth--;
-    irqsDisabled = savedIrqsDisabled;
-    activity = savedActivity;
-    activityStack = savedStack;
-    if (activity == Activity.WORK) {
-      workRemaining = savedRemaining;
-    } else if (activity == Activity.SPIN) {
-      spinBudget = savedRemaining;
-    }
-    spinCheckPeriod = savedSpinCheckPeriod;
-    spinCheckSpun = savedSpinCheckSpun;
-    spinCheckStack = savedSpinCheckStack;
-    workUser = savedUser;
-    scratch = savedScratch;
-    scratch2 = savedScratch2;
-    scratchObject = savedScratchObject;
-    savedScratchObject = null;
-    savedActivity = null;
+    irqSaved.restore(this);
     cpu.afterInterrupt(this);
   }
 

@@ -223,7 +223,7 @@ public final class Platforms {
   public static void configureVcpuPreempted(Kernel guest, ArchProfile profile) {
     guest.setVcpuPreemptedHook(vcpuPreempted(profile));
     var semantics = profile.hypervisor().vcpuPreempted();
-    guest.setVcpuPreemptedCheckCost(
+    guest.vcpuPreemptedReads().setCheckCost(
         semantics == HypervisorBehaviour.VcpuPreemptedSemantics.NONE ? 0 : profile.ns(VCPU_PREEMPTED_CHECK),
         vcpuPreemptedFunction(semantics));
   }

@@ -22,7 +22,8 @@ class StealTimeTest {
     Simulation sim = new Simulation(11);
     Machine machine = new Machine(sim);
     Kernel host = machine.createHost("host", 1, KernelConfig.zeroCost(4 * MS), CfsScheduler.withDefaults());
-    Vm vm = machine.createVm("vm", 1, KernelConfig.zeroCost(4 * MS), CfsScheduler.withDefaults(),
+    CfsScheduler guestCfs = CfsScheduler.withDefaults();
+    Vm vm = machine.createVm("vm", 1, KernelConfig.zeroCost(4 * MS), guestCfs,
         HypervisorConfig.zeroCost(), 0);
     vm.guest().setStealTimeAccounting(accounting);
     host.spawn("hog", Program.named("hog")
@@ -34,7 +35,7 @@ class StealTimeTest {
     sim.runUntil(T);
     machine.syncAccounting();
     VcpuTask v = vm.vcpus().get(0);
-    return new Outcome(v.stealNs(), machine.account().threadTotal(v.id()), a.sumExecRuntime + b.sumExecRuntime);
+    return new Outcome(v.stealNs(), machine.account().threadTotal(v.id()), guestCfs.sumExecRuntime(a) + guestCfs.sumExecRuntime(b));
   }
 
   @Test

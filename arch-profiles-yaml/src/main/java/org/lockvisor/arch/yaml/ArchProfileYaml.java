@@ -457,9 +457,7 @@ public final class ArchProfileYaml {
     }
   }
 
-  /** {@code "; did you mean [a, b]?"} when a known name is close to {@code input}, else empty. */
   private static String hint(String input, java.util.Collection<String> known) {
-    ImmutableList<String> close = DidYouMean.suggestions(input, known);
-    return close.isEmpty() ? "" : "; did you mean " + close + "?";
+    return DidYouMean.hint(input, known);
   }
 }

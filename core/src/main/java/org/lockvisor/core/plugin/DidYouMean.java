@@ -51,11 +51,16 @@ public final class DidYouMean {
     StringBuilder message = new StringBuilder()
         .append("unknown ").append(what).append(" [").append(input).append("]; known: ")
         .append(ImmutableSortedSet.copyOf(known));
+    return message.append(hint(input, known)).toString();
+  }
+
+  /**
+   * {@code ; did you mean [<suggestions>]?} when a known name is close to {@code input}, else the
+   * empty string: the tail of every "unknown" or "not one of" message.
+   */
+  public static String hint(String input, Collection<String> known) {
     ImmutableList<String> suggestions = suggestions(input, known);
-    if (!suggestions.isEmpty()) {
-      message.append("; did you mean ").append(suggestions).append('?');
-    }
-    return message.toString();
+    return suggestions.isEmpty() ? "" : "; did you mean " + suggestions + "?";
   }
 
   /** Edit distance (insertions, deletions, substitutions) between two strings. */

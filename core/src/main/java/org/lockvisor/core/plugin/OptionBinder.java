@@ -80,9 +80,8 @@ public final class OptionBinder {
     for (Map.Entry<String, String> e : new TreeMap<>(given).entrySet()) {
       PluginOption o = byName.get(e.getKey());
       if (o == null) {
-        List<String> close = DidYouMean.suggestions(e.getKey(), byName.keySet());
         problems.put(e.getKey(), "unknown " + (label.isEmpty() ? "" : label + " ") + "option [" + e.getKey() + "]; known: " + byName.keySet()
-            + (close.isEmpty() ? "" : "; did you mean " + close + "?"));
+            + DidYouMean.hint(e.getKey(), byName.keySet()));
         continue;
       }
       String problem = checkValue(o, e.getValue());
@@ -99,8 +98,7 @@ public final class OptionBinder {
     switch (o.type()) {
       case BOOLEAN, ENUM -> {
         if (declaredSpelling(o, v) == null) {
-          List<String> close = DidYouMean.suggestions(v, o.allowed());
-          return "[" + v + "] is not one of " + o.allowed() + (close.isEmpty() ? "" : "; did you mean " + close + "?");
+          return "[" + v + "] is not one of " + o.allowed() + DidYouMean.hint(v, o.allowed());
         }
       }
       case INTEGER -> {

@@ -46,6 +46,12 @@ class DidYouMeanTest {
   }
 
   @Test
+  void hint_closeOrNot_tailOrEmpty() {
+    assertThat(DidYouMean.hint("tiket", List.of("ticket", "mcs"))).isEqualTo("; did you mean [ticket]?");
+    assertThat(DidYouMean.hint("xyzzy", List.of("ticket", "mcs"))).isEmpty();
+  }
+
+  @Test
   void unknownMessage_withoutSuggestion_noQuestion() {
     assertThat(DidYouMean.unknownMessage("reproduction", "r9", List.of()))
         .isEqualTo("unknown reproduction [r9]; known: []");

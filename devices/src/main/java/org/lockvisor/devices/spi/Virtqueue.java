@@ -27,6 +27,13 @@ import static com.google.common.base.Preconditions.checkState;
  *
  * <p>Not thread-safe by design: the driver side is serialised by the driver's lock (vq_lock)
  * and the device side by the VMM's, exactly as in the kernel and QEMU.
+ *
+ * <p>Above 30 methods on purpose: one vring serves both sides, the driver's API of
+ * drivers/virtio/virtio_ring.c ({@code add}, {@code kickPrepare}, {@code getBuf}, {@code
+ * disableCb}, {@code enableCb}) and the device's of QEMU's hw/virtio ({@code pop}, {@code
+ * pushUsed}, {@code needInterrupt}, notification control), one method per kernel and QEMU
+ * function, over the same indices and event-idx fields; splitting the two sides would copy the
+ * index arithmetic ({@link #vringNeedEvent}) into both and change the SPI device plugins use.
  */
 public final class Virtqueue {
   /** {@code VRING_AVAIL_F_NO_INTERRUPT}: driver asks the device not to interrupt. */

@@ -80,7 +80,7 @@ public final class ExperimentValidator {
     for (String variant : e.variants().keySet()) {
       try {
         Experiment v = ExperimentYaml.variant(e, variant);
-        problems.addAll(ExperimentYaml.prefixed("variants." + variant, pluginProblems(v)));
+        problems.addAll(ExperimentVariants.prefixed("variants." + variant, pluginProblems(v)));
       } catch (InvalidExperimentException ex) {
         problems.addAll(ex.problems());
       }
@@ -90,7 +90,7 @@ public final class ExperimentValidator {
       String label = pointLabel(i, points.get(i));
       try {
         Experiment p = ExperimentYaml.point(e, points.get(i), label);
-        problems.addAll(ExperimentYaml.prefixed(label, validate(p))); // its variants too
+        problems.addAll(ExperimentVariants.prefixed(label, validate(p))); // its variants too
       } catch (InvalidExperimentException ex) {
         problems.addAll(ex.problems());
       }

@@ -23,9 +23,9 @@ class DeviceProfileOptionsTest {
 
   @Test
   void leftOut_takenFromTheProfile() {
-    assertThat(ExperimentRunner.profileDefaults(BLK, Map.of(), new Arm64KvmArchProfile().create()))
+    assertThat(MachineAssembler.profileDefaults(BLK, Map.of(), new Arm64KvmArchProfile().create()))
         .containsEntry("notify-path", "userspace").containsEntry("posted-interrupts", "false");
-    assertThat(ExperimentRunner.profileDefaults(BLK, Map.of(), new X86KvmArchProfile().create()))
+    assertThat(MachineAssembler.profileDefaults(BLK, Map.of(), new X86KvmArchProfile().create()))
         .containsEntry("notify-path", "ioeventfd");
   }
 
@@ -34,16 +34,16 @@ class DeviceProfileOptionsTest {
     ArchProfile x86 = new X86KvmArchProfile().create();
     ArchProfile posted = x86.withHypervisor(x86.hypervisor().toBuilder().postedInterrupts(true).build());
 
-    assertThat(ExperimentRunner.profileDefaults(BLK, Map.of(), posted)).containsEntry("posted-interrupts", "true");
-    assertThat(ExperimentRunner.profileDefaults(BLK, Map.of("posted-interrupts", "false"), posted))
+    assertThat(MachineAssembler.profileDefaults(BLK, Map.of(), posted)).containsEntry("posted-interrupts", "true");
+    assertThat(MachineAssembler.profileDefaults(BLK, Map.of("posted-interrupts", "false"), posted))
         .containsEntry("posted-interrupts", "false");
-    assertThat(ExperimentRunner.profileDefaults(BLK, Map.of("notify-path", "userspace"), x86))
+    assertThat(MachineAssembler.profileDefaults(BLK, Map.of("notify-path", "userspace"), x86))
         .containsEntry("notify-path", "userspace");
   }
 
   @Test
   void powerVmHcallNotify_notModelledByVirtioBlk_leavesTheDeviceDefault() {
-    assertThat(ExperimentRunner.profileDefaults(BLK, Map.of(), new Ppc64PowerVmArchProfile().create()))
+    assertThat(MachineAssembler.profileDefaults(BLK, Map.of(), new Ppc64PowerVmArchProfile().create()))
         .doesNotContainKey("notify-path");
   }
 }

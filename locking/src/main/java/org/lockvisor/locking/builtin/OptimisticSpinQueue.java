@@ -205,14 +205,14 @@ public final class OptimisticSpinQueue {
               stats.spinBailout();
               n.step = UNQUEUE_A;
               // the loop's first test read it; after a spin, that read was charged with the spin
-              if (n.watchedPrev == null && kernel.startVcpuPreemptedCheck(t, vcpuCheck, symLock)) {
+              if (n.watchedPrev == null && kernel.vcpuPreemptedReads().startCheck(t, vcpuCheck, symLock)) {
                 return AGAIN;
               }
               continue;
             }
             n.watchedPrev = n.prev;
             // osq_lock: need_resched() || vcpu_is_preempted(node_cpu(node->prev)) every iteration
-            t.startSpin(symLock, locked, 0, n.prev.task.cpu(), kernel.spinCheckPeriodNs(vcpuCheck, costs.pauseNs(), 1));
+            t.startSpin(symLock, locked, 0, n.prev.task.cpu(), kernel.vcpuPreemptedReads().spinCheckPeriodNs(vcpuCheck, costs.pauseNs(), 1));
             return AGAIN;
           }
           case UNQUEUE_A -> {

@@ -197,7 +197,7 @@ final class QueuedSpinLock extends SpinLockBase {
     n.lp = false;
     // pv_wait_node: SPIN_THRESHOLD iterations, every 256th (PV_PREV_CHECK_MASK) reading vcpu_is_preempted
     n.budgetLeft = costs.spinThresholdNs()
-        + (pv ? (costs.spinThresholdLoops() >> 8) * (context.spinCheckPeriodNs(256) > 0 ? kernel.vcpuPreemptedCheckNs() : 0) : 0);
+        + (pv ? (costs.spinThresholdLoops() >> 8) * (context.spinCheckPeriodNs(256) > 0 ? kernel.vcpuPreemptedReads().checkNs() : 0) : 0);
     n.prev = mcsTail;
     if (mcsTail != null) {
       mcsTail.next = n;

@@ -55,20 +55,20 @@ import org.lockvisor.machine.TaskState;
  * org.lockvisor.locking.spi.LockStats#wakeupLeftToSpinner}.
  */
 final class XaddRwsem extends OwnerSpinningLock<XaddRwsem.Node> {
-  private static final int SLOW = 1;
-  private static final int OSQ_LOCK = 2;
-  private static final int SPIN_LOOP = 3;
-  private static final int SPUN = 4;
-  private static final int OSQ_UNLOCK_OK = 5;
-  private static final int OSQ_UNLOCK_FAIL = 6;
-  private static final int WAIT_LOCK = 7;
+  static final int SLOW = 1;
+  static final int OSQ_LOCK = 2;
+  static final int SPIN_LOOP = 3;
+  static final int SPUN = 4;
+  static final int OSQ_UNLOCK_OK = 5;
+  static final int OSQ_UNLOCK_FAIL = 6;
+  static final int WAIT_LOCK = 7;
   private static final int QUEUED = 8;
-  private static final int WAIT_LOOP = 9;
-  private static final int UNLOCK_AND_SLEEP = 10;
-  private static final int WOKEN = 11;
-  private static final int RELOCK = 12;
-  private static final int UNLOCK_GOT = 13;
-  private static final int COUNT_SPUN = 14;
+  static final int WAIT_LOOP = 9;
+  static final int UNLOCK_AND_SLEEP = 10;
+  static final int WOKEN = 11;
+  static final int RELOCK = 12;
+  static final int UNLOCK_GOT = 13;
+  static final int COUNT_SPUN = 14;
   private static final int R_LOCK = 20;
   private static final int R_UNLOCK = 21;
   private static final int R_WAKE = 22;
@@ -104,16 +104,16 @@ final class XaddRwsem extends OwnerSpinningLock<XaddRwsem.Node> {
     }
   }
 
-  private final Op waitLockIrq;
-  private final Op waitUnlockIrq;
+  final Op waitLockIrq;
+  final Op waitUnlockIrq;
   private final Op waitLockIrqsave;
   private final Op waitUnlockIrqsave;
-  private int readers;
-  private final KernelVersion version;
+  int readers;
+  final KernelVersion version;
   /** 4.8: {@code sem->owner == RWSEM_READER_OWNED} (set by readers, cleared only by writers). */
-  private boolean readerOwned;
+  boolean readerOwned;
   /** 4.7: the OSQ head's loop on an owner-less lock with active readers ends. */
-  private final org.lockvisor.machine.SpinCondition countChanged = this::countCondition;
+  final org.lockvisor.machine.SpinCondition countChanged = this::countCondition;
   private final Op writeLock = new LockOp(true);
   private final Op readLock = new LockOp(false);
   private final Op writeUnlock = new UnlockOp(true);
@@ -122,16 +122,16 @@ final class XaddRwsem extends OwnerSpinningLock<XaddRwsem.Node> {
   private final Program readSlowPath;
   private final Program wakePath;
   private final Program wakeQ;
-  private final int symDownWrite;
+  final int symDownWrite;
   private final int symDownRead;
   private final int symUpWrite;
   private final int symUpRead;
-  private final int symSpinOnOwner;
+  final int symSpinOnOwner;
   private final int symMarkWake;
-  private final int symDownWriteFailed;
+  final int symDownWriteFailed;
   private final int symRwsemWake;
   /** rwsem_can_spin_on_owner, where an arch that inlines vcpu_is_preempted charges the read. */
-  private final int symCanSpin = vcpuCheck ? sym("rwsem_can_spin_on_owner") : -1;
+  final int symCanSpin = vcpuCheck ? sym("rwsem_can_spin_on_owner") : -1;
 
   static final class Node extends OwnerSpinningLock.Node {
     boolean writer;
@@ -175,7 +175,7 @@ final class XaddRwsem extends OwnerSpinningLock<XaddRwsem.Node> {
     this.symSpinOnOwner = sym("rwsem_spin_on_owner");
     this.symMarkWake = sym("__rwsem_mark_wake");
     this.writeSlowPath = Program.named("down_write")
-        .call(Program.named("rwsem_down_write_failed").op(new WriteSlowOp()).build())
+        .call(Program.named("rwsem_down_write_failed").op(new XaddRwsemWriteSlowPath(this)).build())
         .build();
     this.readSlowPath = Program.named("down_read")
         .call(Program.named("rwsem_down_read_failed").op(new ReadSlowOp()).build())
@@ -204,7 +204,7 @@ final class XaddRwsem extends OwnerSpinningLock<XaddRwsem.Node> {
     return readers;
   }
 
-  private boolean noActiveHolder() {
+  boolean noActiveHolder() {
     return owner == null && readers == 0;
   }
 
@@ -230,7 +230,7 @@ final class XaddRwsem extends OwnerSpinningLock<XaddRwsem.Node> {
    * check, not be preempted); with no writer owner 4.7 reads the count (no active holder), 4.8
    * the reader-owned mark.
    */
-  private boolean canSpinOnOwner(Task o) {
+  boolean canSpinOnOwner(Task o) {
     if (o != null) {
       return o.onCpu() && !vcpuIsPreempted(o);
     }
@@ -241,7 +241,7 @@ final class XaddRwsem extends OwnerSpinningLock<XaddRwsem.Node> {
     return owner != null || readers == 0 || needResched(s);
   }
 
-  private void takeWrite(Task t, Node n, boolean contended) {
+  void takeWrite(Task t, Node n, boolean contended) {
     touch(t);
     readerOwned = false; // rwsem_set_owner
     if (contended) {
@@ -329,158 +329,6 @@ final class XaddRwsem extends OwnerSpinningLock<XaddRwsem.Node> {
     @Override
     public String toString() {
       return (write ? "down_write(" : "down_read(") + name + ")";
-    }
-  }
-
-  private final class WriteSlowOp extends Op {
-    @Override
-    public int execute(Task t, int phase) {
-      Node n = nodes.get(t);
-      for (;;) {
-        switch (n.step) {
-          case SLOW -> {
-            // rwsem_optimistic_spin: rwsem_can_spin_on_owner
-            Task o = owner;
-            boolean canSpin = optimisticSpin && !needResched(t) && canSpinOnOwner(o);
-            if (!canSpin) {
-              n.step = WAIT_LOCK;
-              if (optimisticSpin && !needResched(t) && o != null && o.onCpu()
-                  && context.startVcpuPreemptedCheck(t, symCanSpin)) {
-                return AGAIN; // the read that refused the spin
-              }
-              continue;
-            }
-            t.preemptDisable();
-            n.step = OSQ_LOCK;
-            if (o != null && context.startVcpuPreemptedCheck(t, symCanSpin)) {
-              return AGAIN; // rwsem_can_spin_on_owner read vcpu_is_preempted
-            }
-          }
-          case OSQ_LOCK -> {
-            if (n.inline.run(osq.lockOp(), t) == AGAIN) {
-              return AGAIN;
-            }
-            if (!osq.acquired(t)) {
-              t.preemptEnable();
-              n.step = WAIT_LOCK;
-              continue;
-            }
-            n.step = SPIN_LOOP;
-          }
-          case SPIN_LOOP -> {
-            Task o = owner;
-            if (o != null) {
-              if (spinOnOwnerOrBail(t, n, o, SPUN, OSQ_UNLOCK_FAIL, symSpinOnOwner)) {
-                return AGAIN;
-              }
-              continue;
-            }
-            if (readerOwned) { // 4.8: rwsem_spin_on_owner returns !rwsem_owner_is_reader
-              n.step = OSQ_UNLOCK_FAIL;
-              continue;
-            }
-            if (readers > 0) {
-              // try_write_lock_unqueued fails; if (!owner && need_resched()) break; else
-              // cpu_relax() and round again (4.7: the count's readers; 4.8 cannot get here, its
-              // readers mark the owner field)
-              if (needResched(t)) {
-                n.step = OSQ_UNLOCK_FAIL;
-                continue;
-              }
-              ownerSpinner = t;
-              n.step = COUNT_SPUN;
-              t.startSpin(symDownWriteFailed, countChanged, 0, null);
-              return AGAIN;
-            }
-            // try_write_lock_unqueued
-            ownerSpinner = null;
-            takeWrite(t, n, true);
-            stats.spinAcquired();
-            n.step = OSQ_UNLOCK_OK;
-            t.startWork(costs.atomicNs(), symDownWrite, false);
-            return AGAIN;
-          }
-          case SPUN -> {
-            if (ownerSpinGaveUp(n)) {
-              n.step = OSQ_UNLOCK_FAIL;
-            } else if (version == KernelVersion.V4_7 && owner == null && readers > 0) {
-              // 4.7: the owner left; "check the counter": held by readers, stop
-              n.step = OSQ_UNLOCK_FAIL;
-            } else {
-              n.step = SPIN_LOOP;
-            }
-          }
-          case COUNT_SPUN -> {
-            if (ownerSpinner == t) {
-              ownerSpinner = null;
-            }
-            n.step = SPIN_LOOP;
-          }
-          case OSQ_UNLOCK_OK -> {
-            return osqUnlockAcquired(t, n);
-          }
-          case OSQ_UNLOCK_FAIL -> {
-            if (ownerSpinner == t) {
-              ownerSpinner = null;
-            }
-            if (n.inline.run(osq.unlockOp(), t) == AGAIN) {
-              return AGAIN;
-            }
-            n.step = WAIT_LOCK;
-            if (t.preemptEnable()) {
-              return AGAIN;
-            }
-          }
-          case WAIT_LOCK -> {
-            if (n.inline.run(waitLockIrq, t) == AGAIN) {
-              return AGAIN;
-            }
-            waitList.addLast(t);
-            n.step = WAIT_LOOP;
-          }
-          case WAIT_LOOP -> {
-            if (noActiveHolder()) { // rwsem_try_write_lock
-              waitList.remove(t);
-              takeWrite(t, n, true);
-              n.step = UNLOCK_GOT;
-              continue;
-            }
-            t.setState(TaskState.UNINTERRUPTIBLE);
-            n.step = UNLOCK_AND_SLEEP;
-          }
-          case UNLOCK_AND_SLEEP -> {
-            return unlockAndSleep(t, n, waitUnlockIrq, WOKEN);
-          }
-          case WOKEN -> {
-            // do { schedule(); set_current_state(); } while (count & RWSEM_ACTIVE_MASK)
-            if (!noActiveHolder()) {
-              t.setState(TaskState.UNINTERRUPTIBLE);
-              stats.slept();
-              t.scheduleNow();
-              return AGAIN;
-            }
-            t.setState(TaskState.RUNNING);
-            n.step = RELOCK;
-          }
-          case RELOCK -> {
-            if (n.inline.run(waitLockIrq, t) == AGAIN) {
-              return AGAIN;
-            }
-            n.step = WAIT_LOOP;
-          }
-          case UNLOCK_GOT -> {
-            if (n.inline.run(waitUnlockIrq, t) == AGAIN) {
-              return AGAIN;
-            }
-            n.step = DONE;
-            return NEXT;
-          }
-          case DONE -> {
-            return NEXT;
-          }
-          default -> throw new IllegalStateException("bad step " + n.step);
-        }
-      }
     }
   }
 

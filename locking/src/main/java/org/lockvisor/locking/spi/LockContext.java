@@ -127,7 +127,7 @@ public final class LockContext {
    * a kernel without it is charged nothing.
    */
   public long spinCheckPeriodNs(int loopsPerCheck) {
-    return kernel.spinCheckPeriodNs(vcpuIsPreemptedCheck, costs.pauseNs(), loopsPerCheck);
+    return kernel.vcpuPreemptedReads().spinCheckPeriodNs(vcpuIsPreemptedCheck, costs.pauseNs(), loopsPerCheck);
   }
 
   /**
@@ -140,7 +140,7 @@ public final class LockContext {
    * owner->on_cpu} and {@code need_resched()} let it).
    */
   public boolean startVcpuPreemptedCheck(Task t, int callerSymbol) {
-    return kernel.startVcpuPreemptedCheck(t, vcpuIsPreemptedCheck, callerSymbol);
+    return kernel.vcpuPreemptedReads().startCheck(t, vcpuIsPreemptedCheck, callerSymbol);
   }
 
   /**

@@ -11,6 +11,11 @@ package org.lockvisor.locking.spi;
  * read/write bounce counters), the totals are also kept per side: {@link #reads()} for shared
  * acquisitions (read_lock, down_read) and {@link #writes()} for the others, so lock_stat can print
  * an rwlock's or rwsem's {@code -R} and {@code -W} lines.
+ *
+ * <p>Above 30 methods on purpose: it is a set of counters, lock_stat's fields and the model's
+ * virtualization counters, each with its one recording method (called by the framework or a
+ * plugin where the event happens) and its one read-out; grouping them behind more objects would
+ * only lengthen every plugin's call.
  */
 public final class LockStats {
   /** The shared side (null in a side itself). */

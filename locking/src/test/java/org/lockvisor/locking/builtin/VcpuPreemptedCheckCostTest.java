@@ -27,7 +27,7 @@ class VcpuPreemptedCheckCostTest {
   private static Rig rig(int vcpus, boolean priced) {
     Rig rig = new Rig(5, vcpus, vcpus, 0, VcpuPreemptedHook.INVOLUNTARY);
     if (priced) {
-      rig.vm.guest().setVcpuPreemptedCheckCost(CHECK_NS, CHECK_FUNCTION);
+      rig.vm.guest().vcpuPreemptedReads().setCheckCost(CHECK_NS, CHECK_FUNCTION);
     }
     return rig;
   }
@@ -56,12 +56,12 @@ class VcpuPreemptedCheckCostTest {
     long spun = inLoop + (inReads - CHECK_NS);
     assertThat(spun).as("the waiter spun on the owner for most of the hold").isGreaterThan(40_000);
     long loopReads = reads(spun);
-    assertThat(rig.vm.guest().vcpuPreemptedChecks()).isEqualTo(loopReads + 1);
+    assertThat(rig.vm.guest().vcpuPreemptedReads().checks()).isEqualTo(loopReads + 1);
     assertThat(inReads).isEqualTo(readTime(spun) + CHECK_NS);
     // every full iteration is a read and a cpu_relax(): the reads are c / (PAUSE + c) of the spin
     assertThat((double) inReads / (inReads + inLoop)).isCloseTo((double) CHECK_NS / PERIOD,
         org.assertj.core.data.Offset.offset(0.01));
-    assertThat(rig.vm.guest().vcpuPreemptedCheckTimeNs()).isEqualTo(inReads);
+    assertThat(rig.vm.guest().vcpuPreemptedReads().checkTimeNs()).isEqualTo(inReads);
   }
 
   @Test
@@ -73,7 +73,7 @@ class VcpuPreemptedCheckCostTest {
     KernelLock b = unpriced.lock(new OwnerMutexFactory(), false, Map.of());
     unpriced.hammer(b, LockMode.SLEEPING, 2, 1, 50_000, 0);
 
-    assertThat(priced.vm.guest().vcpuPreemptedChecks()).isZero();
+    assertThat(priced.vm.guest().vcpuPreemptedReads().checks()).isZero();
     assertThat(priced.symbolTime(CHECK_FUNCTION)).isZero();
     assertThat(priced.finishedAt).isEqualTo(unpriced.finishedAt);
     assertThat(priced.symbolTime("mutex_spin_on_owner")).isEqualTo(unpriced.symbolTime("mutex_spin_on_owner"))
@@ -108,7 +108,7 @@ class VcpuPreemptedCheckCostTest {
     assertThat(readsUnderOsq).isGreaterThan(0);
     assertThat((double) readsUnderOsq / (readsUnderOsq + inOsq)).isCloseTo((double) CHECK_NS / PERIOD,
         org.assertj.core.data.Offset.offset(0.01));
-    assertThat(rig.vm.guest().vcpuPreemptedCheckTimeNs())
+    assertThat(rig.vm.guest().vcpuPreemptedReads().checkTimeNs())
         .isGreaterThanOrEqualTo(readsUnderOsq + readsUnderOwner);
   }
 

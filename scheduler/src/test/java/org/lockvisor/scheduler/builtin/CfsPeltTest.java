@@ -51,13 +51,13 @@ class CfsPeltTest {
 
   @Test
   void decayLoad_32Periods_halvesTheValue() {
-    long v = 1024L * CfsScheduler.Pelt.LOAD_AVG_MAX;
+    long v = 1024L * Pelt.LOAD_AVG_MAX;
     // y^32 = 1/2 is a shift; the table's y^0 = 0xffffffff / 2^32 takes off at most one unit
-    assertThat(CfsScheduler.Pelt.decayLoad(v, 32)).isBetween(v / 2 - 1, v / 2);
-    assertThat(CfsScheduler.Pelt.decayLoad(v, 64)).isBetween(v / 4 - 1, v / 4);
+    assertThat(Pelt.decayLoad(v, 32)).isBetween(v / 2 - 1, v / 2);
+    assertThat(Pelt.decayLoad(v, 64)).isBetween(v / 4 - 1, v / 4);
     // y = 0.5^(1/32) = 0.97857...: one period takes off about 2.1 %
-    assertThat((double) CfsScheduler.Pelt.decayLoad(v, 1) / v).isBetween(0.9785, 0.9787);
-    assertThat(CfsScheduler.Pelt.decayLoad(v, 32 * 64)).isZero();
+    assertThat((double) Pelt.decayLoad(v, 1) / v).isBetween(0.9785, 0.9787);
+    assertThat(Pelt.decayLoad(v, 32 * 64)).isZero();
   }
 
   @Test
@@ -65,13 +65,13 @@ class CfsPeltTest {
     // 1024 × (y + y^2 + ... + y^32) = 1024 × (1 - 1/2) × y / (1 - y) ≈ 23,382; the kernel's table
     // floors each partial sum, so it may sit a few units per term below
     double y = Math.pow(0.5, 1.0 / 32);
-    assertThat((double) CfsScheduler.Pelt.runnableContrib(32)).isBetween(1024 * 0.5 * y / (1 - y) - 32, 1024 * 0.5 * y / (1 - y));
-    assertThat(CfsScheduler.Pelt.runnableContrib(1000)).isEqualTo(CfsScheduler.Pelt.LOAD_AVG_MAX);
+    assertThat((double) Pelt.runnableContrib(32)).isBetween(1024 * 0.5 * y / (1 - y) - 32, 1024 * 0.5 * y / (1 - y));
+    assertThat(Pelt.runnableContrib(1000)).isEqualTo(Pelt.LOAD_AVG_MAX);
   }
 
   @Test
   void update_alwaysRunnable_convergesToTheWeight() {
-    CfsScheduler.Pelt a = new CfsScheduler.Pelt();
+    Pelt a = new Pelt();
     a.last = 0;
     for (long t = 100 * US; t <= 2_000 * MS; t += 100 * US) {
       a.update(t, 1024);
@@ -81,10 +81,10 @@ class CfsPeltTest {
 
   @Test
   void update_blockedFor32Periods_halvesTheLoad() {
-    CfsScheduler.Pelt a = new CfsScheduler.Pelt();
+    Pelt a = new Pelt();
     a.last = 0;
     a.avg = 1024;
-    a.sum = 1024 * CfsScheduler.Pelt.LOAD_AVG_MAX;
+    a.sum = 1024 * Pelt.LOAD_AVG_MAX;
     a.update(32 * PERIOD_NS, 0);
     assertThat(a.avg).isBetween(500L, 512L);
   }

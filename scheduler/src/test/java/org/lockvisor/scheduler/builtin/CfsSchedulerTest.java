@@ -78,7 +78,7 @@ class CfsSchedulerTest {
     assertAlternate(runs);
     // exec time is counted exactly while the thread is current
     machine.syncAccounting();
-    assertThat(s.vcpuA().sumExecRuntime + s.vcpuB().sumExecRuntime)
+    assertThat(s.cfs().sumExecRuntime(s.vcpuA()) + s.cfs().sumExecRuntime(s.vcpuB()))
         .isEqualTo(s.rec().onCpu(s.vcpuA(), 0, sim.now()) + s.rec().onCpu(s.vcpuB(), 0, sim.now()) - lastRunTail(s));
     assertThat(Math.abs(s.rec().onCpu(s.vcpuA(), 0, sim.now()) - s.rec().onCpu(s.vcpuB(), 0, sim.now())))
         .isLessThanOrEqualTo(13 * MS);
@@ -88,7 +88,7 @@ class CfsSchedulerTest {
   private long lastRunTail(Scheduler2 s) {
     List<Run> runs = s.rec().runs();
     Task current = runs.get(runs.size() - 1).task();
-    return sim.now() - current.execStart;
+    return sim.now() - s.cfs().execStart(current);
   }
 
   @Test

@@ -3,23 +3,10 @@ package org.lockvisor.workloads.schedmessaging;
 import static com.google.common.base.Preconditions.checkState;
 
 import com.google.common.collect.ImmutableMap;
-import java.util.ArrayDeque;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.SplittableRandom;
-import java.util.function.Predicate;
 import org.lockvisor.core.plugin.Footprint;
-import org.lockvisor.locking.spi.KernelLock;
-import org.lockvisor.locking.spi.LockFactory.LockKind;
-import org.lockvisor.locking.spi.LockMode;
-import org.lockvisor.machine.Kernel;
-import org.lockvisor.machine.Machine;
-import org.lockvisor.machine.Op;
-import org.lockvisor.machine.Ops;
-import org.lockvisor.machine.Program;
-import org.lockvisor.machine.Task;
-import org.lockvisor.machine.TaskState;
 import org.lockvisor.workloads.spi.Workload;
 import org.lockvisor.workloads.spi.WorkloadContext;
 
@@ -56,7 +43,8 @@ import org.lockvisor.workloads.spi.WorkloadContext;
  *       anon_vma_lock_write} of the child's new anon_vma, whose root is the parent's root.
  *   <li>exit ({@code exit_mmap}, {@code unlink_anon_vmas}, {@code unlink_file_vma}): each file
  *       VMA is unlinked under the file's i_mmap rwsem for write, each anonymous VMA under its
- *       root anon_vma rwsem (VMAs in address order, see {@link #vmaOrder}); freeing the child's
+ *       root anon_vma rwsem (VMAs in address order, see {@link
+ *       SchedMessagingState#vmaOrder}); freeing the child's
  *       own anon_vma ({@code anon_vma_free}) write-locks and unlocks the root rwsem again if it is
  *       locked at that moment (by another fork or exit); the rest of the
  *       address space is torn down; {@code exit_files} closes the pipe ends the child holds
@@ -82,6 +70,10 @@ import org.lockvisor.workloads.spi.WorkloadContext;
  * a counter. Locks come from the context's lock provider, so the experiment chooses their
  * algorithms (mutex-count, rwsem-xadd, ppc-splpar and ppc-splpar-rwlock for a 4.8 powerpc
  * guest).
+ *
+ * <p>This class is the workload's face (start, results, perf's output); the benchmark's kernel
+ * objects and processes are {@link SchedMessagingState}, its programs {@link
+ * SchedMessagingPrograms} and its own ops {@link SchedMessagingOps}.
  */
 public final class SchedMessagingWorkload implements Workload {
   /** The command name every task of the benchmark shows in perf. */
@@ -89,84 +81,7 @@ public final class SchedMessagingWorkload implements Workload {
 
   private final String name;
   private final SchedMessagingConfig config;
-  private SchedMessagingCosts costs;
-
-  private Machine machine;
-  private Kernel guest;
-  private Pipe[] pipes;
-  private Pipe readyPipe;
-  private Pipe wakePipe;
-  private KernelLock[] mmLocks;
-  private int[] treeSize;
-  private int[] vmaOrder;
-  private SplittableRandom jitter;
-  private KernelLock tasklistLock;
-  private Member[] members;
-  private Task parent;
-  private Parent parentState;
-  private int ready;
-  private boolean started;
-  private long startNs = -1;
-  private long endNs = -1;
-  private int exited;
-  private long firstExitNs = -1;
-  private long lastExitNs = -1;
-  private long messagesWritten;
-  private long messagesRead;
-  private long readerSleeps;
-  private long writerSleeps;
-  private long anonVmaRelocks;
-  private long parentScans;
-  private long childrenScanned;
-
-  /** One pipe: its mutex, its buffered messages and who sleeps on its wait queue. */
-  private static final class Pipe {
-    final KernelLock mutex;
-    int messages;
-    Task readerSleeper;
-    final ArrayDeque<Task> writerSleepers = new ArrayDeque<>(2);
-
-    Pipe(KernelLock mutex) {
-      this.mutex = mutex;
-    }
-  }
-
-  /** Per-child state. */
-  private static final class Member {
-    final int group;
-    final int index;
-    final boolean sender;
-    Task task;
-    int done; // messages written (sender) or read (receiver)
-    int closed; // pipe ends closed by exit_files so far
-    int wakeBudget; // writers still to wake in the reader's current wakeup
-    int vma;
-    Pipe pipe;
-    KernelLock mmLock;
-    boolean zombie;
-    boolean reaped;
-
-    Member(int group, int index, boolean sender) {
-      this.group = group;
-      this.index = index;
-      this.sender = sender;
-    }
-  }
-
-  /** The parent's state. */
-  private static final class Parent {
-    int forked;
-    int vma;
-    KernelLock mmLock;
-    int woken;
-    int reaped;
-    /** Children before this index are all reaped (the children list starts here). */
-    int firstUnreaped;
-    /** The zombie the last scan found. */
-    int target = -1;
-    boolean waiting;
-    boolean found;
-  }
+  private final SchedMessagingState s;
 
   /**
    * A workload with explicit costs; with {@code costs} null they are read from the context's cost
@@ -175,7 +90,7 @@ public final class SchedMessagingWorkload implements Workload {
   public SchedMessagingWorkload(String name, SchedMessagingConfig config, SchedMessagingCosts costs) {
     this.name = name;
     this.config = config;
-    this.costs = costs;
+    this.s = new SchedMessagingState(config, costs);
   }
 
   @Override
@@ -207,524 +122,10 @@ public final class SchedMessagingWorkload implements Workload {
 
   @Override
   public void start(WorkloadContext context) {
-    checkState(machine == null, "%s started twice", name);
-    this.machine = context.machine();
-    this.guest = context.vm().guest();
-    if (costs == null) {
-      costs = SchedMessagingCosts.from(context.costs());
-    }
-    jitter = machine.sim().streams().get(context.vm().name() + "/" + name + "/vfs");
-    int fds = config.fds();
-    int groups = config.groups();
-    pipes = new Pipe[groups * fds];
-    for (int i = 0; i < pipes.length; i++) {
-      pipes[i] = new Pipe(context.locks().create(guest, "pipe" + i + ".mutex", LockKind.MUTEX));
-    }
-    if (!config.threads()) {
-      // perf's ready and wakeup pipes: every child inherits an end of each and closes it at exit
-      readyPipe = new Pipe(context.locks().create(guest, "ready_pipe.mutex", LockKind.MUTEX));
-      wakePipe = new Pipe(context.locks().create(guest, "wake_pipe.mutex", LockKind.MUTEX));
-    }
-    if (config.threads()) {
-      mmLocks = new KernelLock[] {context.locks().create(guest, "mm.mmap_sem", LockKind.RWSEM)};
-    } else {
-      mmLocks = new KernelLock[config.mappedFiles() + config.anonVmas()];
-      for (int f = 0; f < config.mappedFiles(); f++) {
-        mmLocks[f] = context.locks().create(guest, "file" + f + ".i_mmap_rwsem", LockKind.RWSEM);
-      }
-      // anon_vma_fork: the child's anon_vma of a VMA gets root = pvma->anon_vma->root, and
-      // lock_anon_vma_root() write-locks that root's rwsem; the parent's anonymous VMAs each have
-      // their own anon_vma (anon_vma_prepare), so there is one root rwsem per parent VMA, shared
-      // by every child's copy of that VMA
-      for (int a = 0; a < config.anonVmas(); a++) {
-        mmLocks[config.mappedFiles() + a] = context.locks().create(guest, "anon_vma" + a + ".rwsem", LockKind.RWSEM);
-      }
-    }
-    treeSize = new int[mmLocks.length];
-    vmaOrder = vmaOrder(config);
-    tasklistLock = context.locks().create(guest, "tasklist_lock", LockKind.RWLOCK);
-    members = new Member[config.tasks()];
-    for (int g = 0; g < groups; g++) {
-      for (int i = 0; i < fds; i++) {
-        members[g * 2 * fds + i] = new Member(g, i, false);
-        members[g * 2 * fds + fds + i] = new Member(g, i, true);
-      }
-    }
-    parentState = new Parent();
-    Programs p = new Programs();
-    parent = guest.spawn(COMMAND, p.parent);
-    parent.userData = parentState;
-  }
-
-  // ---------------------------------------------------------------------------------------
-  // Programs.
-
-  private final class Programs {
-    final Program child;
-    final Program parent;
-
-    Programs() {
-      int mmOps = config.threads() ? 1 : config.mappedFiles() * config.vmasPerFile() + config.anonVmas();
-      long copy = costs.copyNs(config.dataSize());
-
-      // pipe_write
-      Program writerWait = Program.named("pipe_wait")
-          .op(Ops.wake(t -> takeReader(member(t).pipe)))
-          .run(t -> {
-            Member m = member(t);
-            t.setState(TaskState.INTERRUPTIBLE);
-            m.pipe.writerSleepers.addLast(t);
-            writerSleeps++;
-          })
-          .op(new PipeMutex(false))
-          .op(Ops.schedule())
-          .op(new PipeMutex(true))
-          .build();
-      Program write = Program.named("SyS_write")
-          .op(Ops.work(t -> jittered(costs.vfsNs()), "vfs_write"))
-          .op(new PipeMutex(true))
-          .loopWhile(t -> member(t).pipe.messages >= config.pipeCapacityMessages(), writerWait)
-          .work(costs.pipeWriteNs(), "pipe_write")
-          .work(copy, config.copySymbol())
-          .run(t -> {
-            member(t).pipe.messages++;
-            messagesWritten++;
-          })
-          .op(new PipeMutex(false))
-          .work(costs.wakeCallNs(), "__wake_up_sync_key")
-          .op(Ops.wake(t -> takeReader(member(t).pipe)))
-          .build();
-      Program sendOne = Program.named("send_message")
-          .userWork(costs.userNs(), "sender")
-          .run(t -> {
-            Member m = member(t);
-            m.pipe = pipes[m.group * config.fds() + m.done % config.fds()];
-          })
-          .work(costs.syscallNs(), "system_call")
-          .call(write)
-          .run(t -> member(t).done++)
-          .build();
-
-      // pipe_read
-      Program readerWait = Program.named("pipe_wait")
-          .run(t -> {
-            Member m = member(t);
-            t.setState(TaskState.INTERRUPTIBLE);
-            m.pipe.readerSleeper = t;
-            readerSleeps++;
-          })
-          .op(new PipeMutex(false))
-          .op(Ops.schedule())
-          .op(new PipeMutex(true))
-          .build();
-      Program wakeWriter = Program.named("__wake_up_common")
-          .op(Ops.wake(t -> member(t).pipe.writerSleepers.pollFirst()))
-          .build();
-      Program read = Program.named("SyS_read")
-          .op(Ops.work(t -> jittered(costs.vfsNs()), "vfs_read"))
-          .op(new PipeMutex(true))
-          .loopWhile(t -> member(t).pipe.messages == 0, readerWait)
-          .work(costs.pipeReadNs(), "pipe_read")
-          .work(copy, config.copySymbol())
-          .run(t -> {
-            member(t).pipe.messages--;
-            messagesRead++;
-          })
-          .op(new PipeMutex(false))
-          // wake_up_interruptible_sync_poll: __wake_up_common walks the waiters queued now, under
-          // the wait-queue lock that a woken writer's prepare_to_wait needs to queue again, so a
-          // writer that wakes, finds the pipe still full and sleeps again is not woken twice
-          .run(t -> member(t).wakeBudget = member(t).pipe.writerSleepers.size())
-          .loopWhile(t -> member(t).wakeBudget-- > 0 && !member(t).pipe.writerSleepers.isEmpty(), wakeWriter)
-          .build();
-      Program receiveOne = Program.named("receive_message")
-          .userWork(costs.userNs(), "receiver")
-          .work(costs.syscallNs(), "system_call")
-          .call(read)
-          .run(t -> member(t).done++)
-          .build();
-
-      // exit
-      // anon_vma_free (mm/rmap.c, 4.8): unlink_anon_vmas' second loop puts the child's own,
-      // now empty anon_vma; freeing it write-locks and unlocks the root's rwsem if that is locked
-      // at the moment (rwsem_is_locked), to wait out a page_lock_anon_vma_read holder
-      Program anonVmaFree = Program.named("anon_vma_free")
-          .op(new MmLock(true))
-          .op(new MmLock(false))
-          .build();
-      Program unlinkVma = Program.named("unlink_file_vma")
-          .run(t -> {
-            Member m = member(t);
-            m.mmLock = mmLocks[lockIndex(m.vma)];
-          })
-          .op(new MmLock(true))
-          .op(new TreeWork(false, "vma_interval_tree_remove"))
-          .op(new MmLock(false))
-          .branch(t -> relockOnFree(member(t)), anonVmaFree, null)
-          .run(t -> member(t).vma++)
-          .build();
-      Program.Builder exit = Program.named("do_exit");
-      if (!config.threads()) {
-        exit.run(t -> member(t).vma = 0)
-            .loopWhile(t -> member(t).vma < mmOps, unlinkVma)
-            .work(costs.exitTeardownNs(), "unmap_page_range");
-        Program release = Program.named("pipe_release")
-            .run(t -> {
-              Member m = member(t);
-              m.pipe = heldPipe(m, m.closed);
-            })
-            .op(new PipeMutex(true))
-            .work(costs.wakeCallNs(), "__wake_up_sync_key")
-            .op(Ops.wake(t -> takeReader(member(t).pipe)))
-            .run(t -> member(t).wakeBudget = member(t).pipe.writerSleepers.size())
-            .loopWhile(t -> member(t).wakeBudget-- > 0 && !member(t).pipe.writerSleepers.isEmpty(), wakeWriter)
-            .op(new PipeMutex(false))
-            .work(costs.vfsNs(), "__fput")
-            .run(t -> member(t).closed++)
-            .build();
-        exit.run(t -> member(t).closed = 0)
-            .loopWhile(t -> member(t).closed < heldPipes(member(t)), release);
-      }
-      exit.op(tasklistLock.lock(LockMode.WRITE_LOCK_IRQ))
-          .work(costs.exitNotifyNs(), "exit_notify")
-          .run(t -> {
-            member(t).zombie = true;
-            exited++;
-            lastExitNs = machine.sim().now();
-            if (firstExitNs < 0) {
-              firstExitNs = lastExitNs;
-            }
-          })
-          .op(tasklistLock.unlock(LockMode.WRITE_LOCK_IRQ))
-          .op(Ops.wake(t -> parentState.waiting ? SchedMessagingWorkload.this.parent : null));
-      Program exitPath = exit.build();
-
-      // the child: COW faults, ready, wait for the start, work, exit
-      Program.Builder cb = Program.named("sched-messaging");
-      if (!config.threads() && costs.cowFaults() > 0) {
-        // do_wp_page -> wp_page_copy -> copy_user_highpage: each fault copies one whole PAGE_SIZE
-        // page (64 KiB on a ppc64 kernel with CONFIG_PPC_64K_PAGES)
-        cb.work((costs.cowFaultNs() + costs.copyNs(config.pageSize())) * costs.cowFaults(), config.copyPageSymbol());
-      }
-      this.child = cb
-          .run(t -> ready++)
-          .op(Ops.wake(t -> ready == members.length && parentState.waiting ? SchedMessagingWorkload.this.parent : null))
-          .op(new SleepUntil(t -> started))
-          .loopWhile(t -> member(t).sender && member(t).done < config.loops() * config.fds(), sendOne)
-          .loopWhile(t -> !member(t).sender && member(t).done < config.loops() * config.fds(), receiveOne)
-          .call(exitPath)
-          .build();
-
-      // the parent: fork everyone, wait until ready, start, reap in creation order
-      // anon_vma_fork (mm/rmap.c, 4.8): after anon_vma_clone linked the child's VMA into the
-      // parent's anon_vma under the root's rwsem, the child's own anon_vma (root = the parent's
-      // root) is linked under anon_vma_lock_write, the same root rwsem taken a second time
-      Program anonVmaLink = Program.named("anon_vma_fork")
-          .op(new MmLock(true))
-          .work(costs.vmaTreeNs(), "anon_vma_interval_tree_insert")
-          .op(new MmLock(false))
-          .build();
-      Program linkVma = Program.named("dup_mmap")
-          .run(t -> parentState.mmLock = mmLocks[lockIndex(parentState.vma)])
-          .op(new MmLock(true))
-          .op(new TreeWork(true, "vma_interval_tree_insert_after"))
-          .op(new MmLock(false))
-          .branch(t -> isAnon(parentState.vma), anonVmaLink, null)
-          .run(t -> parentState.vma++)
-          .build();
-      Program fork = Program.named("_do_fork")
-          .work(costs.copyProcessNs(), "copy_process")
-          .run(t -> parentState.vma = 0)
-          .loopWhile(t -> parentState.vma < mmOps, linkVma)
-          .op(tasklistLock.lock(LockMode.WRITE_LOCK_IRQ))
-          .work(costs.exitNotifyNs(), "copy_process")
-          .op(tasklistLock.unlock(LockMode.WRITE_LOCK_IRQ))
-          .run(t -> {
-            Member m = members[parentState.forked++];
-            m.task = guest.spawn(COMMAND, child);
-            m.task.userData = m;
-            if (!m.sender) {
-              m.pipe = pipes[m.group * config.fds() + m.index];
-            }
-          })
-          .build();
-      Program wakeOne = Program.named("pollwake")
-          .op(Ops.wake(t -> members[parentState.woken++].task))
-          .build();
-      Program release = Program.named("release_task")
-          .op(tasklistLock.lock(LockMode.WRITE_LOCK_IRQ))
-          .work(costs.releaseTaskNs(), "release_task")
-          .op(tasklistLock.unlock(LockMode.WRITE_LOCK_IRQ))
-          .run(t -> {
-            members[parentState.target].reaped = true;
-            parentState.reaped++;
-            while (parentState.firstUnreaped < members.length && members[parentState.firstUnreaped].reaped) {
-              parentState.firstUnreaped++;
-            }
-          })
-          .build();
-      Program sleepForChild = Program.named("do_wait")
-          .op(Ops.schedule())
-          .run(t -> parentState.waiting = false)
-          .build();
-      Program wait = Program.named("SyS_wait4")
-          .work(costs.syscallNs(), "system_call")
-          .op(tasklistLock.lock(LockMode.READ_LOCK))
-          .op(new ScanChildren())
-          .op(tasklistLock.unlock(LockMode.READ_LOCK))
-          .branch(t -> parentState.found, release, sleepForChild)
-          .build();
-      this.parent = Program.named("bench_sched_messaging")
-          .loopWhile(t -> parentState.forked < members.length, fork)
-          .run(t -> parentState.waiting = true)
-          .op(new SleepUntil(t -> ready == members.length))
-          .run(t -> {
-            parentState.waiting = false;
-            started = true;
-            startNs = machine.sim().now();
-          })
-          .work(costs.syscallNs() + costs.pipeWriteNs(), "pipe_write")
-          .loopWhile(t -> parentState.woken < members.length, wakeOne)
-          .loopWhile(t -> parentState.reaped < members.length, wait)
-          .run(t -> endNs = machine.sim().now())
-          .build();
-    }
-  }
-
-  /**
-   * Pipe ends a child still holds when it exits, closed by {@code exit_files} (kernel/exit.c,
-   * after exit_mm) in fd order. tools/perf/bench/sched-messaging.c opens the ready and wakeup
-   * pipes ({@code fdpair(readyfds); fdpair(wakefds)}) before forking anyone and never closes them
-   * in the parent, so every child inherits both ends of both; then, from {@code group()}, a sender
-   * holds the write ends of all {@code fds} pipes of its group, and receiver {@code i} the write
-   * ends of the group's pipes 0..i-1 (the parent still held them when it forked it; its own write
-   * end it closes at start) and its own read end.
-   */
-  private int heldPipes(Member m) {
-    return 4 + (m.sender ? config.fds() : m.index + 1);
-  }
-
-  private Pipe heldPipe(Member m, int k) {
-    if (k < 4) {
-      return k < 2 ? readyPipe : wakePipe;
-    }
-    return pipes[m.group * config.fds() + (k - 4)];
-  }
-
-  /** Whether the {@code k}-th address-space operation is an anonymous VMA's (its root anon_vma rwsem). */
-  private boolean isAnon(int k) {
-    return !config.threads() && lockIndex(k) >= config.mappedFiles();
-  }
-
-  /** anon_vma_free's test for the exiting child's anonymous VMA: is the root rwsem locked now? */
-  private boolean relockOnFree(Member m) {
-    if (isAnon(m.vma) && isLocked(m.mmLock)) {
-      anonVmaRelocks++;
-      return true;
-    }
-    return false;
-  }
-
-  /** rwsem_is_locked: held by a writer or by readers. */
-  private static boolean isLocked(KernelLock l) {
-    return l.owner() != null || l.readers() > 0;
-  }
-
-  /**
-   * The lock of the {@code k}-th address-space operation of a fork or exit, in VMA address order
-   * ({@link #vmaOrder}).
-   */
-  private int lockIndex(int k) {
-    return config.threads() ? 0 : vmaOrder[k];
-  }
-
-  /**
-   * The rwsem of every address-space operation of a fork or exit, in the order the kernel walks
-   * the VMAs: {@code dup_mmap} (kernel/fork.c) and {@code free_pgtables} (mm/memory.c, from
-   * {@code exit_mmap}) both go through {@code mm->mmap} in address order, and for each VMA take
-   * its anon_vma root first ({@code anon_vma_fork} before the i_mmap insert; {@code
-   * unlink_anon_vmas} before {@code unlink_file_vma}). A mapped file's VMAs are adjacent (text,
-   * read-only data, relro, data), so its i_mmap rwsem is taken {@code vmasPerFile} times in a
-   * row; the written data VMA of file {@code f} (its last VMA) carries the anonymous VMA {@code
-   * f}. Anonymous VMAs beyond one per file (heap, stack) come last. Simplification: the heap lies
-   * right after the binary's bss in the real layout.
-   */
-  static int[] vmaOrder(SchedMessagingConfig c) {
-    int files = c.mappedFiles();
-    int perFile = c.vmasPerFile();
-    int anon = c.anonVmas();
-    int[] order = new int[files * perFile + anon];
-    int k = 0;
-    int attached = perFile > 0 ? Math.min(files, anon) : 0;
-    for (int f = 0; f < files; f++) {
-      for (int v = 0; v < perFile; v++) {
-        if (v == perFile - 1 && f < attached) {
-          order[k++] = files + f; // unlink_anon_vmas / anon_vma_fork of the data VMA
-        }
-        order[k++] = f;
-      }
-    }
-    for (int a = attached; a < anon; a++) {
-      order[k++] = files + a;
-    }
-    return order;
-  }
-
-  /**
-   * {@code ns} scaled by a uniform factor in [0.5, 1.5) from the workload's own random stream:
-   * the system call entry path varies with cache and TLB state, and without any such variation
-   * the whole run would be one deterministic trajectory per configuration.
-   */
-  private long jittered(long ns) {
-    return (long) (ns * (0.5 + jitter.nextDouble()));
-  }
-
-  private static Member member(Task t) {
-    return (Member) t.userData;
-  }
-
-  private static Task takeReader(Pipe p) {
-    Task r = p.readerSleeper;
-    p.readerSleeper = null;
-    return r;
-  }
-
-  /** mutex_lock/mutex_unlock of the task's current pipe. */
-  private static final class PipeMutex extends Op {
-    private final boolean lock;
-
-    PipeMutex(boolean lock) {
-      this.lock = lock;
-    }
-
-    @Override
-    public int execute(Task t, int phase) {
-      KernelLock m = member(t).pipe.mutex;
-      return (lock ? m.lock(LockMode.SLEEPING) : m.unlock(LockMode.SLEEPING)).execute(t, phase);
-    }
-
-    @Override
-    public String toString() {
-      return lock ? "__pipe_lock" : "__pipe_unlock";
-    }
-  }
-
-  /** down_write/up_write of the VMA's file i_mmap rwsem (or the thread's mmap_sem). */
-  private final class MmLock extends Op {
-    private final boolean lock;
-
-    MmLock(boolean lock) {
-      this.lock = lock;
-    }
-
-    @Override
-    public int execute(Task t, int phase) {
-      KernelLock l = t == parent ? parentState.mmLock : member(t).mmLock;
-      return (lock ? l.lock(LockMode.WRITE) : l.unlock(LockMode.WRITE)).execute(t, phase);
-    }
-
-    @Override
-    public String toString() {
-      return lock ? "i_mmap_lock_write" : "i_mmap_unlock_write";
-    }
-  }
-
-  /**
-   * An insert into or removal from the file's i_mmap interval tree (an rbtree of every VMA that
-   * maps the file, across all processes): a fixed part plus one cache-missing level per doubling
-   * of the tree, so the hold time of the i_mmap rwsem grows with the number of processes that
-   * map the file.
-   */
-  private final class TreeWork extends Op {
-    private final boolean insert;
-    private final String symbolName;
-    private int symbol = -1;
-
-    TreeWork(boolean insert, String symbolName) {
-      this.insert = insert;
-      this.symbolName = symbolName;
-    }
-
-    @Override
-    public int execute(Task t, int phase) {
-      if (phase == 0) {
-        if (symbol < 0) {
-          symbol = machine.symbols().symbol(symbolName, Machine.DOMAIN_KERNEL);
-        }
-        int file = lockIndex(t == parent ? parentState.vma : member(t).vma);
-        int n = treeSize[file];
-        treeSize[file] = insert ? n + 1 : Math.max(0, n - 1);
-        int levels = 32 - Integer.numberOfLeadingZeros(Math.max(1, n));
-        t.startWork(costs.vmaTreeNs() + levels * costs.vmaTreeLevelNs(), symbol, false);
-        return AGAIN;
-      }
-      return NEXT;
-    }
-  }
-
-  /** Sleeps (INTERRUPTIBLE) until {@code condition} holds; a waker must wake the task. */
-  private static final class SleepUntil extends Op {
-    private final Predicate<Task> condition;
-
-    SleepUntil(Predicate<Task> condition) {
-      this.condition = condition;
-    }
-
-    @Override
-    public int execute(Task t, int phase) {
-      t.setState(TaskState.INTERRUPTIBLE);
-      if (condition.test(t)) {
-        t.setState(TaskState.RUNNING);
-        return NEXT;
-      }
-      t.scheduleNow();
-      return AGAIN;
-    }
-  }
-
-  /**
-   * do_wait_thread for perf's {@code wait(&status)} (any child): wait_consider_task over the
-   * children list — the unreaped children in creation order — up to the first zombie, or over
-   * the whole list when there is none (then the parent sleeps until the next exit).
-   */
-  private final class ScanChildren extends Op {
-    private int symbol = -1;
-
-    @Override
-    public int execute(Task t, int phase) {
-      if (phase == 0) {
-        if (symbol < 0) {
-          symbol = machine.symbols().symbol("wait_consider_task", Machine.DOMAIN_KERNEL);
-        }
-        int scanned = 0;
-        parentState.target = -1;
-        for (int i = parentState.firstUnreaped; i < members.length; i++) {
-          Member m = members[i];
-          if (m.reaped) {
-            continue;
-          }
-          scanned++;
-          if (m.zombie) {
-            parentState.target = i;
-            break;
-          }
-        }
-        parentState.found = parentState.target >= 0;
-        parentScans++;
-        childrenScanned += scanned;
-        if (!parentState.found) {
-          // add_wait_queue + set_current_state before the scan: an exit during it is not lost
-          parentState.waiting = true;
-          t.setState(TaskState.INTERRUPTIBLE);
-        }
-        long ns = scanned * costs.waitConsiderNs();
-        if (ns > 0) {
-          t.startWork(ns, symbol, false);
-          return AGAIN;
-        }
-      }
-      return NEXT;
-    }
+    checkState(s.machine == null, "%s started twice", name);
+    s.create(context, name);
+    SchedMessagingPrograms p = new SchedMessagingPrograms(s);
+    s.parent = s.guest.spawn(COMMAND, p.parent);
   }
 
   // ---------------------------------------------------------------------------------------
@@ -733,7 +134,7 @@ public final class SchedMessagingWorkload implements Workload {
   /** Whether every child has been reaped. */
   @Override
   public boolean finished() {
-    return endNs >= 0;
+    return s.endNs >= 0;
   }
 
   /** The benchmark ends once the parent has reaped every child. */
@@ -745,34 +146,34 @@ public final class SchedMessagingWorkload implements Workload {
   /** When the parent reaped the last child (ns), or -1. */
   @Override
   public long finishedNs() {
-    return endNs;
+    return s.endNs;
   }
 
   /** Whether the parent has started the children. */
   public boolean running() {
-    return started;
+    return s.started;
   }
 
   /** When the parent started the children (ns), or -1. */
   public long startNs() {
-    return startNs;
+    return s.startNs;
   }
 
   /** perf's "Total time": start to last reap, in ns; -1 until finished. */
   public long totalTimeNs() {
-    return endNs < 0 ? -1 : endNs - startNs;
+    return s.endNs < 0 ? -1 : s.endNs - s.startNs;
   }
 
   public int exited() {
-    return exited;
+    return s.exited;
   }
 
   public long messagesWritten() {
-    return messagesWritten;
+    return s.messagesWritten;
   }
 
   public long messagesRead() {
-    return messagesRead;
+    return s.messagesRead;
   }
 
   /** Messages the benchmark writes in total. */
@@ -782,10 +183,10 @@ public final class SchedMessagingWorkload implements Workload {
 
   @Override
   public void resetStats() {
-    readerSleeps = 0;
-    writerSleeps = 0;
-    parentScans = 0;
-    childrenScanned = 0;
+    s.readerSleeps = 0;
+    s.writerSleeps = 0;
+    s.parentScans = 0;
+    s.childrenScanned = 0;
   }
 
   @Override
@@ -793,16 +194,16 @@ public final class SchedMessagingWorkload implements Workload {
     return ImmutableMap.<String, Number>builder()
         .put("total_time_s", finished() ? totalTimeNs() / 1e9 : -1.0)
         .put("tasks", config.tasks())
-        .put("messages_written", messagesWritten)
-        .put("messages_read", messagesRead)
-        .put("exited", exited)
-        .put("first_exit_s", firstExitNs < 0 || startNs < 0 ? -1.0 : (firstExitNs - startNs) / 1e9)
-        .put("last_exit_s", lastExitNs < 0 || startNs < 0 ? -1.0 : (lastExitNs - startNs) / 1e9)
-        .put("reader_sleeps", readerSleeps)
-        .put("writer_sleeps", writerSleeps)
-        .put("wait4_scans", parentScans)
-        .put("children_scanned", childrenScanned)
-        .put("anon_vma_free_relocks", anonVmaRelocks)
+        .put("messages_written", s.messagesWritten)
+        .put("messages_read", s.messagesRead)
+        .put("exited", s.exited)
+        .put("first_exit_s", s.firstExitNs < 0 || s.startNs < 0 ? -1.0 : (s.firstExitNs - s.startNs) / 1e9)
+        .put("last_exit_s", s.lastExitNs < 0 || s.startNs < 0 ? -1.0 : (s.lastExitNs - s.startNs) / 1e9)
+        .put("reader_sleeps", s.readerSleeps)
+        .put("writer_sleeps", s.writerSleeps)
+        .put("wait4_scans", s.parentScans)
+        .put("children_scanned", s.childrenScanned)
+        .put("anon_vma_free_relocks", s.anonVmaRelocks)
         .build();
   }
 

@@ -164,9 +164,9 @@ class SchedMessagingWorkloadTest {
     // file 1 x2, anon 1 then file 1, then the remaining anonymous VMA (lock indexes: files 0-1,
     // anon roots 2-4)
     SchedMessagingConfig c = new SchedMessagingConfig(1, 20, 1, 100, false, 2, 3, 3, 16, 4096, "copy", "copy_page");
-    assertThat(SchedMessagingWorkload.vmaOrder(c)).containsExactly(0, 0, 2, 0, 1, 1, 3, 1, 4);
+    assertThat(SchedMessagingState.vmaOrder(c)).containsExactly(0, 0, 2, 0, 1, 1, 3, 1, 4);
     SchedMessagingConfig noFileVmas = new SchedMessagingConfig(1, 20, 1, 100, false, 2, 0, 2, 16, 4096, "copy", "copy_page");
-    assertThat(SchedMessagingWorkload.vmaOrder(noFileVmas)).containsExactly(2, 3);
+    assertThat(SchedMessagingState.vmaOrder(noFileVmas)).containsExactly(2, 3);
   }
 
   @Test
