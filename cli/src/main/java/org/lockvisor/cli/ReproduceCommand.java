@@ -24,7 +24,6 @@ import org.lockvisor.experiment.calibrate.ReproductionCalibration;
 import org.lockvisor.experiment.report.HtmlReport;
 import org.lockvisor.experiment.io.AtomicFiles;
 import org.lockvisor.experiment.report.ReproductionPage;
-import org.lockvisor.experiment.report.RunCapture;
 import org.lockvisor.experiment.report.ExperimentRun;
 import org.lockvisor.experiment.report.RunDirectories;
 import org.lockvisor.experiment.runner.EnvelopeRunner;
@@ -457,15 +456,6 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
     @Override
     public synchronized void planned(int runs) {
       planned = runs;
-    }
-
-    @Override
-    public synchronized void done(String label, RunCapture capture) {
-      done++;
-      if (files != null) {
-        files.done(label, capture);
-      }
-      progress.step("reproduce " + name + ": run " + label, done, planned > 0 ? Math.max(planned, done) : 0);
     }
 
     @Override

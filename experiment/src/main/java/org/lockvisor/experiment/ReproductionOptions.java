@@ -20,7 +20,7 @@ import org.lockvisor.experiment.runner.ExperimentRunner;
  * @param outputDirectory where the reproduction may write its own artefacts (plots, traces,
  *     tables); absent means write nothing. Files must be written with {@code AtomicFiles}.
  * @param runs where the reproduction reports each internal run it performs (progress, and with an
- *     output directory the run's capture, written under {@code runs/<label>/})
+ *     output directory the run's files, written under {@code runs/<label>/})
  * @param whatIf cost overrides and parameter values of a what-if ({@code reproduce --set}); {@link
  *     WhatIf#NONE} for the reproduction itself. A reproduction obtains every arch profile through
  *     {@link #profile} and every parameter through {@link #parameter(ReproductionParameter)}, so

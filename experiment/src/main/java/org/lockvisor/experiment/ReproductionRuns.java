@@ -1,29 +1,30 @@
 package org.lockvisor.experiment;
 
 import org.lockvisor.experiment.report.ExperimentRun;
-import org.lockvisor.experiment.report.RunCapture;
 
 /**
  * Where a reproduction reports the internal runs it performs: how many it plans (for a progress
- * ETA), each one as it finishes, and, when {@link #capturing()}, each run's {@link RunCapture} so
- * that its files ({@code result.json}, perf report, folded stacks, lock_stat, kvm stat,
- * workload-native JSON) can be written. Capturing costs run time (a wait recorder on the machine,
- * the CPU-time account walked twice), so a reproduction captures only when asked. Calls may come
- * from several threads at once (a reproduction may run its simulations in parallel).
+ * ETA) and each one as it finishes, an {@link ExperimentRun} of its shipped experiment run by the
+ * experiment runner. When {@link #capturing()}, each run also carries its files ({@code
+ * result.json}, perf report, folded stacks, lock_stat, kvm stat, workload-native JSON) in {@link
+ * ExperimentRun#outputs()}, to be written like {@code run --out} writes them. Collecting the files
+ * costs run time (a wait recorder on the machine, the CPU-time account walked twice), so a
+ * reproduction collects them only when asked. Calls may come from several threads at once (a
+ * reproduction may run its simulations in parallel).
  */
 public interface ReproductionRuns {
 
-  /** Reports nothing and captures nothing. */
+  /** Reports nothing and collects no files. */
   ReproductionRuns NONE = new ReproductionRuns() {};
 
-  /** Whether the reproduction should capture each run (only with an output directory). */
+  /** Whether each run should collect its files (only with an output directory). */
   default boolean capturing() {
     return false;
   }
 
   /**
-   * Bound of each captured run's {@code trace.json} (Chrome trace events) when the user asked for
-   * traces, 0 for none; a reproduction passes it to {@link RunCapture#trace}.
+   * Bound of each run's {@code trace.json} (Chrome trace events) when the user asked for traces, 0
+   * for none.
    */
   default int traceEvents() {
     return 0;
@@ -33,19 +34,8 @@ public interface ReproductionRuns {
   default void planned(int runs) {}
 
   /**
-   * One internal run finished.
-   *
-   * @param label the run's name, e.g. {@code x86_64-kvm-numjobs2-patched}
-   * @param capture its capture when {@link #capturing()}, otherwise {@code null}
-   */
-  default void done(String label, RunCapture capture) {}
-
-  /**
    * One internal run of a shipped experiment finished (run by the experiment runner); its files
-   * are in {@link ExperimentRun#outputs()} when {@link #capturing()}. By default reported like
-   * {@link #done(String, RunCapture)} without a capture.
+   * are in {@link ExperimentRun#outputs()} when {@link #capturing()}, otherwise {@code null}.
    */
-  default void done(ExperimentRun run) {
-    done(run.label(), (RunCapture) null);
-  }
+  default void done(ExperimentRun run) {}
 }

@@ -18,14 +18,13 @@ import org.lockvisor.experiment.runner.Provenance;
 import org.lockvisor.experiment.runner.ResultJson;
 
 /**
- * Writes each captured internal run of a reproduction into a directory of its own, {@code
- * runs/<label>/} under the reproduction's output directory: {@code result.json} (the run with its
- * provenance manifest), every file of its {@link RunOutputs} without a variant suffix, and {@code
- * report.html}. A run that names a baseline run ({@link RunCapture#baseline}) also gets the
- * differential pair {@code oncpu-diff.folded} and {@code spin-diff.folded} (baseline, then this
- * run), written as soon as both runs are done, whatever order they finish in. A run of a shipped
- * experiment ({@link ExperimentRun}) is written by {@link RunFiles}, the writer of {@code run
- * --out}; a hand-assembled run's ({@link RunCapture}) likewise, from its capture. Every file is
+ * Writes each internal run of a reproduction ({@link ExperimentRun}, a run of its shipped
+ * experiment) into a directory of its own, {@code runs/<label>/} under the reproduction's output
+ * directory, with {@link RunFiles}, the writer of {@code run --out}: {@code result.json} (the run
+ * with its provenance manifest), every file of its {@link RunOutputs} without a variant suffix, and
+ * {@code report.html}. A run that names a baseline run ({@link ExperimentRun#baselineLabel()}) also
+ * gets the differential pair {@code oncpu-diff.folded} and {@code spin-diff.folded} (baseline, then
+ * this run), written as soon as both runs are done, whatever order they finish in. Every file is
  * written atomically; runs may finish on several threads.
  *
  * <p>Runs of a what-if ({@code reproduce --set}) carry it: {@code provenance.what_if} in {@code
@@ -86,21 +85,6 @@ public final class RunDirectories implements ReproductionRuns {
   @Override
   public boolean capturing() {
     return true;
-  }
-
-  @Override
-  public synchronized void done(String label, RunCapture capture) {
-    if (capture == null) {
-      return;
-    }
-    ObjectNode document = ResultJson.document(source(capture), List.of(capture.result()), provenance(capture));
-    if (!whatIf.isEmpty()) {
-      ((ObjectNode) document.get("provenance")).set("what_if", ResultJson.MAPPER.valueToTree(whatIf.json()));
-    }
-    List<String> setup = new ArrayList<>();
-    capture.configTree().path("parameters").fields().forEachRemaining(e -> setup.add(e.getKey() + "=" + e.getValue().asText()));
-    written(new Entry(capture.experiment(), capture.label(), capture.variant(), capture.baselineLabel(),
-        String.join(", ", setup), source(capture), provenance(capture), capture.outputs()), document);
   }
 
   /**
@@ -188,19 +172,10 @@ public final class RunDirectories implements ReproductionRuns {
             "From: " + entry.source(), entry.provenance(), List.of(entry.outputs()), links));
   }
 
-  private Provenance provenance(RunCapture capture) {
-    return capture.provenance(version, commit, whatIf);
-  }
-
   private String whatIfSettings() {
     StringBuilder set = new StringBuilder();
     whatIf.settings().forEach(s -> set.append(" --set ").append(s));
     return set.toString();
-  }
-
-  private String source(RunCapture capture) {
-    return "lockvisor reproduce " + capture.experiment() + whatIfSettings() + " (run " + capture.label()
-        + (capture.baselineLabel() == null ? "" : ", baseline " + capture.baselineLabel()) + ")";
   }
 
   private static void write(Path target, String content) {

@@ -21,7 +21,7 @@ import org.lockvisor.experiment.ReproductionResult;
 import org.lockvisor.experiment.ReproductionRuns;
 import org.lockvisor.experiment.UserInputException;
 import org.lockvisor.experiment.WhatIf;
-import org.lockvisor.experiment.report.RunCapture;
+import org.lockvisor.experiment.report.ExperimentRun;
 import org.lockvisor.experiment.report.RunDirectories;
 import org.lockvisor.workloads.schedmessaging.SchedMessagingConfig;
 
@@ -229,8 +229,8 @@ class VcpuPreemptedReproductionTest {
     List<String> labels = Collections.synchronizedList(new ArrayList<>());
     ReproductionRuns runs = new ReproductionRuns() {
       @Override
-      public void done(String label, RunCapture capture) {
-        labels.add(label);
+      public void done(ExperimentRun run) {
+        labels.add(run.label());
       }
     };
     ReproductionResult r = R3.run(whatIf(runs, "groups=2", "seeds=7"));
