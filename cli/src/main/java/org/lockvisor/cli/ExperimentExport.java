@@ -21,7 +21,9 @@ import picocli.CommandLine;
  * {@code lockvisor reproduce NAME|all --export-experiments DIR [--set ...]}: the shipped experiment
  * files of the chosen reproductions, with the {@code --set} paths and path-bound parameters
  * applied (checked like {@code run --set}, by {@link WhatIf#parse}), written into DIR; nothing
- * runs. A setting a file cannot hold (a cost override, a parameter bound to no path) is refused.
+ * runs; a parameter bound to one file ({@code ReproductionParameter.at(file, path)}) is written
+ * into that file only. A setting a file cannot hold (a cost override, a parameter the
+ * reproduction applies itself) is refused.
  */
 final class ExperimentExport {
 
@@ -47,9 +49,10 @@ final class ExperimentExport {
     }
     for (Reproduction r : chosen) {
       for (var p : r.parameters()) {
-        if (whatIf.parameters().containsKey(p.name()) && p.path().isEmpty()) {
+        if (whatIf.parameters().containsKey(p.name()) && p.targets().isEmpty()) {
           throw new UserInputException("--set [" + p.name() + "=" + whatIf.parameters().get(p.name()) + "]: parameter ["
-              + p.name() + "] of " + r.name() + " is not an experiment path, so no exported file can hold it");
+              + p.name() + "] of " + r.name() + " is applied by the reproduction, not as experiment paths, so no"
+              + " exported file can hold it");
         }
       }
     }
@@ -88,12 +91,12 @@ final class ExperimentExport {
    */
   private static Exported exported(Reproduction r, String file, WhatIf whatIf) {
     byte[] content = r.experimentFile(file);
-    if (whatIf.paths().isEmpty()) {
+    if (whatIf.pathsOf(file).isEmpty()) {
       return new Exported(file + ".yaml", new String(content, StandardCharsets.UTF_8));
     }
     ObjectNode tree = (ObjectNode) ExperimentYaml.parse(file + ".yaml", content);
     StringBuilder header = new StringBuilder("# " + file + ".yaml of reproduction " + r.name() + ", exported with");
-    whatIf.paths().forEach((path, value) -> {
+    whatIf.pathsOf(file).forEach((path, value) -> {
       ExperimentYaml.set(tree, path, value);
       header.append(" --set ").append(path).append('=').append(value);
     });

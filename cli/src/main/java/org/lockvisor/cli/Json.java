@@ -97,7 +97,9 @@ final class Json {
               .put("doc", p.description());
           p.domain().ifPresent(d -> param.put("default", p.defaultValue().orElseThrow())
               .put("domain", ReproductionParameter.domainText(d)).put("source", d.source()));
-          p.path().ifPresent(path -> param.put("path", path));
+          if (!p.targets().isEmpty()) {
+            param.put("path", p.targetText());
+          }
         }
         ImmutableSortedSet.copyOf(r.archProfiles()).forEach(whatIf.putArray("profiles")::add);
         if (!r.experimentFiles().isEmpty()) {

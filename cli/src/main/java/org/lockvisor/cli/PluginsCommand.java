@@ -125,7 +125,7 @@ public final class PluginsCommand implements Runnable {
       String row = "  %-" + nameWidth + "s  %-" + allowedWidth + "s  %s%n";
       out.printf(row, "PARAMETER", "ALLOWED", "DOC");
       for (ReproductionParameter<?> p : r.parameters()) {
-        out.printf(row, p.name(), p.allowed(), p.description() + p.path().map(path -> " (path " + path + ")").orElse(""));
+        out.printf(row, p.name(), p.allowed(), p.description() + (p.targets().isEmpty() ? "" : " (path " + p.targetText() + ")"));
       }
     }
     if (!r.experimentFiles().isEmpty()) {

@@ -38,15 +38,32 @@ public final class ReproductionParameter<T> {
   private final Function<String, T> parser;
   private final String defaultValue;
   private final Dimension domain;
-  private final String path;
-  private final Function<String, String> pathValue;
+  private final ImmutableList<Target> targets;
+
+  /**
+   * One place a path-bound parameter is written: the experiment {@code path} of the shipped file
+   * {@code file} (base name; {@code null}: every shipped file of the reproduction), with the
+   * parameter's value as the path takes it ({@code value}, a pure function of the value given).
+   */
+  public record Target(String file, String path, Function<String, String> value) {
+    public Target {
+      checkArgument(file == null || !file.isBlank(), "a target's file must be null (every file) or a name");
+      checkArgument(path != null && !path.isBlank(), "a target needs a path");
+      checkArgument(value != null, "a target needs a value mapping");
+    }
+
+    /** Whether this target is written into shipped file {@code name}. */
+    public boolean appliesTo(String name) {
+      return file == null || file.equals(name);
+    }
+  }
 
   private ReproductionParameter(String name, String description, String allowed, Function<String, T> parser) {
-    this(name, description, allowed, parser, null, null, null, null);
+    this(name, description, allowed, parser, null, null, ImmutableList.of());
   }
 
   private ReproductionParameter(String name, String description, String allowed, Function<String, T> parser,
-      String defaultValue, Dimension domain, String path, Function<String, String> pathValue) {
+      String defaultValue, Dimension domain, ImmutableList<Target> targets) {
     checkArgument(name != null && NAME.matcher(name).matches(),
         "parameter name must be lower-case letters, digits and '-', starting with a letter: [%s]", name);
     checkArgument(!name.equals("cost"), "parameter name [cost] is reserved for cost overrides");
@@ -60,9 +77,8 @@ public final class ReproductionParameter<T> {
     this.parser = parser;
     this.defaultValue = defaultValue;
     this.domain = domain;
-    checkArgument(path == null || (!path.isBlank() && pathValue != null), "parameter [%s]: bad path binding", name);
-    this.path = path;
-    this.pathValue = pathValue;
+    checkArgument(targets != null, "parameter [%s]: null targets", name);
+    this.targets = targets;
     if (domain != null) {
       checkArgument(domain.name().equals(name), "parameter [%s]: its domain is named [%s]", name, domain.name());
       checkArgument(defaultValue != null, "parameter [%s] declares a domain without a default", name);
@@ -83,7 +99,7 @@ public final class ReproductionParameter<T> {
    */
   public ReproductionParameter<T> declare(String defaultValue, Dimension domain) {
     checkArgument(domain != null, "parameter [%s]: null domain", name);
-    return new ReproductionParameter<>(name, description, allowed, parser, defaultValue, domain, path, pathValue);
+    return new ReproductionParameter<>(name, description, allowed, parser, defaultValue, domain, targets);
   }
 
   /**
@@ -91,7 +107,7 @@ public final class ReproductionParameter<T> {
    * experiment files ({@link Reproduction#experimentFiles()}), in the {@code run --set} path
    * language ({@code ExperimentYaml.set}), e.g. {@code vms[0].devices[0].options.mtu}: {@code
    * reproduce NAME --set mtu=1500} is applied as {@code --set vms[0].devices[0].options.mtu=1500}
-   * on the shipped experiment. The value is written as given.
+   * on the shipped experiment. The value is written as given. Adds a target to those bound so far.
    */
   public ReproductionParameter<T> at(String path) {
     return at(path, Function.identity());
@@ -102,26 +118,72 @@ public final class ReproductionParameter<T> {
    * duration option given in microseconds.
    */
   public ReproductionParameter<T> at(String path, Function<String, String> value) {
-    checkArgument(path != null && !path.isBlank(), "parameter [%s]: empty path", name);
-    checkArgument(value != null, "parameter [%s]: null value mapping", name);
-    return new ReproductionParameter<>(name, description, allowed, parser, defaultValue, domain, path, value);
+    return bind(null, path, value);
   }
 
-  /** The experiment path this parameter is applied as, if it is bound to one ({@link #at}). */
+  /**
+   * This parameter also bound to {@code path} of the one shipped file {@code file} (base name,
+   * e.g. {@code virtio-blk-notify-x86}), the value written as given: a setting of one file's
+   * machine only.
+   */
+  public ReproductionParameter<T> at(String file, String path) {
+    return at(file, path, Function.identity());
+  }
+
+  /**
+   * {@link #at(String, String)} with the value as the path takes it. Several targets make a
+   * derived binding: one value written as several paths (e.g. a group count and the run length it
+   * needs), each a pure function of the value.
+   */
+  public ReproductionParameter<T> at(String file, String path, Function<String, String> value) {
+    checkArgument(file != null && !file.isBlank(), "parameter [%s]: empty file name", name);
+    return bind(file, path, value);
+  }
+
+  private ReproductionParameter<T> bind(String file, String path, Function<String, String> value) {
+    checkArgument(path != null && !path.isBlank(), "parameter [%s]: empty path", name);
+    checkArgument(value != null, "parameter [%s]: null value mapping", name);
+    for (Target t : targets) {
+      checkArgument(!t.path().equals(path) || (t.file() != null && file != null && !t.file().equals(file)),
+          "parameter [%s]: path [%s] bound twice", name, path);
+    }
+    return new ReproductionParameter<>(name, description, allowed, parser, defaultValue, domain,
+        ImmutableList.<Target>builder().addAll(targets).add(new Target(file, path, value)).build());
+  }
+
+  /** Where this parameter is written in the shipped files, in order; empty when the reproduction applies it. */
+  public ImmutableList<Target> targets() {
+    return targets;
+  }
+
+  /**
+   * The experiment path this parameter is applied as when it is bound to exactly one path of
+   * every shipped file ({@link #at(String)}); empty otherwise (see {@link #targets()}).
+   */
   public Optional<String> path() {
-    return Optional.ofNullable(path);
+    return targets.size() == 1 && targets.get(0).file() == null ? Optional.of(targets.get(0).path())
+        : Optional.empty();
+  }
+
+  /** The targets in words: {@code path} or {@code file.yaml path}, comma-separated; empty when unbound. */
+  public String targetText() {
+    List<String> out = new ArrayList<>();
+    for (Target t : targets) {
+      out.add(t.file() == null ? t.path() : t.file() + ".yaml " + t.path());
+    }
+    return String.join(", ", out);
   }
 
   /**
    * The value {@code text} (an allowed value) as written at {@link #path()}.
    *
-   * @throws IllegalStateException if the parameter is bound to no path
+   * @throws IllegalStateException if the parameter is not bound to one path of every file
    */
   public String pathValue(String text) {
-    if (path == null) {
-      throw new IllegalStateException("parameter [" + name + "] is bound to no experiment path");
+    if (path().isEmpty()) {
+      throw new IllegalStateException("parameter [" + name + "] is not bound to one experiment path");
     }
-    return pathValue.apply(text);
+    return targets.get(0).value().apply(text);
   }
 
   /** {@link #declare} with a whole-number range {@code [low, high]} (log-uniform if {@code log}). */

@@ -45,9 +45,13 @@ import org.lockvisor.experiment.runner.ExperimentRunner;
  * @param paths the experiment paths to apply to the reproduction's shipped files, in order: raw
  *     paths as given and each path-bound parameter's path with its value as the path takes it
  *     (all already checked against every shipped file of the reproduction)
+ * @param filePaths the experiment paths of single shipped files, by file base name, in order: the
+ *     targets of parameters bound to one file ({@link ReproductionParameter#at(String, String)}),
+ *     applied after {@code paths} (checked against their file)
  */
 public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, ImmutableMap<CostKey, Double>> costs,
-    ImmutableMap<String, String> parameters, ImmutableMap<String, String> paths) {
+    ImmutableMap<String, String> parameters, ImmutableMap<String, String> paths,
+    ImmutableMap<String, ImmutableMap<String, String>> filePaths) {
 
   /** No what-if: the reproduction as it is. */
   public static final WhatIf NONE = new WhatIf(ImmutableList.of(), ImmutableMap.of(), ImmutableMap.of(),
@@ -63,8 +67,28 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
   private static final Pattern NUMBER = Pattern.compile("([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][+-]?[0-9]+)?");
 
   public WhatIf {
-    checkArgument(settings != null && costs != null && parameters != null && paths != null,
+    checkArgument(settings != null && costs != null && parameters != null && paths != null && filePaths != null,
         "what-if parts must not be null");
+  }
+
+  /** A what-if whose experiment paths apply to every shipped file alike. */
+  public WhatIf(ImmutableList<String> settings, ImmutableMap<String, ImmutableMap<CostKey, Double>> costs,
+      ImmutableMap<String, String> parameters, ImmutableMap<String, String> paths) {
+    this(settings, costs, parameters, paths, ImmutableMap.of());
+  }
+
+  /** The experiment paths applied to shipped file {@code file}, in order: {@link #paths()} then its own. */
+  public ImmutableMap<String, String> pathsOf(String file) {
+    ImmutableMap<String, String> own = filePaths.getOrDefault(file, ImmutableMap.of());
+    if (own.isEmpty()) {
+      return paths;
+    }
+    return ImmutableMap.<String, String>builder().putAll(paths).putAll(own).buildOrThrow();
+  }
+
+  /** Whether any experiment path is set, on any file. */
+  public boolean hasPaths() {
+    return !paths.isEmpty() || !filePaths.isEmpty();
   }
 
   /** A what-if of costs and parameters, without raw experiment paths. */
@@ -132,12 +156,13 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
       }
     });
     ImmutableList<String> s = kept.build();
-    return s.isEmpty() ? NONE : new WhatIf(s, c.buildOrThrow(), parameters, paths);
+    return s.isEmpty() ? NONE : new WhatIf(s, c.buildOrThrow(), parameters, paths, filePaths);
   }
 
   /**
    * {@code {"costs": {profile: {KEY: number}}, "parameters": {name: "value"}}} and, when experiment
-   * paths are set, {@code "paths": {path: "value"}}; whole numbers as such, for the JSON output and
+   * paths are set, {@code "paths": {path: "value"}} and {@code "filePaths": {file: {path:
+   * "value"}}}; whole numbers as such, for the JSON output and
    * the provenance of run directories.
    */
   public Map<String, Object> json() {
@@ -152,6 +177,11 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
     out.put("parameters", new LinkedHashMap<>(parameters));
     if (!paths.isEmpty()) {
       out.put("paths", new LinkedHashMap<>(paths));
+    }
+    if (!filePaths.isEmpty()) {
+      Map<String, Object> f = new LinkedHashMap<>();
+      filePaths.forEach((file, set) -> f.put(file, new LinkedHashMap<>(set)));
+      out.put("filePaths", f);
     }
     return out;
   }
@@ -206,6 +236,7 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
     Map<String, Map<CostKey, Double>> costs = new LinkedHashMap<>();
     Map<String, String> parameters = new LinkedHashMap<>();
     Map<String, String> paths = new LinkedHashMap<>();
+    Map<String, Map<String, String>> filePaths = new LinkedHashMap<>();
     for (String s : settings) {
       int eq = s.indexOf('=');
       if (eq <= 0 || eq == s.length() - 1) {
@@ -216,17 +247,19 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
       if (key.startsWith(COST_PREFIX) || key.equals("cost")) {
         cost(s, key, value, chosen, profiles, costs);
       } else {
-        parameter(s, key, value, chosen, all, parameters, paths, runner);
+        parameter(s, key, value, chosen, all, parameters, paths, filePaths, runner);
       }
     }
-    if (!paths.isEmpty()) { // only ever for a single reproduction
+    if (!paths.isEmpty() || !filePaths.isEmpty()) { // only ever for a single reproduction
       List<String> given = settings.stream().filter(x -> !x.startsWith(COST_PREFIX)).toList();
-      validatePaths(paths, given, chosen.get(0), runner);
+      validatePaths(paths, filePaths, parameters, given, chosen.get(0), runner);
     }
+    ImmutableMap.Builder<String, ImmutableMap<String, String>> f = ImmutableMap.builder();
+    filePaths.forEach((file, set) -> f.put(file, ImmutableMap.copyOf(set)));
     ImmutableMap.Builder<String, ImmutableMap<CostKey, Double>> c = ImmutableMap.builder();
     costs.forEach((name, overrides) -> c.put(name, ImmutableMap.copyOf(overrides)));
     WhatIf whatIf = new WhatIf(ImmutableList.copyOf(settings), c.buildOrThrow(), ImmutableMap.copyOf(parameters),
-        ImmutableMap.copyOf(paths));
+        ImmutableMap.copyOf(paths), f.buildOrThrow());
     // What the profile's own checks refuse (a cycle of 0 ns, say) is bad input too, not a crash later.
     for (String name : costs.keySet()) {
       try {
@@ -358,7 +391,8 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
   }
 
   private static void parameter(String s, String key, String value, List<? extends Reproduction> chosen, boolean all,
-      Map<String, String> parameters, Map<String, String> paths, ExperimentRunner runner) {
+      Map<String, String> parameters, Map<String, String> paths, Map<String, Map<String, String>> filePaths,
+      ExperimentRunner runner) {
     if (all || chosen.size() != 1) {
       throw bad(s, "parameters and experiment paths need a single reproduction (reproduce <name> --set " + key
           + "=...); with 'all' only cost.<profile>.<COST_KEY>=<number> is allowed");
@@ -370,6 +404,11 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
     ReproductionParameter<?> p = declared.get(key);
     if (p == null) {
       path(s, key, value, r, declared.keySet(), paths, runner);
+      for (Map<String, String> own : filePaths.values()) {
+        if (own.containsKey(key)) {
+          throw bad(s, "path [" + key + "] is also set by a parameter; give it once");
+        }
+      }
       return;
     }
     try {
@@ -380,12 +419,28 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
     if (parameters.put(key, value) != null) {
       throw bad(s, "parameter [" + key + "] is given twice; give each parameter once");
     }
-    if (p.path().isPresent()) {
-      // the binding is applied to the shipped files as a path: checked and recorded as one
-      String path = p.path().get();
-      checkPath(s, path, p.pathValue(value), r, runner);
-      if (paths.put(path, p.pathValue(value)) != null) {
-        throw bad(s, "path [" + path + "] is given twice (parameter [" + key + "] is that path); give it once");
+    // the bound targets are applied to the shipped files as paths: checked and recorded as such
+    for (ReproductionParameter.Target t : p.targets()) {
+      String v = t.value().apply(value);
+      if (t.file() == null) {
+        checkPath(s, t.path(), v, r, runner);
+        if (paths.put(t.path(), v) != null) {
+          throw bad(s, "path [" + t.path() + "] is given twice (parameter [" + key + "] sets it); give it once");
+        }
+        continue;
+      }
+      if (!r.experimentFiles().contains(t.file())) {
+        throw new IllegalStateException("parameter [" + key + "] of " + r.name() + " is bound to ["
+            + t.file() + "], not one of its shipped files " + r.experimentFiles());
+      }
+      Problem problem = ExperimentYaml.set(shipped(r, t.file()), t.path(), v);
+      if (problem != null) {
+        throw bad(s, "in shipped experiment " + t.file() + ".yaml: " + problem);
+      }
+      if (paths.containsKey(t.path())
+          || filePaths.computeIfAbsent(t.file(), x -> new LinkedHashMap<>()).put(t.path(), v) != null) {
+        throw bad(s, "path [" + t.path() + "] of " + t.file() + ".yaml is given twice (parameter [" + key
+            + "] sets it); give it once");
       }
     }
   }
@@ -442,11 +497,12 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
    * file is refused, the first setting refused on its own is named; settings refused only together
    * are named together.
    */
-  private static void validatePaths(Map<String, String> paths, List<String> given, Reproduction r,
-      ExperimentRunner runner) {
+  private static void validatePaths(Map<String, String> paths, Map<String, Map<String, String>> filePaths,
+      Map<String, String> parameters, List<String> given, Reproduction r, ExperimentRunner runner) {
     for (String file : r.experimentFiles()) {
       ObjectNode all = shipped(r, file);
       paths.forEach((path, value) -> ExperimentYaml.set(all, path, value)); // checked by checkPath
+      filePaths.getOrDefault(file, Map.of()).forEach((path, value) -> ExperimentYaml.set(all, path, value));
       InvalidExperimentException together = invalid(runner, file, all);
       if (together == null) {
         continue;
@@ -454,7 +510,7 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
       for (String s : given) {
         String path = s.substring(0, s.indexOf('='));
         String value = paths.get(path);
-        if (value == null) { // a bound parameter: its path is the one recorded for it
+        if (value == null || parameters.containsKey(path)) { // a bound parameter: its targets are tried below
           continue;
         }
         ObjectNode alone = shipped(r, file);
@@ -465,17 +521,16 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
         }
       }
       for (ReproductionParameter<?> p : r.parameters()) {
-        String path = p.path().orElse(null);
-        if (path == null || !paths.containsKey(path)) {
+        String value = parameters.get(p.name());
+        if (value == null || p.targets().stream().noneMatch(t -> t.appliesTo(file))) {
           continue;
         }
         ObjectNode alone = shipped(r, file);
-        ExperimentYaml.set(alone, path, paths.get(path));
+        p.targets().stream().filter(t -> t.appliesTo(file))
+            .forEach(t -> ExperimentYaml.set(alone, t.path(), t.value().apply(value)));
         InvalidExperimentException e = invalid(runner, file, alone);
         if (e != null) {
-          throw bad(p.name() + "=" + given.stream().filter(x -> x.startsWith(p.name() + "=")).findFirst()
-              .map(x -> x.substring(x.indexOf('=') + 1)).orElse(paths.get(path)),
-              "in shipped experiment " + file + ".yaml: " + e.problems().get(0));
+          throw bad(p.name() + "=" + value, "in shipped experiment " + file + ".yaml: " + e.problems().get(0));
         }
       }
       throw new UserInputException("--set: the settings " + given + " together: in shipped experiment " + file

@@ -110,9 +110,9 @@ public final class ShippedExperiment {
 
   /**
    * This experiment with the user's {@code reproduce --set} settings applied: every raw
-   * experiment path and every path-bound parameter ({@link
-   * org.lockvisor.experiment.ReproductionParameter#at}), as {@link
-   * org.lockvisor.experiment.WhatIf#paths()} holds them (checked before anything ran). Cost
+   * experiment path and every target of a path-bound parameter ({@link
+   * org.lockvisor.experiment.ReproductionParameter#at}) that is this file's or every file's, as
+   * {@link org.lockvisor.experiment.WhatIf#pathsOf} holds them (checked before anything ran). Cost
    * overrides reach the machines through {@link ReproductionOptions#whatIfRunner()}; parameters
    * bound to no path are the reproduction's to read.
    *
@@ -120,7 +120,7 @@ public final class ShippedExperiment {
    */
   public ShippedExperiment withWhatIf(ReproductionOptions options) {
     ShippedExperiment out = this;
-    for (Map.Entry<String, String> e : options.whatIf().paths().entrySet()) {
+    for (Map.Entry<String, String> e : options.whatIf().pathsOf(file).entrySet()) {
       ObjectNode copy = out.tree.deepCopy();
       Problem p = ExperimentYaml.set(copy, e.getKey(), e.getValue());
       if (p != null) {

@@ -54,6 +54,12 @@ import org.lockvisor.workloads.schedmessaging.SchedMessagingFactory;
  * benchmark (fork, messaging, exit, reaping); {@code -g 400} (16,000 tasks) is the same file with
  * {@code groups} raised ({@code --set groups=400}), see docs/reproductions/vcpu-preempted.md.
  * Published numbers appear only in the tables.
+ *
+ * <p>{@code groups} and {@code wake-affine} are bound to experiment paths (so {@code
+ * --export-experiments --set} writes them). {@code vps}, {@code pool-cpus} and {@code smt} stay
+ * applied by this class: they compose ({@code host.cpus} is pool-cpus x smt, {@code vms[0].vcpus}
+ * is vps x smt, the entitlement is vps x the profile's per-VP units, which a cost override
+ * changes), so no path's value is a function of one parameter's value alone.
  */
 @AutoService(Reproduction.class)
 public final class VcpuPreemptedReproduction implements Reproduction {
@@ -82,6 +88,8 @@ public final class VcpuPreemptedReproduction implements Reproduction {
   static final Scale FULL = new Scale(8, 40, 4, 10, 120_000_000_000L);
   static final Scale QUICK = new Scale(4, 6, 4, 4, 30_000_000_000L);
 
+  /** perf bench sched messaging's {@code -g} in both files. */
+  static final String GROUPS_PATH = "vms[0].workloads[0].options.groups";
   /** The simulated-time limit of each run when {@link #GROUPS} is given. */
   static final long GROUPS_LIMIT_NS = 600_000_000_000L;
 
@@ -90,7 +98,11 @@ public final class VcpuPreemptedReproduction implements Reproduction {
   static final ReproductionParameter<Integer> GROUPS = ReproductionParameter.integer("groups",
       "-g of the PowerVM runs (default 40, --quick 6; 400 is the seed's 16,000 tasks, ~40 s of CPU per run)", 1, 100_000)
       .declareRange("40", 4, 40, true, "simulation scale, not setup: the seed runs -g 400 (16,000 tasks), out of an"
-          + " envelope's budget; 4-40 spans the --quick and full scales, docs/reproductions/vcpu-preempted.md");
+          + " envelope's budget; 4-40 spans the --quick and full scales, docs/reproductions/vcpu-preempted.md")
+      // a derived binding: the PowerVM row's -g and, in both files, the longer run limit any -g gets
+      .at(POWERVM_FILE, GROUPS_PATH)
+      .at(POWERVM_FILE, "max-duration", g -> GROUPS_LIMIT_NS / 1_000_000_000L + "s")
+      .at(KVM_FILE, "max-duration", g -> GROUPS_LIMIT_NS / 1_000_000_000L + "s");
   static final ReproductionParameter<Integer> SMT = ReproductionParameter.oneOf("smt",
       "hardware threads per PowerVM VP, dispatched together by powervm-dispatch smt (default 1)", 1, 2, 4, 8)
       .declareChoice("1", List.of("1", "2", "4", "8"), "the seed states no SMT mode; a POWER8 core runs SMT1, 2, 4"

@@ -90,7 +90,8 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
       "one of [qemu-2.0-dataplane, qemu-2.0-main-loop]", VirtioBlkConfig.Vmm::of)
       .declareChoice("qemu-2.0-dataplane", List.of("qemu-2.0-dataplane", "qemu-2.0-main-loop"),
           "seed mail names no device model; QEMU dd67c1d7e7 (same author, July 2014) quotes the seed's 104K IOPS"
-              + " with x-data-plane, docs/reproductions/virtio-blk-notify.md");
+              + " with x-data-plane, docs/reproductions/virtio-blk-notify.md")
+      .at(X86_FILE, DEVICE + "vmm");
   /**
    * The seed's setup: the arm64 completion interrupt's transport, applied as {@code
    * vms[0].devices[0].options.interrupt-transport} of the arm64 file only.
@@ -101,7 +102,8 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
               + ARM_FILE + ".yaml " + DEVICE + "interrupt-transport",
           "one of [mmio-level, msi]", VirtioBlkConfig.InterruptTransport::of)
           .declareChoice("mmio-level", List.of("mmio-level", "msi"), "commit e8edca6f7f92 names no transport;"
-              + " QEMU 2.0 arm virt has only virtio-mmio (level SPI), msi is the later-era alternative");
+              + " QEMU 2.0 arm virt has only virtio-mmio (level SPI), msi is the later-era alternative")
+          .at(ARM_FILE, DEVICE + "interrupt-transport");
   /** What-if: the device's ring behaviour of a later QEMU (no domain: the seed's QEMU 2.0.0 fixes it). */
   static final ReproductionParameter<String> QUEUE_POLICY_PARAMETER = ReproductionParameter.of("queue-policy",
       "the device side of the ring on both arches (default auto: QEMU 2.0's own)",
@@ -188,25 +190,13 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
 
   /**
    * The shipped file {@code file} as one run of the reproduction builds it: the plan's run
-   * lengths, the row's numjobs, the setup parameter that is this file's alone (x86's device
-   * model, arm64's interrupt transport), then the what-if's experiment paths (so a path the user
-   * gives wins).
+   * lengths, the row's numjobs, then the what-if's experiment paths, among them the setup
+   * parameters that are this file's alone (x86's device model, arm64's interrupt transport: bound
+   * to their file with {@link ReproductionParameter#at(String, String)}).
    */
   static ShippedExperiment experiment(String file, int numjobs, Plan plan, ReproductionOptions options) {
-    ShippedExperiment e = ShippedExperiment.load(file).with("warmup", plan.warmupMs() + "ms")
-        .with("duration", plan.measureMs() + "ms").with(NUMJOBS, Integer.toString(numjobs));
-    if (file.equals(X86_FILE)) {
-      var vmm = options.parameter(X86_VMM_PARAMETER);
-      if (vmm.isPresent()) {
-        e = e.with(DEVICE + "vmm", vmm.get().option());
-      }
-    } else {
-      var transport = options.parameter(ARM_TRANSPORT_PARAMETER);
-      if (transport.isPresent()) {
-        e = e.with(DEVICE + "interrupt-transport", transport.get().option());
-      }
-    }
-    return e.withWhatIf(options);
+    return ShippedExperiment.load(file).with("warmup", plan.warmupMs() + "ms")
+        .with("duration", plan.measureMs() + "ms").with(NUMJOBS, Integer.toString(numjobs)).withWhatIf(options);
   }
 
   /**
@@ -515,7 +505,8 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
     ImmutableMap.Builder<String, ImmutableMap<CostKey, Double>> b = ImmutableMap.builder();
     costs.forEach((profile, overrides) -> b.put(profile, ImmutableMap.copyOf(overrides)));
     return new WhatIf(ImmutableList.<String>builder().addAll(w.settings())
-        .add("cost." + arch + "." + key + "=" + Math.round(value)).build(), b.buildOrThrow(), w.parameters(), w.paths());
+        .add("cost." + arch + "." + key + "=" + Math.round(value)).build(), b.buildOrThrow(), w.parameters(), w.paths(),
+        w.filePaths());
   }
 
   /** The virtio-blk option {@code name} of an experiment tree, as written. */

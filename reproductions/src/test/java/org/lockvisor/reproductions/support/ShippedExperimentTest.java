@@ -32,6 +32,15 @@ class ShippedExperimentTest {
   private static final ReproductionParameter<Integer> STREAMS = ReproductionParameter
       .integer("streams", "iperf streams", 1, 64).at("vms[0].workloads[0].options.streams");
 
+  /** A derived binding of the one file: the vCPU count and the pinning it needs, each a function of the value. */
+  private static final ReproductionParameter<Integer> VCPUS = ReproductionParameter
+      .integer("vcpus", "vCPUs, each pinned to its own CPU", 1, 64).at(FILE, "vms[0].vcpus")
+      .at(FILE, "vms[0].pinning", v -> java.util.stream.IntStream.range(0, Integer.parseInt(v))
+          .mapToObj(Integer::toString).collect(java.util.stream.Collectors.joining(", ", "[", "]")));
+  /** Bound to the one file, with values its validator refuses. */
+  private static final ReproductionParameter<Integer> MTU = ReproductionParameter
+      .integer("mtu", "the NIC's MTU", 1, 65_536).at(FILE, "vms[0].devices[0].options.mtu");
+
   /** A reproduction shipping the fixture; never run here. */
   private static final Reproduction SHIPPING = new Reproduction() {
     @Override
@@ -51,7 +60,7 @@ class ShippedExperimentTest {
 
     @Override
     public List<ReproductionParameter<?>> parameters() {
-      return List.of(STREAMS);
+      return List.of(STREAMS, VCPUS, MTU);
     }
 
     @Override
@@ -109,6 +118,35 @@ class ShippedExperimentTest {
     ShippedExperiment s = ShippedExperiment.load(FILE).withWhatIf(o);
     assertThat(s.tree().at("/vms/0/devices/0/options/mtu").asInt()).isEqualTo(9000);
     assertThat(s.tree().at("/vms/0/workloads/0/options/streams").asInt()).isEqualTo(2);
+  }
+
+  @Test
+  void whatIf_fileBoundDerivedParameter_appliedToItsFileAsEveryTarget() {
+    WhatIf w = WhatIf.parse(List.of("vcpus=3"), List.of(SHIPPING), false);
+    assertThat(w.paths()).isEmpty();
+    assertThat(w.filePaths()).containsOnlyKeys(FILE);
+    assertThat(w.pathsOf(FILE)).containsEntry("vms[0].vcpus", "3").containsEntry("vms[0].pinning", "[0, 1, 2]");
+    assertThat(w.pathsOf("another-file")).isEmpty();
+    ReproductionOptions o = new ReproductionOptions(true, Optional.empty(), ReproductionRuns.NONE, w);
+    ShippedExperiment s = ShippedExperiment.load(FILE).withWhatIf(o);
+    assertThat(s.tree().at("/vms/0/vcpus").asInt()).isEqualTo(3);
+    assertThat(s.tree().at("/vms/0/pinning/2").asInt()).isEqualTo(2);
+    assertThat(s.settings()).containsExactly("vms[0].vcpus=3", "vms[0].pinning=[0, 1, 2]");
+  }
+
+  @Test
+  void whatIf_fileBoundParameterTheValidatorRefuses_isOneLineNamingTheParameter() {
+    assertThatThrownBy(() -> WhatIf.parse(List.of("mtu=12"), List.of(SHIPPING), false))
+        .isInstanceOf(UserInputException.class).hasMessageStartingWith("--set [mtu=12]: in shipped experiment "
+            + FILE + ".yaml: ").satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+  }
+
+  @Test
+  void whatIf_rawPathAndAFileBoundParameterOfIt_isRefused() {
+    assertThatThrownBy(() -> WhatIf.parse(List.of("vms[0].devices[0].options.mtu=9000", "mtu=1500"),
+        List.of(SHIPPING), false)).isInstanceOf(UserInputException.class).hasMessageContaining("given twice");
+    assertThatThrownBy(() -> WhatIf.parse(List.of("mtu=1500", "vms[0].devices[0].options.mtu=9000"),
+        List.of(SHIPPING), false)).isInstanceOf(UserInputException.class).hasMessageContaining("give it once");
   }
 
   @Test
