@@ -215,10 +215,12 @@ public final class ReproductionParameter<T> {
       return c.values().contains(text);
     }
     if (domain instanceof Dimension.Whole w) {
-      return WHOLE.matcher(text).matches() && inRange(Double.parseDouble(text), w.low(), w.high());
+      double v = WHOLE.matcher(text).matches() ? Double.parseDouble(text) : Double.NaN;
+      return v >= w.low() && v <= w.high();
     }
     Dimension.Continuous c = (Dimension.Continuous) domain;
-    return number(text) && inRange(Double.parseDouble(text), c.low(), c.high());
+    double v = number(text) ? Double.parseDouble(text) : Double.NaN;
+    return v >= c.low() && v <= c.high();
   }
 
   /** A domain in words: {@code [10, 125]}, {@code [1, 10000] log-uniform} or {@code {1500, 9000}}. */
@@ -242,10 +244,6 @@ public final class ReproductionParameter<T> {
     }
     Dimension.Continuous c = (Dimension.Continuous) d;
     return List.of(Double.toString(c.low()), Double.toString(c.high()));
-  }
-
-  private static boolean inRange(double v, double low, double high) {
-    return v >= low && v <= high;
   }
 
   private static boolean number(String text) {
