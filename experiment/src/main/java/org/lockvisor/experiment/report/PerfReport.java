@@ -65,11 +65,13 @@ public final class PerfReport {
   private final String title;
   private final ImmutableList<Line> lines;
   private final long totalNs;
+  private final SymbolProfile profile;
 
-  private PerfReport(String title, List<Line> lines, long totalNs) {
-    this.title = title;
+  private PerfReport(SymbolProfile profile, List<Line> lines) {
+    this.title = profile.title();
     this.lines = ImmutableList.copyOf(lines);
-    this.totalNs = totalNs;
+    this.totalNs = profile.totalNs();
+    this.profile = profile;
   }
 
   /** The report of a profile a run measured (e.g. {@code ExperimentResult.profiles()}). */
@@ -78,7 +80,7 @@ public final class PerfReport {
     for (SymbolProfile.Line l : profile.lines()) {
       lines.add(new Line(l.command(), l.sharedObject(), l.marker(), l.symbol(), l.ns(), l.percent()));
     }
-    return new PerfReport(profile.title(), lines, profile.totalNs());
+    return new PerfReport(profile, lines);
   }
 
   /**
@@ -126,24 +128,12 @@ public final class PerfReport {
 
   /** Share (%) of {@code symbol} over all commands. */
   public double percent(String symbol) {
-    double p = 0;
-    for (Line l : lines) {
-      if (l.symbol().equals(symbol)) {
-        p += l.percent();
-      }
-    }
-    return p;
+    return profile.percent(symbol);
   }
 
   /** Share (%) of all {@code [H]} lines: hypervisor time sampled in the guest. */
   public double hypervisorPercent() {
-    double p = 0;
-    for (Line l : lines) {
-      if (l.marker() == 'H') {
-        p += l.percent();
-      }
-    }
-    return p;
+    return profile.hypervisorPercent();
   }
 
   /** The report in perf's layout, the first {@code limit} lines (all if {@code limit <= 0}). */
