@@ -17,6 +17,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.lockvisor.experiment.Band;
+import org.lockvisor.experiment.DerivedBindings;
 import org.lockvisor.experiment.Reproduction;
 import org.lockvisor.experiment.ReproductionOptions;
 import org.lockvisor.experiment.ReproductionParameter;
@@ -55,15 +56,20 @@ import org.lockvisor.workloads.schedmessaging.SchedMessagingFactory;
  * {@code groups} raised ({@code --set groups=400}), see docs/reproductions/vcpu-preempted.md.
  * Published numbers appear only in the tables.
  *
- * <p>{@code groups} and {@code wake-affine} are bound to experiment paths (so {@code
- * --export-experiments --set} writes them). {@code vps}, {@code pool-cpus} and {@code smt} stay
- * applied by this class: they compose ({@code host.cpus} is pool-cpus x smt, {@code vms[0].vcpus}
- * is vps x smt, the entitlement is vps x the profile's per-VP units, which a cost override
- * changes), so no path's value is a function of one parameter's value alone.
+ * <p>Every parameter of the setup is applied as experiment paths of the shipped files (so {@code
+ * --export-experiments --set} writes them and the runner's validator checks them before anything
+ * runs): {@code groups} and {@code wake-affine} each by its own targets ({@link
+ * ReproductionParameter#at}); {@code vps}, {@code pool-cpus} and {@code smt} by the derived
+ * bindings {@link #LPAR} ({@link #derivedBindings()}), since they compose: {@code host.cpus} is
+ * pool-cpus x smt, {@code vms[0].vcpus} vps x smt, the entitlement vps x the ppc64-powervm
+ * profile's units per VP. Their defaults are the LPAR of each scale (16 VPs on 8 processors, {@code
+ * --quick} 8 on 4), the values the shipped file holds at the full scale.
  */
 @AutoService(Reproduction.class)
 public final class VcpuPreemptedReproduction implements Reproduction {
   static final String NAME = "vcpu-preempted";
+  /** The instance whose derived bindings the rows apply (the class holds no state). */
+  private static final VcpuPreemptedReproduction R3 = new VcpuPreemptedReproduction();
 
   /** The seed's profiles, read from published/vcpu-preempted.properties, for the tables only. */
   private static final Published PUBLISHED = Published.of(NAME);
@@ -118,6 +124,27 @@ public final class VcpuPreemptedReproduction implements Reproduction {
       "pool load: physical processors of the shared pool free for the LPAR (default 8, --quick 4; the profile's "
           + "server has 20 cores; fewer free processors = more load from other LPARs); must cover the LPAR's "
           + "entitlement of 0.5 per VP", 1, 160);
+  /**
+   * The LPAR's shape as derived paths of the PowerVM file ({@link DerivedBindings}): {@code
+   * pool-cpus} processors of {@code smt} threads each for the host, {@code vps} VPs of {@code smt}
+   * threads for the guest, an entitlement of the profile's units per VP (an entitled capacity above
+   * the pool is refused, as PowerVM refuses to activate such a partition), and POWER8's SMT mode
+   * for the dispatcher and the guest topology. Defaults: the scale's LPAR, 2 VPs per processor.
+   */
+  static final DerivedBindings LPAR = DerivedBindings.builder()
+      .input(VPS.name(), String.valueOf(2 * FULL.powervmCpus()), String.valueOf(2 * QUICK.powervmCpus()))
+      .input(POOL_CPUS.name(), String.valueOf(FULL.powervmCpus()), String.valueOf(QUICK.powervmCpus()))
+      .input(SMT.name(), "1", "1")
+      .at(POWERVM_FILE, "host.cpus", List.of("pool-cpus", "smt"),
+          in -> String.valueOf(in.integer("pool-cpus") * in.integer("smt")))
+      .at(POWERVM_FILE, "host.scheduler-options.entitlement", List.of("vps", "pool-cpus"),
+          VcpuPreemptedReproduction::entitlement)
+      .at(POWERVM_FILE, "vms[0].vcpus", List.of("vps", "smt"),
+          in -> String.valueOf(in.integer("vps") * in.integer("smt")))
+      // POWER8 SMT mode: the pool keeps its cores and the LPAR its VPs; each is smt threads, dispatched together
+      .at(POWERVM_FILE, "host.scheduler-options.smt", List.of("smt"), in -> in.text("smt"))
+      .at(POWERVM_FILE, "vms[0].kernel.threads-per-core", List.of("smt"), in -> in.text("smt"))
+      .build();
   static final ReproductionParameter<List<Long>> SEEDS_PARAMETER = ReproductionParameter.seeds(
       "the seeds of the replications, each running every variant (default 1,2,3)");
 
@@ -150,6 +177,29 @@ public final class VcpuPreemptedReproduction implements Reproduction {
   @Override
   public List<String> envelopeCosts() {
     return List.of("cost.ppc64-powervm.H_CONFER", "cost.ppc64-powervm.H_PROD", "cost.ppc64-powervm.VCPU_PREEMPTED_CHECK", "cost.ppc64-powervm.CONTEXT_SWITCH");
+  }
+
+  @Override
+  public DerivedBindings derivedBindings() {
+    return LPAR;
+  }
+
+  /**
+   * The LPAR's processing units: {@code vps} x the profile's units per VP.
+   *
+   * @throws UserInputException when they exceed the pool's {@code pool-cpus} processors
+   */
+  private static String entitlement(DerivedBindings.Inputs in) {
+    int vps = in.integer("vps");
+    int poolCpus = in.integer("pool-cpus");
+    double entitlement = in.profile("ppc64-powervm").hypervisor().entitlement() * vps;
+    if (entitlement > poolCpus) {
+      throw new UserInputException(String.format(Locale.ROOT,
+          "vcpu-preempted: the LPAR's entitled capacity [%.1f] (vps %d x %.2f) exceeds the pool's free processors "
+              + "[%d]; PowerVM refuses such a partition: raise pool-cpus or lower vps", entitlement, vps,
+          entitlement / vps, poolCpus));
+    }
+    return String.valueOf(entitlement);
   }
 
   @Override
@@ -191,23 +241,14 @@ public final class VcpuPreemptedReproduction implements Reproduction {
   }
 
   /**
-   * The PowerVM row: {@code vps} virtual processors ({@code smt} threads each) on {@code poolCpus}
-   * processors of the pool, entitled to the profile's units per VP; {@code groups} of perf bench.
+   * The PowerVM row: {@code groups} of perf bench and the run limit of {@code scale}; the LPAR
+   * ({@code vps}, {@code pool-cpus}, {@code smt}) as its derived paths write it ({@link #LPAR}).
    */
-  static Row powervm(ReproductionOptions options, Scale scale, int poolCpus, int vps, int smt) {
-    double entitlement = options.profile("ppc64-powervm").hypervisor().entitlement() * vps;
+  static Row powervm(ReproductionOptions options, Scale scale) {
     ShippedExperiment e = ShippedExperiment.load(POWERVM_FILE)
-        .with("host.cpus", String.valueOf(poolCpus * smt))
-        .with("host.scheduler-options.entitlement", String.valueOf(entitlement))
-        .with("vms[0].vcpus", String.valueOf(vps * smt))
         .with("vms[0].workloads[0].options.groups", String.valueOf(scale.powervmGroups()))
         .with("max-duration", scale.limitNs() / 1_000_000_000L + "s");
-    if (smt > 1) {
-      // POWER8 SMT mode: the pool keeps its cores and the LPAR its VPs; each is smt threads, dispatched together
-      e = e.with("host.scheduler-options.smt", String.valueOf(smt)).with("vms[0].kernel.threads-per-core",
-          String.valueOf(smt));
-    }
-    return Row.of("ppc64-powervm", bound(e, options).withWhatIf(options), options);
+    return Row.of("ppc64-powervm", bound(e, options).withWhatIf(options, R3), options);
   }
 
   /** The x86 row: twice as many vCPUs as host CPUs, vCPU threads under the host's CFS. */
@@ -217,7 +258,7 @@ public final class VcpuPreemptedReproduction implements Reproduction {
         .with("vms[0].vcpus", String.valueOf(2 * scale.kvmCpus()))
         .with("vms[0].workloads[0].options.groups", String.valueOf(scale.kvmGroups()))
         .with("max-duration", scale.limitNs() / 1_000_000_000L + "s");
-    return Row.of("x86_64-kvm", bound(e, options).withWhatIf(options), options);
+    return Row.of("x86_64-kvm", bound(e, options).withWhatIf(options, R3), options);
   }
 
   /**
@@ -240,24 +281,18 @@ public final class VcpuPreemptedReproduction implements Reproduction {
   public ReproductionResult run(ReproductionOptions options) {
     Scale base = options.quick() ? QUICK : FULL;
     // every parameter is parsed before any run: a bad value is a user error, not a failed run
-    int smt = options.parameter(SMT).orElse(1);
+    options.parameter(SMT);
+    options.parameter(VPS);
+    options.parameter(POOL_CPUS);
     options.parameter(WAKE_AFFINE);
     List<Long> seeds = options.parameter(SEEDS_PARAMETER).orElse(SEEDS);
     Scale scale = options.parameter(GROUPS)
         .map(g -> new Scale(base.powervmCpus(), g, base.kvmCpus(), base.kvmGroups(),
             Math.max(base.limitNs(), GROUPS_LIMIT_NS)))
         .orElse(base);
-    int poolCpus = options.parameter(POOL_CPUS).orElse(scale.powervmCpus());
-    int vps = options.parameter(VPS).orElse(2 * scale.powervmCpus());
-    double entitlement = options.profile("ppc64-powervm").hypervisor().entitlement() * vps;
-    if (entitlement > poolCpus) {
-      throw new UserInputException(String.format(Locale.ROOT,
-          "vcpu-preempted: the LPAR's entitled capacity [%.1f] (vps %d x %.2f) exceeds the pool's free processors "
-              + "[%d]; PowerVM refuses such a partition: raise pool-cpus or lower vps", entitlement, vps,
-          entitlement / vps, poolCpus));
-    }
-    // both rows validated before any run: a --set that makes a file invalid is one line, exit 2
-    Row ppc = powervm(options, scale, poolCpus, vps, smt);
+    // both rows built and validated before any run: an LPAR the pool cannot entitle ({@link #LPAR})
+    // or a --set that makes a file invalid is one line, exit 2
+    Row ppc = powervm(options, scale);
     Row kvm = kvm(options, scale);
     List<Callable<Outcome>> jobs = new ArrayList<>();
     ReproductionRuns runs = options.runs();
