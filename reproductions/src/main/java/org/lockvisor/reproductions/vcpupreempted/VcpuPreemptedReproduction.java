@@ -1,5 +1,14 @@
 package org.lockvisor.reproductions.vcpupreempted;
 
+import static org.lockvisor.reproductions.vcpupreempted.VcpuPreemptedParameters.GROUPS;
+import static org.lockvisor.reproductions.vcpupreempted.VcpuPreemptedParameters.GROUPS_LIMIT_NS;
+import static org.lockvisor.reproductions.vcpupreempted.VcpuPreemptedParameters.LPAR;
+import static org.lockvisor.reproductions.vcpupreempted.VcpuPreemptedParameters.POOL_CPUS;
+import static org.lockvisor.reproductions.vcpupreempted.VcpuPreemptedParameters.SEEDS_PARAMETER;
+import static org.lockvisor.reproductions.vcpupreempted.VcpuPreemptedParameters.SMT;
+import static org.lockvisor.reproductions.vcpupreempted.VcpuPreemptedParameters.VPS;
+import static org.lockvisor.reproductions.vcpupreempted.VcpuPreemptedParameters.WAKE_AFFINE;
+
 import com.google.auto.service.AutoService;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -24,7 +33,6 @@ import org.lockvisor.experiment.ReproductionParameter;
 import org.lockvisor.experiment.ReproductionResult;
 import org.lockvisor.experiment.ReproductionRuns;
 import org.lockvisor.experiment.SimulationFailedException;
-import org.lockvisor.experiment.UserInputException;
 import org.lockvisor.experiment.io.AtomicFiles;
 import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.report.PerfReport;
@@ -58,12 +66,12 @@ import org.lockvisor.workloads.schedmessaging.SchedMessagingFactory;
  *
  * <p>Every parameter of the setup is applied as experiment paths of the shipped files (so {@code
  * --export-experiments --set} writes them and the runner's validator checks them before anything
- * runs): {@code groups} and {@code wake-affine} each by its own targets ({@link
- * ReproductionParameter#at}); {@code vps}, {@code pool-cpus} and {@code smt} by the derived
- * bindings {@link #LPAR} ({@link #derivedBindings()}), since they compose: {@code host.cpus} is
- * pool-cpus x smt, {@code vms[0].vcpus} vps x smt, the entitlement vps x the ppc64-powervm
- * profile's units per VP. Their defaults are the LPAR of each scale (16 VPs on 8 processors, {@code
- * --quick} 8 on 4), the values the shipped file holds at the full scale.
+ * runs), declared in {@link VcpuPreemptedParameters}: {@code groups} and {@code wake-affine} each
+ * by its own targets ({@link ReproductionParameter#at}); {@code vps}, {@code pool-cpus} and {@code
+ * smt} by the derived bindings {@link VcpuPreemptedParameters#LPAR} ({@link #derivedBindings()}),
+ * since they compose: {@code host.cpus} is pool-cpus x smt, {@code vms[0].vcpus} vps x smt, the
+ * entitlement vps x the ppc64-powervm profile's units per VP. Their defaults are the LPAR of each
+ * scale (16 VPs on 8 processors, {@code --quick} 8 on 4); the shipped file holds the full scale's.
  */
 @AutoService(Reproduction.class)
 public final class VcpuPreemptedReproduction implements Reproduction {
@@ -94,60 +102,6 @@ public final class VcpuPreemptedReproduction implements Reproduction {
   static final Scale FULL = new Scale(8, 40, 4, 10, 120_000_000_000L);
   static final Scale QUICK = new Scale(4, 6, 4, 4, 30_000_000_000L);
 
-  /** perf bench sched messaging's {@code -g} in both files. */
-  static final String GROUPS_PATH = "vms[0].workloads[0].options.groups";
-  /** The simulated-time limit of each run when {@link #GROUPS} is given. */
-  static final long GROUPS_LIMIT_NS = 600_000_000_000L;
-
-  // What-if parameters (reproduce vcpu-preempted --set NAME=VALUE); the verdict of the
-  // reproduction itself uses none of them.
-  static final ReproductionParameter<Integer> GROUPS = ReproductionParameter.integer("groups",
-      "-g of the PowerVM runs (default 40, --quick 6; 400 is the seed's 16,000 tasks, ~40 s of CPU per run)", 1, 100_000)
-      .declareRange("40", 4, 40, true, "simulation scale, not setup: the seed runs -g 400 (16,000 tasks), out of an"
-          + " envelope's budget; 4-40 spans the --quick and full scales, docs/reproductions/vcpu-preempted.md")
-      // a derived binding: the PowerVM row's -g and, in both files, the longer run limit any -g gets
-      .at(POWERVM_FILE, GROUPS_PATH)
-      .at(POWERVM_FILE, "max-duration", g -> GROUPS_LIMIT_NS / 1_000_000_000L + "s")
-      .at(KVM_FILE, "max-duration", g -> GROUPS_LIMIT_NS / 1_000_000_000L + "s");
-  static final ReproductionParameter<Integer> SMT = ReproductionParameter.oneOf("smt",
-      "hardware threads per PowerVM VP, dispatched together by powervm-dispatch smt (default 1)", 1, 2, 4, 8)
-      .declareChoice("1", List.of("1", "2", "4", "8"), "the seed states no SMT mode; a POWER8 core runs SMT1, 2, 4"
-          + " or 8 (ppc64_cpu --smt) [M]");
-  /** No domain: 4.8's select_task_rq_fair always has wake_affine; false is the model before issue 17. */
-  static final ReproductionParameter<Boolean> WAKE_AFFINE = ReproductionParameter.bool("wake-affine",
-      "the guest CFS's wake_affine of select_task_rq_fair (default true, as in 4.8; false: the pre-issue-17 placement)")
-      .at("vms[0].scheduler-options.wake-affine");
-  static final ReproductionParameter<Integer> VPS = ReproductionParameter.integer("vps",
-      "LPAR size: virtual processors of the PowerVM LPAR (default 16, --quick 8; PowerVM allows up to 20 VPs per "
-          + "processing unit of entitlement, entitlement here 0.5 per VP)", 1, 160);
-  static final ReproductionParameter<Integer> POOL_CPUS = ReproductionParameter.integer("pool-cpus",
-      "pool load: physical processors of the shared pool free for the LPAR (default 8, --quick 4; the profile's "
-          + "server has 20 cores; fewer free processors = more load from other LPARs); must cover the LPAR's "
-          + "entitlement of 0.5 per VP", 1, 160);
-  /**
-   * The LPAR's shape as derived paths of the PowerVM file ({@link DerivedBindings}): {@code
-   * pool-cpus} processors of {@code smt} threads each for the host, {@code vps} VPs of {@code smt}
-   * threads for the guest, an entitlement of the profile's units per VP (an entitled capacity above
-   * the pool is refused, as PowerVM refuses to activate such a partition), and POWER8's SMT mode
-   * for the dispatcher and the guest topology. Defaults: the scale's LPAR, 2 VPs per processor.
-   */
-  static final DerivedBindings LPAR = DerivedBindings.builder()
-      .input(VPS.name(), String.valueOf(2 * FULL.powervmCpus()), String.valueOf(2 * QUICK.powervmCpus()))
-      .input(POOL_CPUS.name(), String.valueOf(FULL.powervmCpus()), String.valueOf(QUICK.powervmCpus()))
-      .input(SMT.name(), "1", "1")
-      .at(POWERVM_FILE, "host.cpus", List.of("pool-cpus", "smt"),
-          in -> String.valueOf(in.integer("pool-cpus") * in.integer("smt")))
-      .at(POWERVM_FILE, "host.scheduler-options.entitlement", List.of("vps", "pool-cpus"),
-          VcpuPreemptedReproduction::entitlement)
-      .at(POWERVM_FILE, "vms[0].vcpus", List.of("vps", "smt"),
-          in -> String.valueOf(in.integer("vps") * in.integer("smt")))
-      // POWER8 SMT mode: the pool keeps its cores and the LPAR its VPs; each is smt threads, dispatched together
-      .at(POWERVM_FILE, "host.scheduler-options.smt", List.of("smt"), in -> in.text("smt"))
-      .at(POWERVM_FILE, "vms[0].kernel.threads-per-core", List.of("smt"), in -> in.text("smt"))
-      .build();
-  static final ReproductionParameter<List<Long>> SEEDS_PARAMETER = ReproductionParameter.seeds(
-      "the seeds of the replications, each running every variant (default 1,2,3)");
-
   @Override
   public String name() {
     return NAME;
@@ -160,7 +114,7 @@ public final class VcpuPreemptedReproduction implements Reproduction {
 
   @Override
   public List<ReproductionParameter<?>> parameters() {
-    return List.of(GROUPS, SMT, WAKE_AFFINE, VPS, POOL_CPUS, SEEDS_PARAMETER);
+    return VcpuPreemptedParameters.ALL;
   }
 
   /** The estimates an envelope samples: the PowerVM yield hcalls, the preemption check, the switch. */
@@ -182,24 +136,6 @@ public final class VcpuPreemptedReproduction implements Reproduction {
   @Override
   public DerivedBindings derivedBindings() {
     return LPAR;
-  }
-
-  /**
-   * The LPAR's processing units: {@code vps} x the profile's units per VP.
-   *
-   * @throws UserInputException when they exceed the pool's {@code pool-cpus} processors
-   */
-  private static String entitlement(DerivedBindings.Inputs in) {
-    int vps = in.integer("vps");
-    int poolCpus = in.integer("pool-cpus");
-    double entitlement = in.profile("ppc64-powervm").hypervisor().entitlement() * vps;
-    if (entitlement > poolCpus) {
-      throw new UserInputException(String.format(Locale.ROOT,
-          "vcpu-preempted: the LPAR's entitled capacity [%.1f] (vps %d x %.2f) exceeds the pool's free processors "
-              + "[%d]; PowerVM refuses such a partition: raise pool-cpus or lower vps", entitlement, vps,
-          entitlement / vps, poolCpus));
-    }
-    return String.valueOf(entitlement);
   }
 
   @Override
@@ -242,7 +178,7 @@ public final class VcpuPreemptedReproduction implements Reproduction {
 
   /**
    * The PowerVM row: {@code groups} of perf bench and the run limit of {@code scale}; the LPAR
-   * ({@code vps}, {@code pool-cpus}, {@code smt}) as its derived paths write it ({@link #LPAR}).
+   * ({@code vps}, {@code pool-cpus}, {@code smt}) as its derived paths write it ({@link VcpuPreemptedParameters#LPAR}).
    */
   static Row powervm(ReproductionOptions options, Scale scale) {
     ShippedExperiment e = ShippedExperiment.load(POWERVM_FILE)
@@ -290,7 +226,7 @@ public final class VcpuPreemptedReproduction implements Reproduction {
         .map(g -> new Scale(base.powervmCpus(), g, base.kvmCpus(), base.kvmGroups(),
             Math.max(base.limitNs(), GROUPS_LIMIT_NS)))
         .orElse(base);
-    // both rows built and validated before any run: an LPAR the pool cannot entitle ({@link #LPAR})
+    // both rows built and validated before any run: an LPAR the pool cannot entitle ({@link VcpuPreemptedParameters#LPAR})
     // or a --set that makes a file invalid is one line, exit 2
     Row ppc = powervm(options, scale);
     Row kvm = kvm(options, scale);
