@@ -31,7 +31,10 @@ import org.lockvisor.experiment.runner.ExperimentRunner;
  * a runner over the changed profiles, {@link #runner}, as {@code run --set} does), values of a
  * reproduction's declared parameters ({@code <parameter>=<value>}, see {@link
  * Reproduction#parameters()}; a parameter bound to an experiment path, {@link
- * ReproductionParameter#at}, is applied as that path) and raw experiment paths of the
+ * ReproductionParameter#at}, is applied as that path, and the paths of the reproduction's derived
+ * bindings, {@link DerivedBindings}, as functions of the parameters set and the defaults of the
+ * run's scale, {@link #pathsOf(Reproduction, String, boolean, java.util.function.Function)}) and
+ * raw experiment paths of the
  * reproduction's shipped files ({@code vms[0].vcpus=2}, {@link Reproduction#experimentFiles()}),
  * checked by {@code ExperimentYaml.set} and the runner's validator like {@code run --set}. A run
  * with a non-empty what-if is not the reproduction: the CLI labels its output ({@link #labelled},
