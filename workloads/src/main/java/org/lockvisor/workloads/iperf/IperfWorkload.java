@@ -570,13 +570,17 @@ public final class IperfWorkload implements Workload {
       return out;
     }
     machine.syncAccounting();
-    java.util.Set<Integer> ids = new java.util.TreeSet<>();
+    int maxId = 0;
     for (Stream s : streams) {
-      ids.add(s.task.id());
+      maxId = Math.max(maxId, s.task.id());
+    }
+    boolean[] sender = new boolean[maxId + 1];
+    for (Stream s : streams) {
+      sender[s.task.id()] = true;
     }
     var symbols = machine.symbols();
     machine.account().forEach((cpuId, threadId, stack, ns) -> {
-      if (ids.contains(threadId)) {
+      if (threadId < sender.length && sender[threadId]) {
         out[1] += ns;
         if (symbols.tag(symbols.leaf(stack)) == Machine.DOMAIN_USER) {
           out[0] += ns;
