@@ -570,23 +570,20 @@ public final class IperfWorkload implements Workload {
       return out;
     }
     machine.syncAccounting();
-    int maxId = 0;
-    for (Stream s : streams) {
-      maxId = Math.max(maxId, s.task.id());
-    }
-    boolean[] sender = new boolean[maxId + 1];
-    for (Stream s : streams) {
-      sender[s.task.id()] = true;
-    }
     var symbols = machine.symbols();
-    machine.account().forEach((cpuId, threadId, stack, ns) -> {
-      if (threadId < sender.length && sender[threadId]) {
+    java.util.BitSet seen = new java.util.BitSet();
+    for (Stream s : streams) {
+      if (seen.get(s.task.id())) {
+        continue; // a thread writing several streams counts once
+      }
+      seen.set(s.task.id());
+      machine.account().forEachOfThread(s.task.id(), (cpuId, threadId, stack, ns) -> {
         out[1] += ns;
         if (symbols.tag(symbols.leaf(stack)) == Machine.DOMAIN_USER) {
           out[0] += ns;
         }
-      }
-    });
+      });
+    }
     return out;
   }
 
