@@ -20,6 +20,9 @@ public final class CpuTimeAccount {
   private long total;
   /** The entries' keys in the order they were first charged (entry i is the i-th new key). */
   private long[] added = new long[1024];
+  /** Per thread, the indices into {@link #added} of its entries, in order; grown only on a new key. */
+  private int[][] threadEntries = new int[256][];
+  private int[] threadEntryCount = new int[256];
 
   public void charge(int cpu, int thread, int stack, long ns) {
     if (ns <= 0) {
@@ -34,6 +37,7 @@ public final class CpuTimeAccount {
         added = java.util.Arrays.copyOf(added, added.length * 2);
       }
       added[entriesBefore] = key;
+      indexByThread(thread, entriesBefore);
     }
     if (cpu >= perCpu.length) {
       perCpu = java.util.Arrays.copyOf(perCpu, Math.max(cpu + 1, perCpu.length * 2));
@@ -44,6 +48,24 @@ public final class CpuTimeAccount {
     perCpu[cpu] += ns;
     perThread[thread] += ns;
     total += ns;
+  }
+
+  private void indexByThread(int thread, int entry) {
+    if (thread >= threadEntries.length) {
+      int n = Math.max(thread + 1, threadEntries.length * 2);
+      threadEntries = java.util.Arrays.copyOf(threadEntries, n);
+      threadEntryCount = java.util.Arrays.copyOf(threadEntryCount, n);
+    }
+    int[] list = threadEntries[thread];
+    int count = threadEntryCount[thread];
+    if (list == null) {
+      list = new int[8];
+    } else if (count == list.length) {
+      list = java.util.Arrays.copyOf(list, 2 * count);
+    }
+    list[count] = entry;
+    threadEntries[thread] = list;
+    threadEntryCount[thread] = count + 1;
   }
 
   public long cpuTotal(int cpu) {
@@ -85,6 +107,23 @@ public final class CpuTimeAccount {
     for (int i = from, n = detail.size(); i < n; i++) {
       long k = added[i];
       visitor.visit(cpuOf(k), threadOf(k), stackOf(k), detail.get(k, 0));
+    }
+  }
+
+  /**
+   * Visits the entries of {@code thread} only, in the order they first got time, each with its
+   * current time: a per-thread query (e.g. a task's user and system time) without a walk over
+   * every thread's entries.
+   */
+  public void forEachOfThread(int thread, EntryVisitor visitor) {
+    checkArgument(thread >= 0, "thread id must not be negative: %s", thread);
+    if (thread >= threadEntries.length || threadEntries[thread] == null) {
+      return;
+    }
+    int[] list = threadEntries[thread];
+    for (int i = 0, n = threadEntryCount[thread]; i < n; i++) {
+      long k = added[list[i]];
+      visitor.visit(cpuOf(k), thread, stackOf(k), detail.get(k, 0));
     }
   }
 

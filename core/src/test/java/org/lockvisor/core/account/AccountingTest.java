@@ -52,6 +52,30 @@ class AccountingTest {
   }
 
   @Test
+  void forEachOfThread_manyThreadsAndGrowth_visitsExactlyThatThreadsEntries() {
+    CpuTimeAccount a = new CpuTimeAccount();
+    // thread ids past the initial index size, entries past every initial capacity
+    for (int i = 0; i < 4000; i++) {
+      a.charge(i % 3, i % 300, i, 1 + i % 7);
+      a.charge(i % 3, i % 300, i, 2); // the same key again: no new entry
+    }
+    for (int thread : new int[] {0, 1, 299, 300, 1000}) {
+      AtomicLong sum = new AtomicLong();
+      java.util.List<Integer> stacks = new java.util.ArrayList<>();
+      a.forEachOfThread(thread, (cpu, t, stack, ns) -> {
+        assertThat(t).isEqualTo(thread);
+        assertThat(cpu).isEqualTo(stack % 3);
+        assertThat(ns).isEqualTo(a.get(cpu, t, stack));
+        stacks.add(stack);
+        sum.addAndGet(ns);
+      });
+      assertThat(sum.get()).isEqualTo(a.threadTotal(thread));
+      assertThat(stacks).isSorted(); // first-charged order
+      assertThat(stacks).hasSize(thread < 300 ? 4000 / 300 + (thread < 4000 % 300 ? 1 : 0) : 0);
+    }
+  }
+
+  @Test
   void stacks_internAndFold() {
     SymbolTable t = new SymbolTable();
     int a = t.symbol("vhost_worker");

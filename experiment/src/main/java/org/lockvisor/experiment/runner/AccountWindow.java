@@ -1,22 +1,23 @@
 package org.lockvisor.experiment.runner;
 
-import java.util.HashMap;
-import java.util.Map;
 import org.lockvisor.core.account.CpuTimeAccount;
+import org.lockvisor.core.account.LongLongMap;
 import org.lockvisor.machine.Machine;
 
 /**
  * The CPU-time account of a measurement window: the machine's account keeps counting from time
  * zero, so a snapshot taken when the window opens is subtracted when it closes. Taking the
- * snapshot and the difference each walk the account once; nothing is added on the hot path.
+ * snapshot and the difference each walk the account once (keys and values unboxed); nothing is
+ * added on the hot path.
  */
 public final class AccountWindow {
 
   private final Machine machine;
-  private final Map<Long, Long> atStart = new HashMap<>();
+  private final LongLongMap atStart;
 
   private AccountWindow(Machine machine) {
     this.machine = machine;
+    this.atStart = new LongLongMap(Math.max(64, machine.account().entries()));
   }
 
   /** Opens a window on {@code machine} now. */
@@ -32,7 +33,7 @@ public final class AccountWindow {
     machine.syncAccounting();
     CpuTimeAccount delta = new CpuTimeAccount();
     machine.account().forEach((cpu, thread, stack, ns) -> {
-      long d = ns - atStart.getOrDefault(key(cpu, thread, stack), 0L);
+      long d = ns - atStart.get(key(cpu, thread, stack), 0L);
       if (d > 0) {
         delta.charge(cpu, thread, stack, d);
       }

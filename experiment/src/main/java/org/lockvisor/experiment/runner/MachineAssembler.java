@@ -104,7 +104,7 @@ final class MachineAssembler {
     // --max-memory can only lower the limit: above the heap it would trade a refusal for an OutOfMemoryError
     long heap = MemoryBudget.defaultLimit();
     boolean given = memoryLimit > 0 && memoryLimit < heap;
-    MemoryBudget.check(e, plugins, given ? memoryLimit : heap, given ? memoryLimitSource
+    MemoryBudget.check(e, plugins, given ? memoryLimit : heap, () -> given ? memoryLimitSource
         : "three quarters of the JVM heap of " + MemoryBudget.bytes(Runtime.getRuntime().maxMemory()));
   }
 

@@ -2,6 +2,7 @@ package org.lockvisor.experiment.runner;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 import java.util.Locale;
 import org.lockvisor.core.plugin.Footprint;
 import org.lockvisor.experiment.model.BackgroundSpec;
@@ -39,10 +40,10 @@ final class MemoryBudget {
   /**
    * Refuses {@code e} when its estimate exceeds {@code limit}.
    *
-   * @param limitSource how the limit was set, for the message ({@code --max-memory 512m})
+   * @param limitSource how the limit was set, for the message (formatted only on refusal) ({@code --max-memory 512m})
    * @throws InvalidExperimentException with one problem at the path of the largest component
    */
-  static void check(Experiment e, ExperimentPlugins plugins, long limit, String limitSource) {
+  static void check(Experiment e, ExperimentPlugins plugins, long limit, Supplier<String> limitSource) {
     long total = 0;
     String largestPath = "";
     Footprint largest = Footprint.NONE;
@@ -71,7 +72,7 @@ final class MemoryBudget {
       List<Problem> problems = new ArrayList<>();
       problems.add(new Problem(largestPath, "the machine needs about " + bytes(total) + " of heap before it runs ("
           + "estimate; largest: " + largest.basis() + ", " + bytes(largest.bytes()) + "), over the limit of "
-          + bytes(limit) + " (" + limitSource + "); make it smaller, or give the JVM a larger heap"
+          + bytes(limit) + " (" + limitSource.get() + "); make it smaller, or give the JVM a larger heap"
           + " (JAVA_TOOL_OPTIONS=-Xmx<size>)"));
       throw new InvalidExperimentException("", problems);
     }

@@ -30,16 +30,28 @@ public enum LockCapability {
   /** Waiters give their cycles to the holder's vCPU (H_CONFER, directed yield). */
   CONFER;
 
+  /** Each constant's {@link #label()}, by ordinal: checking a plugin allocates nothing. */
+  private static final String[] LABELS;
+  private static final LockCapability[] ALL = values();
+
+  static {
+    LockCapability[] all = ALL;
+    LABELS = new String[all.length];
+    for (LockCapability c : all) {
+      LABELS[c.ordinal()] = c.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+  }
+
   /** The declared spelling, e.g. {@code vcpu-preempted-check}. */
   public String label() {
-    return name().toLowerCase(Locale.ROOT).replace('_', '-');
+    return LABELS[ordinal()];
   }
 
   /** The constant for a label, or null. */
   public static LockCapability ofLabel(String label) {
-    for (LockCapability c : values()) {
-      if (c.label().equals(label)) {
-        return c;
+    for (int i = 0; i < LABELS.length; i++) {
+      if (LABELS[i].equals(label)) {
+        return ALL[i];
       }
     }
     return null;
@@ -63,10 +75,16 @@ public enum LockCapability {
    */
   public static void check(LockFactory factory) {
     Set<String> declared = factory.capabilities();
-    for (String c : ImmutableSortedSet.copyOf(declared)) {
-      if (ofLabel(c) == null) {
-        throw new IllegalArgumentException(org.lockvisor.core.plugin.DidYouMean.unknownMessage(
-            "capability of lock plugin [" + factory.name() + "]:", c, labels()));
+    for (String c : declared) {
+      if (ofLabel(c) != null) {
+        continue;
+      }
+      // the first bad one in sorted order, so the message does not depend on the set's order
+      for (String bad : ImmutableSortedSet.copyOf(declared)) {
+        if (ofLabel(bad) == null) {
+          throw new IllegalArgumentException(org.lockvisor.core.plugin.DidYouMean.unknownMessage(
+              "capability of lock plugin [" + factory.name() + "]:", bad, labels()));
+        }
       }
     }
   }

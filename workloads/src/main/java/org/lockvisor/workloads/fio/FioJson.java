@@ -263,12 +263,10 @@ public final class FioJson {
     long[] out = new long[2];
     int id = task.id();
     var symbols = machine.symbols();
-    machine.account().forEach((cpuId, threadId, stack, ns) -> {
-      if (threadId == id) {
-        out[1] += ns;
-        if (symbols.tag(symbols.leaf(stack)) == Machine.DOMAIN_USER) {
-          out[0] += ns;
-        }
+    machine.account().forEachOfThread(id, (cpuId, threadId, stack, ns) -> {
+      out[1] += ns;
+      if (symbols.tag(symbols.leaf(stack)) == Machine.DOMAIN_USER) {
+        out[0] += ns;
       }
     });
     return out;

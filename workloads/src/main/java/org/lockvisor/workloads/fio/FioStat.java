@@ -118,7 +118,7 @@ final class FioStat {
       Map<String, Object> p = new LinkedHashMap<>();
       long[] values = percentiles(percentiles);
       for (int i = 0; i < percentiles.length; i++) {
-        p.put(String.format(Locale.ROOT, "%f", percentiles[i]), values[i]);
+        p.put(percentileKey(percentiles[i]), values[i]);
       }
       m.put("percentile", p);
       Map<String, Object> bins = new LinkedHashMap<>();
@@ -131,6 +131,14 @@ final class FioStat {
     }
     return m;
   }
+
+  /** fio's key of a percentile, {@code "%f"} (e.g. {@code 99.900000}); the few in use are formatted once. */
+  private static String percentileKey(double p) {
+    return PERCENTILE_KEYS.computeIfAbsent(p, v -> String.format(Locale.ROOT, "%f", v));
+  }
+
+  private static final java.util.concurrent.ConcurrentHashMap<Double, String> PERCENTILE_KEYS =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   /** {@code calc_clat_percentiles}: the first bucket whose running sum reaches p % of the samples. */
   long[] percentiles(double[] list) {

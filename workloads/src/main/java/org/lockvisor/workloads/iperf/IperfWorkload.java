@@ -570,19 +570,20 @@ public final class IperfWorkload implements Workload {
       return out;
     }
     machine.syncAccounting();
-    java.util.Set<Integer> ids = new java.util.TreeSet<>();
-    for (Stream s : streams) {
-      ids.add(s.task.id());
-    }
     var symbols = machine.symbols();
-    machine.account().forEach((cpuId, threadId, stack, ns) -> {
-      if (ids.contains(threadId)) {
+    java.util.BitSet seen = new java.util.BitSet();
+    for (Stream s : streams) {
+      if (seen.get(s.task.id())) {
+        continue; // a thread writing several streams counts once
+      }
+      seen.set(s.task.id());
+      machine.account().forEachOfThread(s.task.id(), (cpuId, threadId, stack, ns) -> {
         out[1] += ns;
         if (symbols.tag(symbols.leaf(stack)) == Machine.DOMAIN_USER) {
           out[0] += ns;
         }
-      }
-    });
+      });
+    }
     return out;
   }
 
