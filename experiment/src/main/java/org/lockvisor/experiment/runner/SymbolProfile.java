@@ -9,6 +9,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.lockvisor.core.account.CpuTimeAccount;
 import org.lockvisor.core.account.LongLongMap;
 import org.lockvisor.core.account.SymbolTable;
@@ -82,11 +83,21 @@ public record SymbolProfile(String title, String vm, List<Line> lines, long tota
    */
   public static SymbolProfile guest(Machine machine, CpuTimeAccount account, Vm vm, boolean hypervisorSamples,
       String hypervisorCommand) {
+    return guest(machine, account::forEach, vm, hypervisorSamples, hypervisorCommand);
+  }
+
+  /**
+   * As {@link #guest(Machine, CpuTimeAccount, Vm, boolean, String)}, over the entries {@code
+   * entries} visits (e.g. {@link AccountWindow#forEachSinceOpened}); lines with equal time,
+   * command and symbol keep the order in which the entries first show them.
+   */
+  public static SymbolProfile guest(Machine machine, Consumer<CpuTimeAccount.EntryVisitor> entries, Vm vm,
+      boolean hypervisorSamples, String hypervisorCommand) {
     checkArgument(hypervisorCommand != null && !hypervisorCommand.isBlank(), "hypervisor command must be set");
     SymbolTable symbols = machine.symbols();
     Builder b = new Builder(symbols);
     int hypervisorCommandId = b.commandId(comm(hypervisorCommand));
-    account.forEach((cpuId, threadId, stack, ns) -> {
+    entries.accept((cpuId, threadId, stack, ns) -> {
       Cpu cpu = machine.cpuById(cpuId);
       Task thread = machine.taskById(threadId);
       int leaf = symbols.leaf(stack);
