@@ -54,8 +54,10 @@ public record YieldStats(long pleExits, long[] counts) {
     /** pv_kick (KVM_HC_KICK_CPU). */
     PV_KICKS;
 
+    private final String key = name().toLowerCase(java.util.Locale.ROOT);
+
     public String key() {
-      return name().toLowerCase(java.util.Locale.ROOT);
+      return key;
     }
   }
 

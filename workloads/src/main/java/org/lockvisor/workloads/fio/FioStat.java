@@ -12,7 +12,7 @@ import java.util.Map;
  * deviation, and {@code stat.c}'s bucketing ({@code plat_val_to_idx}: 6 bits per power-of-two
  * group, 29 groups, 1856 buckets, each reported as the middle of its range by {@code
  * plat_idx_to_val}) from which {@code calc_clat_percentiles} reads percentiles and json+ prints
- * {@code bins}. Recording allocates nothing.
+ * {@code bins}. Recording allocates nothing after the first sample.
  */
 final class FioStat {
   /** fio's {@code FIO_IO_U_PLAT_BITS}. */
@@ -22,7 +22,9 @@ final class FioStat {
   /** fio's {@code FIO_IO_U_PLAT_NR} ({@code FIO_IO_U_PLAT_GROUP_NR} 29 groups). */
   static final int PLAT_NR = 29 * PLAT_VAL;
 
-  private final long[] plat;
+  private final boolean histogram;
+  /** The histogram, allocated at the first sample (a direction fio reports but never sees stays small). */
+  private long[] plat;
   private long samples;
   private long min = Long.MAX_VALUE;
   private long max;
@@ -31,7 +33,7 @@ final class FioStat {
 
   /** @param histogram whether to keep the latency histogram (latencies) or not (bandwidth samples) */
   FioStat(boolean histogram) {
-    this.plat = histogram ? new long[PLAT_NR] : null;
+    this.histogram = histogram;
   }
 
   void add(long value) {
@@ -42,8 +44,13 @@ final class FioStat {
     s += delta * (v - mean);
     min = Math.min(min, v);
     max = Math.max(max, v);
-    if (plat != null) {
-      plat[index(v)]++;
+    if (histogram) {
+      long[] p = plat;
+      if (p == null) {
+        p = new long[PLAT_NR];
+        plat = p;
+      }
+      p[index(v)]++;
     }
   }
 
@@ -143,6 +150,9 @@ final class FioStat {
   /** {@code calc_clat_percentiles}: the first bucket whose running sum reaches p % of the samples. */
   long[] percentiles(double[] list) {
     long[] out = new long[list.length];
+    if (plat == null) {
+      return out; // no sample: every percentile is bucket 0, value 0
+    }
     long sum = 0;
     int j = 0;
     for (int i = 0; i < PLAT_NR && j < list.length; i++) {
