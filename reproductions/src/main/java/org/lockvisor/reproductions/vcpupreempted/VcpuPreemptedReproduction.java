@@ -196,7 +196,7 @@ public final class VcpuPreemptedReproduction implements Reproduction {
    */
   static Row powervm(ReproductionOptions options, Scale scale, int poolCpus, int vps, int smt) {
     double entitlement = options.profile("ppc64-powervm").hypervisor().entitlement() * vps;
-    ShippedExperiment e = ShippedExperiment.load(POWERVM_FILE)
+    ShippedExperiment e = ShippedExperiment.load(new VcpuPreemptedReproduction(), POWERVM_FILE)
         .with("host.cpus", String.valueOf(poolCpus * smt))
         .with("host.scheduler-options.entitlement", String.valueOf(entitlement))
         .with("vms[0].vcpus", String.valueOf(vps * smt))
@@ -212,7 +212,7 @@ public final class VcpuPreemptedReproduction implements Reproduction {
 
   /** The x86 row: twice as many vCPUs as host CPUs, vCPU threads under the host's CFS. */
   static Row kvm(ReproductionOptions options, Scale scale) {
-    ShippedExperiment e = ShippedExperiment.load(KVM_FILE)
+    ShippedExperiment e = ShippedExperiment.load(new VcpuPreemptedReproduction(), KVM_FILE)
         .with("host.cpus", String.valueOf(scale.kvmCpus()))
         .with("vms[0].vcpus", String.valueOf(2 * scale.kvmCpus()))
         .with("vms[0].workloads[0].options.groups", String.valueOf(scale.kvmGroups()))
