@@ -179,7 +179,7 @@ class ShippedExperimentFilesTest {
     return root;
   }
 
-  /** A plugin jar's loader: defines {@link Owner} from its own folders (code source: the first), parent first otherwise. */
+  /** A plugin jar's loader: defines {@link Owner} from its own folders (code source: the first), the rest parent first. */
   private static final class PluginLoader extends URLClassLoader {
     PluginLoader(Path folder, ClassLoader parent) throws IOException {
       this(new Path[] {folder}, parent);

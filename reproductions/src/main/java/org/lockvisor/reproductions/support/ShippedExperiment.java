@@ -78,8 +78,8 @@ public final class ShippedExperiment {
       return new ShippedExperiment(file, (ObjectNode) ExperimentYaml.parse(file + ".yaml", content),
           ImmutableList.of());
     } catch (InvalidExperimentException e) {
-      throw new IllegalStateException("reproduction [" + owner.name() + "]: shipped experiment [" + Reproduction.EXPERIMENTS
-          + file + ".yaml] is broken: " + e.getMessage(), e);
+      throw new IllegalStateException("reproduction [" + owner.name() + "]: shipped experiment ["
+          + Reproduction.EXPERIMENTS + file + ".yaml] is broken: " + e.getMessage(), e);
     }
   }
 

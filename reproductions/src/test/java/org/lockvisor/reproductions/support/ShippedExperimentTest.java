@@ -30,8 +30,9 @@ import org.lockvisor.experiment.runner.ExperimentResult;
  * A shipped experiment file is run through the runner exactly as {@code lockvisor run} runs it,
  * takes settings in the {@code run --set} path language, and takes the user's {@code reproduce
  * --set} what-if (raw paths and path-bound parameters) checked by the runner's validator before
- * anything runs. Fixture: test resource {@code experiments/test-shipped.yaml} (a small vhost-net
- * machine).
+ * anything runs. The file is read from the class loader of the reproduction that owns it, so a
+ * plugin's own jar supplies it. Fixture: test resource {@code experiments/test-shipped.yaml} (a
+ * small vhost-net machine).
  */
 class ShippedExperimentTest {
 
@@ -106,7 +107,8 @@ class ShippedExperimentTest {
   void load_fileTheOwnerDoesNotDeclare_isAFaultOfTheReproduction() {
     assertThatThrownBy(() -> ShippedExperiment.load(SHIPPING, "no-such-file"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("reproduction [r-shipped] loads shipped experiment [no-such-file] but does not declare it");
+        .hasMessageContaining("reproduction [r-shipped] loads shipped experiment [no-such-file] but does not"
+            + " declare it");
   }
 
   @Test
@@ -166,7 +168,7 @@ class ShippedExperimentTest {
     }
   }
 
-  /** A loader over {@code folder} that defines class {@code own} itself (a plugin's class) and asks its parent for the rest. */
+  /** A loader over {@code folder} that defines class {@code own} itself (a plugin's class), the rest parent first. */
   private static final class ChildLoader extends URLClassLoader {
     private final String own;
 
