@@ -75,7 +75,8 @@ public final class ShippedExperimentFiles {
     if (containers.size() > 1) {
       throw new PluginDiscoveryException(who + " ships experiment file [" + file + ".yaml], and so does ["
           + where(others.get(0)) + "]: shipped files share one class-path folder (" + Reproduction.EXPERIMENTS
-          + "), so their names must be unique; rename it, e.g. [" + r.name() + "-" + file + ".yaml]");
+          + "), so their names must be unique; " + (file.startsWith(r.name() + "-") ? "rename one of them"
+          : "start a plugin's file names with its own name, e.g. [" + r.name() + "-" + file + ".yaml]"));
     }
   }
 

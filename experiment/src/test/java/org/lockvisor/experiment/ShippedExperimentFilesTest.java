@@ -55,6 +55,31 @@ class ShippedExperimentFilesTest {
     }
   }
 
+  /** A reproduction whose file name does not start with its own: the name a built-in might use. */
+  public static final class Unprefixed implements Reproduction {
+    static final String FILE = "r1-vhost-wakeup";
+
+    @Override
+    public String name() {
+      return "unprefixed";
+    }
+
+    @Override
+    public String summary() {
+      return "test";
+    }
+
+    @Override
+    public ReproductionResult run(ReproductionOptions options) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public List<String> experimentFiles() {
+      return List.of(FILE);
+    }
+  }
+
   /** A reproduction declaring a file name the loader of shipped files refuses. */
   public static final class BadName implements Reproduction {
     @Override
@@ -96,8 +121,21 @@ class ShippedExperimentFilesTest {
           .isInstanceOf(PluginDiscoveryException.class)
           .hasMessageStartingWith("reproduction [owner] (" + plugin.toUri().getPath())
           .hasMessageContaining("ships experiment file [owner-base.yaml], and so does [" + lockvisor.toUri().getPath())
-          .hasMessageContaining("rename it, e.g. [owner-owner-base.yaml]")
+          .hasMessageEndingWith("so their names must be unique; rename one of them")
           .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+    }
+  }
+
+  @Test
+  void check_builtInsNameWithoutThePluginsPrefix_refusedSuggestingThePrefix() throws Exception {
+    Path lockvisor = jar("lockvisor", Unprefixed.class, Unprefixed.FILE);
+    Path plugin = jar("plugin", Unprefixed.class, Unprefixed.FILE);
+    try (URLClassLoader parent = new URLClassLoader(new URL[] {lockvisor.toUri().toURL()}, getClass().getClassLoader());
+        PluginLoader loader = new PluginLoader(plugin, parent, Unprefixed.class)) {
+      assertThatThrownBy(() -> ShippedExperimentFiles.check(List.of(loader.owner())))
+          .isInstanceOf(PluginDiscoveryException.class)
+          .hasMessageContaining("[r1-vhost-wakeup.yaml], and so does [" + lockvisor.toUri().getPath())
+          .hasMessageEndingWith("start a plugin's file names with its own name, e.g. [unprefixed-r1-vhost-wakeup.yaml]");
     }
   }
 
@@ -164,29 +202,45 @@ class ShippedExperimentFilesTest {
 
   /** A folder standing for a jar: {@link Owner}'s class file, and its shipped file when {@code shipsFile}. */
   private Path jar(String name, boolean shipsFile) throws IOException {
+    return jar(name, Owner.class, shipsFile ? Owner.FILE : null);
+  }
+
+  /** A folder standing for a jar: {@code type}'s class file, and shipped file {@code file} unless null. */
+  private Path jar(String name, Class<?> type, String file) throws IOException {
     Path root = Files.createDirectories(temp.resolve(name));
-    String classFile = Owner.class.getName().replace('.', '/') + ".class";
+    String classFile = type.getName().replace('.', '/') + ".class";
     Path target = root.resolve(classFile);
     Files.createDirectories(target.getParent());
     try (InputStream in = getClass().getClassLoader().getResourceAsStream(classFile)) {
       Files.copy(in, target);
     }
-    if (shipsFile) {
-      Path file = root.resolve(Reproduction.EXPERIMENTS + Owner.FILE + ".yaml");
-      Files.createDirectories(file.getParent());
-      Files.writeString(file, "name: " + name + "\n", StandardCharsets.UTF_8);
+    if (file != null) {
+      Path shipped = root.resolve(Reproduction.EXPERIMENTS + file + ".yaml");
+      Files.createDirectories(shipped.getParent());
+      Files.writeString(shipped, "name: " + name + "\n", StandardCharsets.UTF_8);
     }
     return root;
   }
 
-  /** A plugin jar's loader: defines {@link Owner} from its own folders (code source: the first), the rest parent first. */
+  /** A plugin jar's loader: defines its plugin class from its own folders (code source: the first), the rest parent first. */
   private static final class PluginLoader extends URLClassLoader {
+    private final Class<?> own;
+
     PluginLoader(Path folder, ClassLoader parent) throws IOException {
-      this(new Path[] {folder}, parent);
+      this(new Path[] {folder}, parent, Owner.class);
+    }
+
+    PluginLoader(Path folder, ClassLoader parent, Class<?> own) throws IOException {
+      this(new Path[] {folder}, parent, own);
     }
 
     PluginLoader(Path[] folders, ClassLoader parent) throws IOException {
+      this(folders, parent, Owner.class);
+    }
+
+    PluginLoader(Path[] folders, ClassLoader parent, Class<?> own) throws IOException {
       super(urls(folders), parent);
+      this.own = own;
     }
 
     private static URL[] urls(Path[] folders) throws IOException {
@@ -198,14 +252,14 @@ class ShippedExperimentFilesTest {
     }
 
     Reproduction owner() throws ReflectiveOperationException {
-      Reproduction r = (Reproduction) loadClass(Owner.class.getName()).getConstructor().newInstance();
+      Reproduction r = (Reproduction) loadClass(own.getName()).getConstructor().newInstance();
       assertThat(r.getClass().getClassLoader()).isSameAs(this);
       return r;
     }
 
     @Override
     protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
-      if (!name.equals(Owner.class.getName())) {
+      if (!name.equals(own.getName())) {
         return super.loadClass(name, resolve);
       }
       synchronized (getClassLoadingLock(name)) {
