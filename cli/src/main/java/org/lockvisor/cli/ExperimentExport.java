@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.lockvisor.experiment.Reproduction;
 import org.lockvisor.experiment.Reproductions;
 import org.lockvisor.experiment.UserInputException;
@@ -18,11 +19,13 @@ import org.lockvisor.experiment.runner.ExperimentRunner;
 import picocli.CommandLine;
 
 /**
- * {@code lockvisor reproduce NAME|all --export-experiments DIR [--set ...]}: the shipped experiment
- * files of the chosen reproductions, with the {@code --set} paths and path-bound parameters
- * applied (checked like {@code run --set}, by {@link WhatIf#parse}), written into DIR; nothing
- * runs; a parameter bound to one file ({@code ReproductionParameter.at(file, path)}) is written
- * into that file only. A setting a file cannot hold (a cost override, a parameter the
+ * {@code lockvisor reproduce NAME|all --export-experiments DIR [--quick] [--set ...]}: the shipped
+ * experiment files of the chosen reproductions, with the {@code --set} paths, the path-bound
+ * parameters and the derived bindings ({@code Reproduction.derivedBindings()}) applied (checked like
+ * {@code run --set}, by {@link WhatIf#parse}), written into DIR; nothing runs; a parameter bound to
+ * one file ({@code ReproductionParameter.at(file, path)}) is written into that file only. {@code
+ * --quick} takes the derived bindings' inputs at their {@code --quick} defaults (refused where no
+ * input has one of its own). A setting a file cannot hold (a cost override, a parameter the
  * reproduction applies itself) is refused.
  */
 final class ExperimentExport {
@@ -32,8 +35,8 @@ final class ExperimentExport {
   private ExperimentExport() {}
 
   /** Writes the files; the caller has refused the options of a run. */
-  static int write(Lockvisor lockvisor, String target, List<String> settings, Path exportDir, boolean force,
-      CommandLine commandLine) {
+  static int write(Lockvisor lockvisor, String target, List<String> settings, boolean quick, Path exportDir,
+      boolean force, CommandLine commandLine) {
     if (exportDir.toString().isBlank()) {
       throw new UserInputException("--export-experiments [" + exportDir + "] is empty; give a directory");
     }
@@ -42,14 +45,21 @@ final class ExperimentExport {
         ? registry.all().values().asList()
         : ImmutableList.of(registry.choose(target));
     ExperimentRunner runner = lockvisor.injector().getInstance(ExperimentRunner.class);
-    WhatIf whatIf = WhatIf.parse(settings, chosen, ALL.equals(target), runner);
+    if (quick && chosen.stream().allMatch(r -> r.derivedBindings().inputs().values().stream()
+        .allMatch(in -> in.quickDefault().equals(in.fullDefault())))) {
+      throw new UserInputException("--quick changes nothing in the exported files of " + target + ": only the"
+          + " --quick defaults of derived bindings' inputs are written (the shorter runs of --quick are the"
+          + " reproduction's)");
+    }
+    WhatIf whatIf = WhatIf.parse(settings, chosen, ALL.equals(target), quick, runner);
     if (!whatIf.costs().isEmpty()) {
       throw new UserInputException("--set cost.*: a cost override is not part of an experiment file; give it to"
           + " 'lockvisor run FILE --set cost.<profile>.<KEY>=<number>'");
     }
     for (Reproduction r : chosen) {
       for (var p : r.parameters()) {
-        if (whatIf.parameters().containsKey(p.name()) && p.targets().isEmpty()) {
+        if (whatIf.parameters().containsKey(p.name()) && p.targets().isEmpty()
+            && !r.derivedBindings().inputs().containsKey(p.name())) {
           throw new UserInputException("--set [" + p.name() + "=" + whatIf.parameters().get(p.name()) + "]: parameter ["
               + p.name() + "] of " + r.name() + " is applied by the reproduction, not as experiment paths, so no"
               + " exported file can hold it");
@@ -59,7 +69,8 @@ final class ExperimentExport {
     List<Exported> files = new ArrayList<>();
     for (Reproduction r : chosen) {
       for (String file : r.experimentFiles()) {
-        files.add(exported(r, file, whatIf));
+        files.add(exported(r, file, whatIf.pathsOf(r, file, quick, name -> runner.plugins().arches().get(name)
+            .create())));
       }
     }
     if (files.isEmpty()) {
@@ -86,17 +97,17 @@ final class ExperimentExport {
 
   /**
    * Shipped file {@code file} of {@code r}: as shipped (comments kept) without experiment paths,
-   * otherwise the tree with the paths applied (already checked by {@link WhatIf#parse}) under a
-   * first comment line naming them.
+   * otherwise the tree with the paths {@code paths} applied (already checked by {@link
+   * WhatIf#parse}) under a first comment line naming them.
    */
-  private static Exported exported(Reproduction r, String file, WhatIf whatIf) {
+  private static Exported exported(Reproduction r, String file, Map<String, String> paths) {
     byte[] content = r.experimentFile(file);
-    if (whatIf.pathsOf(file).isEmpty()) {
+    if (paths.isEmpty()) {
       return new Exported(file + ".yaml", new String(content, StandardCharsets.UTF_8));
     }
     ObjectNode tree = (ObjectNode) ExperimentYaml.parse(file + ".yaml", content);
     StringBuilder header = new StringBuilder("# " + file + ".yaml of reproduction " + r.name() + ", exported with");
-    whatIf.pathsOf(file).forEach((path, value) -> {
+    paths.forEach((path, value) -> {
       ExperimentYaml.set(tree, path, value);
       header.append(" --set ").append(path).append('=').append(value);
     });

@@ -97,8 +97,9 @@ final class Json {
               .put("doc", p.description());
           p.domain().ifPresent(d -> param.put("default", p.defaultValue().orElseThrow())
               .put("domain", ReproductionParameter.domainText(d)).put("source", d.source()));
-          if (!p.targets().isEmpty()) {
-            param.put("path", p.targetText());
+          String path = pathText(r, p);
+          if (!path.isEmpty()) {
+            param.put("path", path);
           }
         }
         ImmutableSortedSet.copyOf(r.archProfiles()).forEach(whatIf.putArray("profiles")::add);
@@ -108,6 +109,21 @@ final class Json {
       }
     }
     return array;
+  }
+
+  /**
+   * Where parameter {@code p} of {@code r} is written, comma-separated: its own targets ({@code
+   * path} or {@code file.yaml path}) and the derived bindings that read it ({@code file.yaml path
+   * (from a, b)}: the path's value is a function of those parameters); empty when the reproduction
+   * applies it itself. The {@code path} field of {@code plugins --format json}.
+   */
+  static String pathText(Reproduction r, ReproductionParameter<?> p) {
+    java.util.List<String> out = new java.util.ArrayList<>();
+    if (!p.targets().isEmpty()) {
+      out.add(p.targetText());
+    }
+    r.derivedBindings().of(p.name()).forEach(b -> out.add(b.text()));
+    return String.join(", ", out);
   }
 
   /**

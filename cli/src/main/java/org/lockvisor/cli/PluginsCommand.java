@@ -125,7 +125,8 @@ public final class PluginsCommand implements Runnable {
       String row = "  %-" + nameWidth + "s  %-" + allowedWidth + "s  %s%n";
       out.printf(row, "PARAMETER", "ALLOWED", "DOC");
       for (ReproductionParameter<?> p : r.parameters()) {
-        out.printf(row, p.name(), p.allowed(), p.description() + (p.targets().isEmpty() ? "" : " (path " + p.targetText() + ")"));
+        String path = Json.pathText(r, p);
+        out.printf(row, p.name(), p.allowed(), p.description() + (path.isEmpty() ? "" : " (path " + path + ")"));
       }
     }
     if (!r.experimentFiles().isEmpty()) {

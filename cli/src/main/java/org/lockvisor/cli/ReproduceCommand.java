@@ -77,7 +77,8 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
 
   @Option(names = "--export-experiments", paramLabel = "DIR",
       description = "Run nothing; write the reproduction's shipped experiment files, with the --set paths and"
-          + " parameters applied, into DIR, for 'lockvisor run DIR/<file>.yaml'.")
+          + " parameters applied (with --quick: derived paths at the --quick defaults), into DIR, for"
+          + " 'lockvisor run DIR/<file>.yaml'.")
   private Path exportDir;
 
   @Option(names = "--set", paramLabel = "KEY=VALUE",
@@ -205,7 +206,7 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
         ? registry.all().values().asList()
         : ImmutableList.of(registry.choose(target));
     ExperimentRunner runner = lockvisor.injector().getInstance(ExperimentRunner.class);
-    WhatIf whatIf = WhatIf.parse(settings, chosen, ALL.equals(target), runner);
+    WhatIf whatIf = WhatIf.parse(settings, chosen, ALL.equals(target), quick, runner);
     for (Reproduction r : chosen) {
       for (String path : whatIf.paths().keySet()) {
         if (r.pointPaths().contains(path)) {
@@ -330,7 +331,7 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
     }
     // every sample's settings are checked before anything runs
     for (var sample : plan.sampled()) {
-      subject.whatIf(settings, sample.values(), root);
+      subject.whatIf(quick, settings, sample.values(), root);
     }
     if (emit != null) {
       return emitClusterJob(reproduction.name(), n, k, root);
@@ -417,13 +418,13 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
 
   /** {@code --export-experiments DIR} ({@link ExperimentExport}), refusing the options of a run. */
   private int exportExperiments() {
-    if (calibrate || envelope || out != null || quick || traceOptions.requested() || samples != null || seeds != null
+    if (calibrate || envelope || out != null || traceOptions.requested() || samples != null || seeds != null
         || seed != null || jobs != null || !params.isEmpty() || effect != null || shard != null || resume
         || emit != null || shards != null || image != null || claim != null || maxEvaluations != null) {
-      throw new UserInputException("--export-experiments runs nothing: it takes only --set and --force, not the"
-          + " options of a run (--out, --quick, --trace, --envelope, --calibrate and theirs)");
+      throw new UserInputException("--export-experiments runs nothing: it takes only --set, --quick and --force,"
+          + " not the options of a run (--out, --trace, --envelope, --calibrate and theirs)");
     }
-    return ExperimentExport.write(lockvisor, target, settings, exportDir, force, spec.commandLine());
+    return ExperimentExport.write(lockvisor, target, settings, quick, exportDir, force, spec.commandLine());
   }
 
   /**

@@ -260,6 +260,18 @@ class ExperimentCommandsTest {
     assertThat(vhost).as(run.out()).isNotNull();
     assertThat(vhost.path("whatIf").path("parameters").get(0).path("name").asText()).isEqualTo("seed");
     assertThat(vhost.path("whatIf").path("profiles").get(0).asText()).isEqualTo("x86_64-kvm");
+    // path: where a parameter is written; a derived target names the parameters its value comes from
+    Map<String, String> paths = new java.util.HashMap<>();
+    for (JsonNode p : all) {
+      if (p.path("name").asText().equals("vcpu-preempted")) {
+        p.path("whatIf").path("parameters").forEach(x -> paths.put(x.path("name").asText(), x.path("path").asText()));
+      }
+    }
+    assertThat(paths.get("wake-affine")).isEqualTo("vms[0].scheduler-options.wake-affine");
+    assertThat(paths.get("smt")).contains("vcpu-preempted-powervm.yaml host.cpus (from pool-cpus, smt)",
+        "vcpu-preempted-powervm.yaml vms[0].kernel.threads-per-core (from smt)");
+    assertThat(paths.get("vps")).contains("host.scheduler-options.entitlement (from vps, pool-cpus)");
+    assertThat(paths.get("seeds")).as("applied by the reproduction: no path").isEmpty();
   }
 
   @Test

@@ -72,6 +72,11 @@ class ReproduceWhatIfTest {
         Arguments.of("vcpu-preempted", "smt=3", List.of("[smt=3]", "bad value [3]", "[1, 2, 4, 8]")),
         Arguments.of("vcpu-preempted", "groups=0", List.of("bad value [0]", "[groups]", "[1, 100000]")),
         Arguments.of("vcpu-preempted", "wake-affine=yes", List.of("bad value [yes]", "true or false")),
+        // the LPAR's derived paths: a bad value, and 12 VPs (6 units) over --quick's pool of 4 processors
+        Arguments.of("vcpu-preempted", "vps=0", List.of("[vps=0]", "bad value [0]", "[1, 160]")),
+        Arguments.of("vcpu-preempted", "pool-cpus=x", List.of("[pool-cpus=x]", "bad value [x]", "whole number")),
+        Arguments.of("vcpu-preempted", "vps=12", List.of("[vps=12]", "entitled capacity [6.0]", "[4]",
+            "raise pool-cpus or lower vps")),
         Arguments.of("vcpu-preempted", "seeds=1,1", List.of("bad value [1,1]", "distinct")),
         Arguments.of("virtio-blk-notify", "seed=x", List.of("bad value [x]", "[seed]", "whole number")),
         Arguments.of("virtio-blk-notify", "groups=4", List.of("[groups]", "parameter or experiment key",

@@ -74,6 +74,17 @@ public interface Reproduction extends Plugin {
   }
 
   /**
+   * The experiment paths whose values are functions of several of this reproduction's parameters
+   * (e.g. a host's CPUs = pool processors x SMT threads), with the defaults of their inputs at each
+   * scale: applied like {@link ReproductionParameter#at} targets (by {@code reproduce} before its
+   * runs, written by {@code --export-experiments}, checked by {@link WhatIf#parse}), see {@link
+   * DerivedBindings}. None by default.
+   */
+  default DerivedBindings derivedBindings() {
+    return DerivedBindings.NONE;
+  }
+
+  /**
    * The experiment paths this reproduction sets itself for each point it runs (e.g. R1's iperf
    * streams of each row): {@code reproduce --set} refuses them, since the point's own value is
    * what its report labels; {@code --export-experiments} takes them (a file for {@code run}). None

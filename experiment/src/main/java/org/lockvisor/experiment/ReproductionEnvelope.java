@@ -119,21 +119,22 @@ public final class ReproductionEnvelope {
   }
 
   /**
-   * The what-if of one run: {@code fixed}, the sample's {@code setting}, the seed.
+   * The what-if of one run at scale {@code quick}: {@code fixed}, the sample's {@code setting}, the
+   * seed.
    *
    * @throws UserInputException when the settings are refused (checked once before the envelope runs)
    */
-  public WhatIf whatIf(List<String> fixed, Map<String, String> setting, long seed) {
+  public WhatIf whatIf(boolean quick, List<String> fixed, Map<String, String> setting, long seed) {
     List<String> settings = new ArrayList<>(fixed);
     setting.forEach((k, v) -> settings.add(k + "=" + v));
     seedParameter().ifPresent(p -> settings.add(p + "=" + seed));
-    return WhatIf.parse(settings, List.of(reproduction), false, new LinkedHashMap<>(profiles));
+    return WhatIf.parse(settings, List.of(reproduction), false, quick, new LinkedHashMap<>(profiles));
   }
 
   /** One run of the reproduction ({@code quick} or not) at a setting and a seed: the bands it judged. */
   public EnvelopeRunner.Simulation simulation(boolean quick, List<String> fixed) {
     return (setting, seed) -> {
-      WhatIf w = whatIf(fixed, setting, seed);
+      WhatIf w = whatIf(quick, fixed, setting, seed);
       ReproductionResult r = reproduction.run(new ReproductionOptions(quick, Optional.empty(), ReproductionRuns.NONE,
           w));
       if (r.bands().isEmpty()) {

@@ -151,7 +151,10 @@ public final class ReproductionParameter<T> {
         ImmutableList.<Target>builder().addAll(targets).add(new Target(file, path, value)).build());
   }
 
-  /** Where this parameter is written in the shipped files, in order; empty when the reproduction applies it. */
+  /**
+   * Where this parameter is written in the shipped files, in order; empty when the reproduction
+   * reads it or only its derived bindings write it ({@link Reproduction#derivedBindings()}).
+   */
   public ImmutableList<Target> targets() {
     return targets;
   }

@@ -20,9 +20,7 @@ import org.lockvisor.arch.spi.ArchProfileFactory;
 import org.lockvisor.arch.spi.Cost;
 import org.lockvisor.arch.spi.CostKey;
 import org.lockvisor.core.plugin.DidYouMean;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.lockvisor.experiment.model.ExperimentYaml;
-import org.lockvisor.experiment.model.InvalidExperimentException;
 import org.lockvisor.experiment.model.Problem;
 import org.lockvisor.experiment.runner.ExperimentRunner;
 
@@ -33,7 +31,10 @@ import org.lockvisor.experiment.runner.ExperimentRunner;
  * a runner over the changed profiles, {@link #runner}, as {@code run --set} does), values of a
  * reproduction's declared parameters ({@code <parameter>=<value>}, see {@link
  * Reproduction#parameters()}; a parameter bound to an experiment path, {@link
- * ReproductionParameter#at}, is applied as that path) and raw experiment paths of the
+ * ReproductionParameter#at}, is applied as that path, and the paths of the reproduction's derived
+ * bindings, {@link DerivedBindings}, as functions of the parameters set and the defaults of the
+ * run's scale, {@link #pathsOf(Reproduction, String, boolean, java.util.function.Function)}) and
+ * raw experiment paths of the
  * reproduction's shipped files ({@code vms[0].vcpus=2}, {@link Reproduction#experimentFiles()}),
  * checked by {@code ExperimentYaml.set} and the runner's validator like {@code run --set}. A run
  * with a non-empty what-if is not the reproduction: the CLI labels its output ({@link #labelled},
@@ -61,7 +62,7 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
   public static final String LABEL = "WHAT-IF — ";
 
   static final String COST_PREFIX = "cost.";
-  private static final String FORMS =
+  static final String FORMS =
       "cost.<profile>.<COST_KEY>=<number> or <parameter>=<value> or <experiment path>=<value>";
   // A plain decimal: no sign, no NaN/Infinity, no hex or type suffix (Double.parseDouble takes all of those).
   private static final Pattern NUMBER = Pattern.compile("([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][+-]?[0-9]+)?");
@@ -84,6 +85,23 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
       return paths;
     }
     return ImmutableMap.<String, String>builder().putAll(paths).putAll(own).buildOrThrow();
+  }
+
+  /**
+   * The experiment paths applied to shipped file {@code file} of {@code r} in a run at scale
+   * {@code quick}, in order: the paths its derived bindings write ({@link
+   * Reproduction#derivedBindings()}, {@link DerivedBindings#paths}; the values of the parameters
+   * set, else the defaults of the scale, read against the arch profiles {@code profiles}), then
+   * {@link #pathsOf(String)} (a raw path given by the user takes precedence over a binding written
+   * for the scale only; one written for a parameter given is refused by {@link #parse}).
+   *
+   * @throws UserInputException when a binding refuses the values (options built without {@link #parse})
+   */
+  public ImmutableMap<String, String> pathsOf(Reproduction r, String file, boolean quick,
+      java.util.function.Function<String, ArchProfile> profiles) {
+    Map<String, String> out = new LinkedHashMap<>(r.derivedBindings().paths(file, parameters, quick, profiles));
+    out.putAll(pathsOf(file));
+    return ImmutableMap.copyOf(out);
   }
 
   /** Whether any experiment path is set, on any file. */
@@ -197,20 +215,22 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
 
   /**
    * Parses and checks {@code --set} settings for the reproductions {@code chosen}, against the
-   * registered arch profiles.
+   * registered arch profiles, for a run at the full scale.
    *
    * @param all whether the user asked for {@code all} (parameters then are refused)
    * @throws UserInputException on the first bad setting, naming it, what is wrong and what is allowed
    */
   public static WhatIf parse(List<String> settings, List<? extends Reproduction> chosen, boolean all) {
-    return parse(settings, chosen, all, ReproductionOptions.classPathRunner());
+    return parse(settings, chosen, all, false, ReproductionOptions.classPathRunner());
   }
 
   /**
-   * {@link #parse(List, List, boolean)} against the arch profiles of {@code runner}'s plugins; raw
-   * experiment paths are checked by {@code runner}'s validator on every shipped file.
+   * {@link #parse(List, List, boolean)} for a run at scale {@code quick} (the scale the derived
+   * bindings' defaults are taken at, {@link DerivedBindings}) against the arch profiles of {@code
+   * runner}'s plugins; experiment paths are checked by {@code runner}'s validator on every shipped
+   * file.
    */
-  public static WhatIf parse(List<String> settings, List<? extends Reproduction> chosen, boolean all,
+  public static WhatIf parse(List<String> settings, List<? extends Reproduction> chosen, boolean all, boolean quick,
       ExperimentRunner runner) {
     if (settings.isEmpty()) {
       return NONE;
@@ -219,16 +239,16 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
     for (Map.Entry<String, ArchProfileFactory> e : runner.plugins().arches().entrySet()) {
       profiles.put(e.getKey(), e.getValue().create());
     }
-    return parse(settings, chosen, all, profiles, runner);
+    return parse(settings, chosen, all, quick, profiles, runner);
   }
 
-  /** {@link #parse(List, List, boolean)} against the given profiles, by name. */
-  public static WhatIf parse(List<String> settings, List<? extends Reproduction> chosen, boolean all,
+  /** {@link #parse(List, List, boolean, boolean, ExperimentRunner)} against the given profiles, by name. */
+  public static WhatIf parse(List<String> settings, List<? extends Reproduction> chosen, boolean all, boolean quick,
       Map<String, ArchProfile> profiles) {
-    return parse(settings, chosen, all, profiles, ReproductionOptions.classPathRunner());
+    return parse(settings, chosen, all, quick, profiles, ReproductionOptions.classPathRunner());
   }
 
-  private static WhatIf parse(List<String> settings, List<? extends Reproduction> chosen, boolean all,
+  private static WhatIf parse(List<String> settings, List<? extends Reproduction> chosen, boolean all, boolean quick,
       Map<String, ArchProfile> profiles, ExperimentRunner runner) {
     if (settings.isEmpty()) {
       return NONE;
@@ -250,10 +270,6 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
         parameter(s, key, value, chosen, all, parameters, paths, filePaths, runner);
       }
     }
-    if (!paths.isEmpty() || !filePaths.isEmpty()) { // only ever for a single reproduction
-      List<String> given = settings.stream().filter(x -> !x.startsWith(COST_PREFIX)).toList();
-      validatePaths(paths, filePaths, parameters, given, chosen.get(0), runner);
-    }
     ImmutableMap.Builder<String, ImmutableMap<String, String>> f = ImmutableMap.builder();
     filePaths.forEach((file, set) -> f.put(file, ImmutableMap.copyOf(set)));
     ImmutableMap.Builder<String, ImmutableMap<CostKey, Double>> c = ImmutableMap.builder();
@@ -268,7 +284,25 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
         throw new UserInputException("--set: the costs given for [" + name + "] are refused: " + e.getMessage());
       }
     }
+    if (!parameters.isEmpty() || !paths.isEmpty()) { // only ever for a single reproduction
+      Reproduction r = chosen.get(0);
+      Map<String, Map<String, String>> derived = WhatIfPaths.derived(r, parameters, paths, filePaths, quick,
+          name -> whatIf.apply(profile(profiles, name)));
+      boolean inputGiven = parameters.keySet().stream().anyMatch(r.derivedBindings().inputs()::containsKey);
+      if (!paths.isEmpty() || !filePaths.isEmpty() || inputGiven) {
+        List<String> given = settings.stream().filter(x -> !x.startsWith(COST_PREFIX)).toList();
+        WhatIfPaths.validatePaths(paths, filePaths, derived, parameters, given, r, runner);
+      }
+    }
     return whatIf;
+  }
+
+  private static ArchProfile profile(Map<String, ArchProfile> profiles, String name) {
+    ArchProfile p = profiles.get(name);
+    if (p == null) {
+      throw new IllegalStateException(DidYouMean.unknownMessage("arch profile", name, profiles.keySet()));
+    }
+    return p;
   }
 
   private static void cost(String s, String key, String value, List<? extends Reproduction> chosen,
@@ -403,7 +437,7 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
     ImmutableSortedMap<String, ReproductionParameter<?>> declared = b.buildOrThrow();
     ReproductionParameter<?> p = declared.get(key);
     if (p == null) {
-      path(s, key, value, r, declared.keySet(), paths, runner);
+      WhatIfPaths.path(s, key, value, r, declared.keySet(), paths, runner);
       for (Map<String, String> own : filePaths.values()) {
         if (own.containsKey(key)) {
           throw bad(s, "path [" + key + "] is also set by a parameter; give it once");
@@ -423,7 +457,7 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
     for (ReproductionParameter.Target t : p.targets()) {
       String v = t.value().apply(value);
       if (t.file() == null) {
-        checkPath(s, t.path(), v, r, runner);
+        WhatIfPaths.checkPath(s, t.path(), v, r, runner);
         if (paths.put(t.path(), v) != null) {
           throw bad(s, "path [" + t.path() + "] is given twice (parameter [" + key + "] sets it); give it once");
         }
@@ -433,7 +467,7 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
         throw new IllegalStateException("parameter [" + key + "] of " + r.name() + " is bound to ["
             + t.file() + "], not one of its shipped files " + r.experimentFiles());
       }
-      Problem problem = ExperimentYaml.set(shipped(r, t.file()), t.path(), v);
+      Problem problem = ExperimentYaml.set(WhatIfPaths.shipped(r, t.file()), t.path(), v);
       if (problem != null) {
         throw bad(s, "in shipped experiment " + t.file() + ".yaml: " + problem);
       }
@@ -445,113 +479,8 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
     }
   }
 
-  /**
-   * A raw experiment path of the reproduction's shipped files ({@code vms[0].vcpus=2}): a name
-   * without {@code .} or {@code [} must be a parameter or a key the files have at the top, so that
-   * a misspelt parameter is named as one.
-   */
-  private static void path(String s, String key, String value, Reproduction r, Set<String> declared,
-      Map<String, String> paths, ExperimentRunner runner) {
-    List<String> files = r.experimentFiles();
-    if (files.isEmpty()) {
-      throw bad(s, declared.isEmpty()
-          ? "reproduction [" + r.name() + "] declares no parameters; " + FORMS.substring(0, FORMS.indexOf(" or "))
-              + " is the only form it takes"
-          : DidYouMean.unknownMessage(r.name() + " parameter", key, declared));
-    }
-    if (key.indexOf('.') < 0 && key.indexOf('[') < 0) {
-      Set<String> top = new TreeSet<>();
-      for (String file : files) {
-        shipped(r, file).fieldNames().forEachRemaining(top::add);
-      }
-      if (!top.contains(key)) {
-        Set<String> known = new TreeSet<>(declared);
-        known.addAll(top);
-        throw bad(s, DidYouMean.unknownMessage(r.name() + " parameter or experiment key", key, known)
-            + "; deeper experiment paths as in run --set, e.g. vms[0].vcpus=2");
-      }
-    }
-    checkPath(s, key, value, r, runner);
-    if (paths.put(key, value) != null) {
-      throw bad(s, "path [" + key + "] is given twice; give each path once");
-    }
-  }
 
-  /**
-   * {@code path=value} applied to every shipped file of {@code r}: the path language's own checks
-   * (segments, indexes, the value's YAML). The experiment validator sees the settings together,
-   * once, in {@link #validatePaths}.
-   */
-  private static void checkPath(String s, String path, String value, Reproduction r, ExperimentRunner runner) {
-    for (String file : r.experimentFiles()) {
-      Problem problem = ExperimentYaml.set(shipped(r, file), path, value);
-      if (problem != null) {
-        throw bad(s, problem.toString());
-      }
-    }
-  }
-
-  /**
-   * Every shipped file of {@code r} with all the experiment paths applied, validated by {@code
-   * runner} as {@code run --set} is (one validation per file, however many settings). When the
-   * file is refused, the first setting refused on its own is named; settings refused only together
-   * are named together.
-   */
-  private static void validatePaths(Map<String, String> paths, Map<String, Map<String, String>> filePaths,
-      Map<String, String> parameters, List<String> given, Reproduction r, ExperimentRunner runner) {
-    for (String file : r.experimentFiles()) {
-      ObjectNode all = shipped(r, file);
-      paths.forEach((path, value) -> ExperimentYaml.set(all, path, value)); // checked by checkPath
-      filePaths.getOrDefault(file, Map.of()).forEach((path, value) -> ExperimentYaml.set(all, path, value));
-      InvalidExperimentException together = invalid(runner, file, all);
-      if (together == null) {
-        continue;
-      }
-      for (String s : given) {
-        String path = s.substring(0, s.indexOf('='));
-        String value = paths.get(path);
-        if (value == null || parameters.containsKey(path)) { // a bound parameter: its targets are tried below
-          continue;
-        }
-        ObjectNode alone = shipped(r, file);
-        ExperimentYaml.set(alone, path, value);
-        InvalidExperimentException e = invalid(runner, file, alone);
-        if (e != null) {
-          throw bad(s, "in shipped experiment " + file + ".yaml: " + e.problems().get(0));
-        }
-      }
-      for (ReproductionParameter<?> p : r.parameters()) {
-        String value = parameters.get(p.name());
-        if (value == null || p.targets().stream().noneMatch(t -> t.appliesTo(file))) {
-          continue;
-        }
-        ObjectNode alone = shipped(r, file);
-        p.targets().stream().filter(t -> t.appliesTo(file))
-            .forEach(t -> ExperimentYaml.set(alone, t.path(), t.value().apply(value)));
-        InvalidExperimentException e = invalid(runner, file, alone);
-        if (e != null) {
-          throw bad(p.name() + "=" + value, "in shipped experiment " + file + ".yaml: " + e.problems().get(0));
-        }
-      }
-      throw new UserInputException("--set: the settings " + given + " together: in shipped experiment " + file
-          + ".yaml: " + together.problems().get(0));
-    }
-  }
-
-  private static InvalidExperimentException invalid(ExperimentRunner runner, String file, ObjectNode tree) {
-    try {
-      runner.validateTree(file + ".yaml", tree);
-      return null;
-    } catch (InvalidExperimentException e) {
-      return e;
-    }
-  }
-
-  private static ObjectNode shipped(Reproduction r, String file) {
-    return (ObjectNode) ExperimentYaml.parse(file + ".yaml", r.experimentFile(file));
-  }
-
-  private static UserInputException bad(String setting, String message) {
+  static UserInputException bad(String setting, String message) {
     return new UserInputException("--set [" + org.lockvisor.experiment.model.Problem.echo(setting) + "]: " + message);
   }
 

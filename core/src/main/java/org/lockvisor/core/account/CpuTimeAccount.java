@@ -20,9 +20,14 @@ public final class CpuTimeAccount {
   private long total;
   /** The entries' keys in the order they were first charged (entry i is the i-th new key). */
   private long[] added = new long[1024];
-  /** Per thread, the indices into {@link #added} of its entries, in order; grown only on a new key. */
-  private int[][] threadEntries = new int[256][];
-  private int[] threadEntryCount = new int[256];
+  /**
+   * Per thread, the indices into {@link #added} of its entries, in order: built from {@code added}
+   * when {@link #forEachOfThread} is first asked after new entries (up to {@code threadIndexed}),
+   * never on the charging path.
+   */
+  private int[][] threadEntries = new int[0][];
+  private int[] threadEntryCount = new int[0];
+  private int threadIndexed;
 
   public void charge(int cpu, int thread, int stack, long ns) {
     if (ns <= 0) {
@@ -37,7 +42,6 @@ public final class CpuTimeAccount {
         added = java.util.Arrays.copyOf(added, added.length * 2);
       }
       added[entriesBefore] = key;
-      indexByThread(thread, entriesBefore);
     }
     if (cpu >= perCpu.length) {
       perCpu = java.util.Arrays.copyOf(perCpu, Math.max(cpu + 1, perCpu.length * 2));
@@ -52,7 +56,7 @@ public final class CpuTimeAccount {
 
   private void indexByThread(int thread, int entry) {
     if (thread >= threadEntries.length) {
-      int n = Math.max(thread + 1, threadEntries.length * 2);
+      int n = Math.max(thread + 1, Math.max(64, threadEntries.length * 2));
       threadEntries = java.util.Arrays.copyOf(threadEntries, n);
       threadEntryCount = java.util.Arrays.copyOf(threadEntryCount, n);
     }
@@ -117,6 +121,9 @@ public final class CpuTimeAccount {
    */
   public void forEachOfThread(int thread, EntryVisitor visitor) {
     checkArgument(thread >= 0, "thread id must not be negative: %s", thread);
+    for (int n = detail.size(); threadIndexed < n; threadIndexed++) {
+      indexByThread(threadOf(added[threadIndexed]), threadIndexed);
+    }
     if (thread >= threadEntries.length || threadEntries[thread] == null) {
       return;
     }

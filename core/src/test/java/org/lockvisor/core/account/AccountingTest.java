@@ -73,6 +73,15 @@ class AccountingTest {
       assertThat(stacks).isSorted(); // first-charged order
       assertThat(stacks).hasSize(thread < 300 ? 4000 / 300 + (thread < 4000 % 300 ? 1 : 0) : 0);
     }
+    // entries charged after a query are found by the next one
+    a.charge(5, 1, 99_999, 11);
+    a.charge(5, 2000, 7, 13);
+    AtomicLong one = new AtomicLong();
+    a.forEachOfThread(1, (cpu, t, stack, ns) -> one.addAndGet(ns));
+    assertThat(one.get()).isEqualTo(a.threadTotal(1));
+    AtomicLong late = new AtomicLong();
+    a.forEachOfThread(2000, (cpu, t, stack, ns) -> late.addAndGet(ns));
+    assertThat(late.get()).isEqualTo(13);
   }
 
   @Test

@@ -208,7 +208,7 @@ public final class ReproductionCalibration {
     if (seedParameter != null) {
       settings.add(seedParameter + "=" + seed);
     }
-    return WhatIf.parse(settings, List.of(reproduction), false);
+    return WhatIf.parse(settings, List.of(reproduction), false, quick, ReproductionOptions.classPathRunner());
   }
 
   private static Fitted parameter(Reproduction r, ParameterRange p) {

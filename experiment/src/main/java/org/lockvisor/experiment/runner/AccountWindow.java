@@ -28,6 +28,20 @@ public final class AccountWindow {
     return w;
   }
 
+  /**
+   * Visits what was charged since the window opened, entry by entry (time > 0 only), in the
+   * machine account's visit order, without building an account of its own.
+   */
+  public void forEachSinceOpened(CpuTimeAccount.EntryVisitor visitor) {
+    machine.syncAccounting();
+    machine.account().forEach((cpu, thread, stack, ns) -> {
+      long d = ns - atStart.get(key(cpu, thread, stack), 0L);
+      if (d > 0) {
+        visitor.visit(cpu, thread, stack, d);
+      }
+    });
+  }
+
   /** What was charged since the window opened, as an account of its own. */
   public CpuTimeAccount sinceOpened() {
     machine.syncAccounting();

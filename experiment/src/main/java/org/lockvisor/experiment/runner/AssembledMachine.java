@@ -224,9 +224,9 @@ final class AssembledMachine implements LockProvider, WorkloadLocks {
     List<ExperimentResult.ThreadCpu> threads = ExperimentResult.ThreadCpu.since(machine, cpuAtStart);
     Simulation sim = machine.sim();
     List<SymbolProfile> profiles = new ArrayList<>();
-    org.lockvisor.core.account.CpuTimeAccount account = window.sinceOpened();
     for (Vm vm : vms) {
-      profiles.add(SymbolProfile.guest(machine, account, vm, vm.partitionFirmware(), hypervisorCommand(vm)));
+      profiles.add(SymbolProfile.guest(machine, window::forEachSinceOpened, vm, vm.partitionFirmware(),
+          hypervisorCommand(vm)));
     }
     // the sampler's own events are the instrument's, not the machine's
     long events = sim.eventsProcessed() - (sampler == null ? 0 : sampler.events());

@@ -4,11 +4,14 @@ import static com.google.common.base.Preconditions.checkArgument;
 
 import com.google.common.collect.ImmutableList;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.lockvisor.core.account.CpuTimeAccount;
+import org.lockvisor.core.account.LongLongMap;
 import org.lockvisor.core.account.SymbolTable;
 import org.lockvisor.machine.Cpu;
 import org.lockvisor.machine.Machine;
@@ -80,24 +83,35 @@ public record SymbolProfile(String title, String vm, List<Line> lines, long tota
    */
   public static SymbolProfile guest(Machine machine, CpuTimeAccount account, Vm vm, boolean hypervisorSamples,
       String hypervisorCommand) {
+    return guest(machine, account::forEach, vm, hypervisorSamples, hypervisorCommand);
+  }
+
+  /**
+   * As {@link #guest(Machine, CpuTimeAccount, Vm, boolean, String)}, over the entries {@code
+   * entries} visits (e.g. {@link AccountWindow#forEachSinceOpened}); lines with equal time,
+   * command and symbol keep the order in which the entries first show them.
+   */
+  public static SymbolProfile guest(Machine machine, Consumer<CpuTimeAccount.EntryVisitor> entries, Vm vm,
+      boolean hypervisorSamples, String hypervisorCommand) {
     checkArgument(hypervisorCommand != null && !hypervisorCommand.isBlank(), "hypervisor command must be set");
     SymbolTable symbols = machine.symbols();
-    Builder b = new Builder();
-    account.forEach((cpuId, threadId, stack, ns) -> {
+    Builder b = new Builder(symbols);
+    int hypervisorCommandId = b.commandId(comm(hypervisorCommand));
+    entries.accept((cpuId, threadId, stack, ns) -> {
       Cpu cpu = machine.cpuById(cpuId);
       Task thread = machine.taskById(threadId);
       int leaf = symbols.leaf(stack);
       int domain = symbols.tag(leaf);
       if (cpu.kernel() == vm.guest()) {
-        String command = thread == cpu.idleTask() || thread.name().startsWith("swapper/") ? "swapper" : comm(thread.name());
+        int command = b.commandOf(thread, cpu);
         switch (domain) {
-          case Machine.DOMAIN_USER -> b.add(command, executable(thread.name()), '.', symbols.name(leaf), ns);
-          case Machine.DOMAIN_HYPERVISOR -> b.add(command, UNKNOWN_DSO, 'H', symbols.name(leaf), ns);
-          default -> b.add(command, KERNEL_DSO, 'k', symbols.name(leaf), ns);
+          case Machine.DOMAIN_USER -> b.add(command, b.executableOf(thread), '.', leaf, ns);
+          case Machine.DOMAIN_HYPERVISOR -> b.add(command, UNKNOWN_DSO, 'H', leaf, ns);
+          default -> b.add(command, KERNEL_DSO, 'k', leaf, ns);
         }
       } else if (hypervisorSamples && thread instanceof VcpuTask v && v.vm() == vm
           && domain != Machine.DOMAIN_GUEST) {
-        b.add(comm(hypervisorCommand), UNKNOWN_DSO, 'H', symbols.name(leaf), ns);
+        b.add(hypervisorCommandId, UNKNOWN_DSO, 'H', leaf, ns);
       }
     });
     return b.build("guest " + vm.name(), vm.name());
@@ -110,7 +124,7 @@ public record SymbolProfile(String title, String vm, List<Line> lines, long tota
    */
   public static SymbolProfile host(Machine machine, CpuTimeAccount account) {
     SymbolTable symbols = machine.symbols();
-    Builder b = new Builder();
+    Builder b = new Builder(symbols);
     account.forEach((cpuId, threadId, stack, ns) -> {
       Cpu cpu = machine.cpuById(cpuId);
       if (cpu.kernel() != machine.host()) {
@@ -119,11 +133,11 @@ public record SymbolProfile(String title, String vm, List<Line> lines, long tota
       Task thread = machine.taskById(threadId);
       int leaf = symbols.leaf(stack);
       int domain = symbols.tag(leaf);
-      String command = thread == cpu.idleTask() || thread.name().startsWith("swapper/") ? "swapper" : comm(thread.name());
+      int command = b.commandOf(thread, cpu);
       switch (domain) {
-        case Machine.DOMAIN_GUEST -> b.add(command, GUEST_DSO, 'g', "[guest mode]", ns);
-        case Machine.DOMAIN_USER -> b.add(command, executable(thread.name()), '.', symbols.name(leaf), ns);
-        default -> b.add(command, KERNEL_DSO, 'k', symbols.name(leaf), ns);
+        case Machine.DOMAIN_GUEST -> b.add(command, GUEST_DSO, 'g', Builder.GUEST_MODE, ns);
+        case Machine.DOMAIN_USER -> b.add(command, b.executableOf(thread), '.', leaf, ns);
+        default -> b.add(command, KERNEL_DSO, 'k', leaf, ns);
       }
     });
     return b.build("host " + machine.host().name(), "host");
@@ -153,22 +167,92 @@ public record SymbolProfile(String title, String vm, List<Line> lines, long tota
 
   /** Sums time by (command, marker, symbol) and sorts the lines as perf does (most first). */
   private static final class Builder {
-    private final Map<String, long[]> byKey = new LinkedHashMap<>();
-    private final Map<String, String[]> parts = new LinkedHashMap<>();
+    /** The symbol "id" of the host's {@code [guest mode]} line (not a symbol of the table). */
+    static final int GUEST_MODE = -1;
+    private static final String MARKERS = ".Hkg";
+
+    private final SymbolTable symbols;
+    /** (command id, marker, symbol) packed in a long -> line index, in order of first appearance. */
+    private final LongLongMap index = new LongLongMap(256);
+    private final List<String[]> parts = new ArrayList<>();
+    private long[] sums = new long[64];
+    private final Map<String, Integer> commandIds = new HashMap<>();
+    private final List<String> commands = new ArrayList<>();
+    /** Per thread id: its command id + 1 (0: not seen) and its executable, derived from its name once. */
+    private int[] threadCommand = new int[64];
+    private String[] threadExecutable = new String[64];
     private long total;
 
-    void add(String command, String dso, char marker, String symbol, long ns) {
-      String key = command + '\u0000' + marker + '\u0000' + symbol;
-      byKey.computeIfAbsent(key, k -> new long[1])[0] += ns;
-      parts.putIfAbsent(key, new String[] {command, dso, String.valueOf(marker), symbol});
+    Builder(SymbolTable symbols) {
+      this.symbols = symbols;
+    }
+
+    int commandId(String command) {
+      Integer id = commandIds.get(command);
+      if (id == null) {
+        id = commands.size();
+        commandIds.put(command, id);
+        commands.add(command);
+      }
+      return id;
+    }
+
+    /** {@code swapper} for idle tasks, else the thread's comm. */
+    int commandOf(Task thread, Cpu cpu) {
+      if (thread == cpu.idleTask()) {
+        return commandId("swapper");
+      }
+      int t = thread.id();
+      if (t >= threadCommand.length) {
+        int n = Math.max(t + 1, 2 * threadCommand.length);
+        threadCommand = Arrays.copyOf(threadCommand, n);
+        threadExecutable = Arrays.copyOf(threadExecutable, n);
+      }
+      if (threadCommand[t] == 0) {
+        String name = thread.name();
+        threadCommand[t] = 1 + commandId(name.startsWith("swapper/") ? "swapper" : comm(name));
+      }
+      return threadCommand[t] - 1;
+    }
+
+    String executableOf(Task thread) {
+      int t = thread.id();
+      if (t >= threadExecutable.length) {
+        int n = Math.max(t + 1, 2 * threadExecutable.length);
+        threadCommand = Arrays.copyOf(threadCommand, n);
+        threadExecutable = Arrays.copyOf(threadExecutable, n);
+      }
+      if (threadExecutable[t] == null) {
+        threadExecutable[t] = executable(thread.name());
+      }
+      return threadExecutable[t];
+    }
+
+    /**
+     * Adds {@code ns} to the line (command, marker, symbol); its shared object is the one given
+     * when the line first appears. Lines keep the order of their first appearance.
+     */
+    void add(int command, String dso, char marker, int symbol, long ns) {
+      long key = ((long) command << 34) | ((long) MARKERS.indexOf(marker) << 32) | (symbol & 0xFFFF_FFFFL);
+      int i = (int) index.get(key, -1);
+      if (i < 0) {
+        i = parts.size();
+        index.put(key, i);
+        parts.add(new String[] {commands.get(command), dso, String.valueOf(marker),
+            symbol == GUEST_MODE ? "[guest mode]" : symbols.name(symbol)});
+        if (i == sums.length) {
+          sums = Arrays.copyOf(sums, 2 * i);
+        }
+      }
+      sums[i] += ns;
       total += ns;
     }
 
     SymbolProfile build(String title, String vm) {
       List<Line> lines = new ArrayList<>();
-      for (Map.Entry<String, long[]> e : byKey.entrySet()) {
-        String[] p = parts.get(e.getKey());
-        long ns = e.getValue()[0];
+      for (int i = 0; i < parts.size(); i++) {
+        String[] p = parts.get(i);
+        long ns = sums[i];
         lines.add(new Line(p[0], p[1], p[2].charAt(0), p[3], ns, total == 0 ? 0 : 100.0 * ns / total));
       }
       lines.sort(Comparator.comparingLong(Line::ns).reversed()

@@ -124,8 +124,25 @@ public final class ShippedExperiment {
    * @throws UserInputException when a setting cannot be applied to this file
    */
   public ShippedExperiment withWhatIf(ReproductionOptions options) {
+    return withPaths(options.whatIf().pathsOf(file));
+  }
+
+  /**
+   * {@link #withWhatIf(ReproductionOptions)} of a file of {@code reproduction}, its derived
+   * bindings' paths first ({@link Reproduction#derivedBindings()}: computed from the parameters
+   * set, else their defaults at the scale of {@code options}, {@link
+   * org.lockvisor.experiment.WhatIf#pathsOf(Reproduction, String, boolean, java.util.function.Function)}).
+   *
+   * @throws UserInputException when a setting cannot be applied to this file or a derived binding
+   *     refuses the values
+   */
+  public ShippedExperiment withWhatIf(ReproductionOptions options, Reproduction reproduction) {
+    return withPaths(options.whatIf().pathsOf(reproduction, file, options.quick(), options::profile));
+  }
+
+  private ShippedExperiment withPaths(Map<String, String> paths) {
     ShippedExperiment out = this;
-    for (Map.Entry<String, String> e : options.whatIf().pathsOf(file).entrySet()) {
+    for (Map.Entry<String, String> e : paths.entrySet()) {
       ObjectNode copy = out.tree.deepCopy();
       Problem p = ExperimentYaml.set(copy, e.getKey(), e.getValue());
       if (p != null) {

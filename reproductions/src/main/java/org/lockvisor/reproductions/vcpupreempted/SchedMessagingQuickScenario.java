@@ -1,5 +1,6 @@
 package org.lockvisor.reproductions.vcpupreempted;
 
+import java.util.Optional;
 import org.lockvisor.experiment.ReproductionOptions;
 import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.runner.ExperimentResult;
@@ -32,10 +33,11 @@ public final class SchedMessagingQuickScenario implements QuickScenario {
       throw new IllegalArgumentException("vcpu-preempted has no quick scenario on [" + platform
           + "]; known: [ppc64-powervm, x86_64-kvm]");
     }
-    ReproductionOptions options = ReproductionOptions.defaults();
+    // the quick scale: the LPAR's derived paths take their --quick defaults
+    ReproductionOptions options = new ReproductionOptions(true, Optional.empty());
     VcpuPreemptedReproduction.Scale q = VcpuPreemptedReproduction.QUICK;
     VcpuPreemptedReproduction.Row row = ppc
-        ? VcpuPreemptedReproduction.powervm(options, q, q.powervmCpus(), 2 * q.powervmCpus(), 1)
+        ? VcpuPreemptedReproduction.powervm(options, q)
         : VcpuPreemptedReproduction.kvm(options, q);
     ExperimentRunner runner = options.runner();
     return new SchedMessagingQuickScenario(runner, row.experiment().with("seed", "1").experiment(runner));

@@ -1,5 +1,14 @@
 package org.lockvisor.reproductions.vcpupreempted;
 
+import static org.lockvisor.reproductions.vcpupreempted.VcpuPreemptedParameters.GROUPS;
+import static org.lockvisor.reproductions.vcpupreempted.VcpuPreemptedParameters.GROUPS_LIMIT_NS;
+import static org.lockvisor.reproductions.vcpupreempted.VcpuPreemptedParameters.LPAR;
+import static org.lockvisor.reproductions.vcpupreempted.VcpuPreemptedParameters.POOL_CPUS;
+import static org.lockvisor.reproductions.vcpupreempted.VcpuPreemptedParameters.SEEDS_PARAMETER;
+import static org.lockvisor.reproductions.vcpupreempted.VcpuPreemptedParameters.SMT;
+import static org.lockvisor.reproductions.vcpupreempted.VcpuPreemptedParameters.VPS;
+import static org.lockvisor.reproductions.vcpupreempted.VcpuPreemptedParameters.WAKE_AFFINE;
+
 import com.google.auto.service.AutoService;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -17,13 +26,13 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.lockvisor.experiment.Band;
+import org.lockvisor.experiment.DerivedBindings;
 import org.lockvisor.experiment.Reproduction;
 import org.lockvisor.experiment.ReproductionOptions;
 import org.lockvisor.experiment.ReproductionParameter;
 import org.lockvisor.experiment.ReproductionResult;
 import org.lockvisor.experiment.ReproductionRuns;
 import org.lockvisor.experiment.SimulationFailedException;
-import org.lockvisor.experiment.UserInputException;
 import org.lockvisor.experiment.io.AtomicFiles;
 import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.report.PerfReport;
@@ -55,15 +64,20 @@ import org.lockvisor.workloads.schedmessaging.SchedMessagingFactory;
  * {@code groups} raised ({@code --set groups=400}), see docs/reproductions/vcpu-preempted.md.
  * Published numbers appear only in the tables.
  *
- * <p>{@code groups} and {@code wake-affine} are bound to experiment paths (so {@code
- * --export-experiments --set} writes them). {@code vps}, {@code pool-cpus} and {@code smt} stay
- * applied by this class: they compose ({@code host.cpus} is pool-cpus x smt, {@code vms[0].vcpus}
- * is vps x smt, the entitlement is vps x the profile's per-VP units, which a cost override
- * changes), so no path's value is a function of one parameter's value alone.
+ * <p>Every parameter of the setup is applied as experiment paths of the shipped files (so {@code
+ * --export-experiments --set} writes them and the runner's validator checks them before anything
+ * runs), declared in {@link VcpuPreemptedParameters}: {@code groups} and {@code wake-affine} each
+ * by its own targets ({@link ReproductionParameter#at}); {@code vps}, {@code pool-cpus} and {@code
+ * smt} by the derived bindings {@link VcpuPreemptedParameters#LPAR} ({@link #derivedBindings()}),
+ * since they compose: {@code host.cpus} is pool-cpus x smt, {@code vms[0].vcpus} vps x smt, the
+ * entitlement vps x the ppc64-powervm profile's units per VP. Their defaults are the LPAR of each
+ * scale (16 VPs on 8 processors, {@code --quick} 8 on 4); the shipped file holds the full scale's.
  */
 @AutoService(Reproduction.class)
 public final class VcpuPreemptedReproduction implements Reproduction {
   static final String NAME = "vcpu-preempted";
+  /** The instance whose derived bindings the rows apply (the class holds no state). */
+  private static final VcpuPreemptedReproduction R3 = new VcpuPreemptedReproduction();
 
   /** The seed's profiles, read from published/vcpu-preempted.properties, for the tables only. */
   private static final Published PUBLISHED = Published.of(NAME);
@@ -88,39 +102,6 @@ public final class VcpuPreemptedReproduction implements Reproduction {
   static final Scale FULL = new Scale(8, 40, 4, 10, 120_000_000_000L);
   static final Scale QUICK = new Scale(4, 6, 4, 4, 30_000_000_000L);
 
-  /** perf bench sched messaging's {@code -g} in both files. */
-  static final String GROUPS_PATH = "vms[0].workloads[0].options.groups";
-  /** The simulated-time limit of each run when {@link #GROUPS} is given. */
-  static final long GROUPS_LIMIT_NS = 600_000_000_000L;
-
-  // What-if parameters (reproduce vcpu-preempted --set NAME=VALUE); the verdict of the
-  // reproduction itself uses none of them.
-  static final ReproductionParameter<Integer> GROUPS = ReproductionParameter.integer("groups",
-      "-g of the PowerVM runs (default 40, --quick 6; 400 is the seed's 16,000 tasks, ~40 s of CPU per run)", 1, 100_000)
-      .declareRange("40", 4, 40, true, "simulation scale, not setup: the seed runs -g 400 (16,000 tasks), out of an"
-          + " envelope's budget; 4-40 spans the --quick and full scales, docs/reproductions/vcpu-preempted.md")
-      // a derived binding: the PowerVM row's -g and, in both files, the longer run limit any -g gets
-      .at(POWERVM_FILE, GROUPS_PATH)
-      .at(POWERVM_FILE, "max-duration", g -> GROUPS_LIMIT_NS / 1_000_000_000L + "s")
-      .at(KVM_FILE, "max-duration", g -> GROUPS_LIMIT_NS / 1_000_000_000L + "s");
-  static final ReproductionParameter<Integer> SMT = ReproductionParameter.oneOf("smt",
-      "hardware threads per PowerVM VP, dispatched together by powervm-dispatch smt (default 1)", 1, 2, 4, 8)
-      .declareChoice("1", List.of("1", "2", "4", "8"), "the seed states no SMT mode; a POWER8 core runs SMT1, 2, 4"
-          + " or 8 (ppc64_cpu --smt) [M]");
-  /** No domain: 4.8's select_task_rq_fair always has wake_affine; false is the model before issue 17. */
-  static final ReproductionParameter<Boolean> WAKE_AFFINE = ReproductionParameter.bool("wake-affine",
-      "the guest CFS's wake_affine of select_task_rq_fair (default true, as in 4.8; false: the pre-issue-17 placement)")
-      .at("vms[0].scheduler-options.wake-affine");
-  static final ReproductionParameter<Integer> VPS = ReproductionParameter.integer("vps",
-      "LPAR size: virtual processors of the PowerVM LPAR (default 16, --quick 8; PowerVM allows up to 20 VPs per "
-          + "processing unit of entitlement, entitlement here 0.5 per VP)", 1, 160);
-  static final ReproductionParameter<Integer> POOL_CPUS = ReproductionParameter.integer("pool-cpus",
-      "pool load: physical processors of the shared pool free for the LPAR (default 8, --quick 4; the profile's "
-          + "server has 20 cores; fewer free processors = more load from other LPARs); must cover the LPAR's "
-          + "entitlement of 0.5 per VP", 1, 160);
-  static final ReproductionParameter<List<Long>> SEEDS_PARAMETER = ReproductionParameter.seeds(
-      "the seeds of the replications, each running every variant (default 1,2,3)");
-
   @Override
   public String name() {
     return NAME;
@@ -133,7 +114,7 @@ public final class VcpuPreemptedReproduction implements Reproduction {
 
   @Override
   public List<ReproductionParameter<?>> parameters() {
-    return List.of(GROUPS, SMT, WAKE_AFFINE, VPS, POOL_CPUS, SEEDS_PARAMETER);
+    return VcpuPreemptedParameters.ALL;
   }
 
   /** The estimates an envelope samples: the PowerVM yield hcalls, the preemption check, the switch. */
@@ -150,6 +131,11 @@ public final class VcpuPreemptedReproduction implements Reproduction {
   @Override
   public List<String> envelopeCosts() {
     return List.of("cost.ppc64-powervm.H_CONFER", "cost.ppc64-powervm.H_PROD", "cost.ppc64-powervm.VCPU_PREEMPTED_CHECK", "cost.ppc64-powervm.CONTEXT_SWITCH");
+  }
+
+  @Override
+  public DerivedBindings derivedBindings() {
+    return LPAR;
   }
 
   @Override
@@ -191,33 +177,24 @@ public final class VcpuPreemptedReproduction implements Reproduction {
   }
 
   /**
-   * The PowerVM row: {@code vps} virtual processors ({@code smt} threads each) on {@code poolCpus}
-   * processors of the pool, entitled to the profile's units per VP; {@code groups} of perf bench.
+   * The PowerVM row: {@code groups} of perf bench and the run limit of {@code scale}; the LPAR
+   * ({@code vps}, {@code pool-cpus}, {@code smt}) as its derived paths write it ({@link VcpuPreemptedParameters#LPAR}).
    */
-  static Row powervm(ReproductionOptions options, Scale scale, int poolCpus, int vps, int smt) {
-    double entitlement = options.profile("ppc64-powervm").hypervisor().entitlement() * vps;
-    ShippedExperiment e = ShippedExperiment.load(new VcpuPreemptedReproduction(), POWERVM_FILE)
-        .with("host.cpus", String.valueOf(poolCpus * smt))
-        .with("host.scheduler-options.entitlement", String.valueOf(entitlement))
-        .with("vms[0].vcpus", String.valueOf(vps * smt))
+  static Row powervm(ReproductionOptions options, Scale scale) {
+    ShippedExperiment e = ShippedExperiment.load(R3, POWERVM_FILE)
         .with("vms[0].workloads[0].options.groups", String.valueOf(scale.powervmGroups()))
         .with("max-duration", scale.limitNs() / 1_000_000_000L + "s");
-    if (smt > 1) {
-      // POWER8 SMT mode: the pool keeps its cores and the LPAR its VPs; each is smt threads, dispatched together
-      e = e.with("host.scheduler-options.smt", String.valueOf(smt)).with("vms[0].kernel.threads-per-core",
-          String.valueOf(smt));
-    }
-    return Row.of("ppc64-powervm", bound(e, options).withWhatIf(options), options);
+    return Row.of("ppc64-powervm", bound(e, options).withWhatIf(options, R3), options);
   }
 
   /** The x86 row: twice as many vCPUs as host CPUs, vCPU threads under the host's CFS. */
   static Row kvm(ReproductionOptions options, Scale scale) {
-    ShippedExperiment e = ShippedExperiment.load(new VcpuPreemptedReproduction(), KVM_FILE)
+    ShippedExperiment e = ShippedExperiment.load(R3, KVM_FILE)
         .with("host.cpus", String.valueOf(scale.kvmCpus()))
         .with("vms[0].vcpus", String.valueOf(2 * scale.kvmCpus()))
         .with("vms[0].workloads[0].options.groups", String.valueOf(scale.kvmGroups()))
         .with("max-duration", scale.limitNs() / 1_000_000_000L + "s");
-    return Row.of("x86_64-kvm", bound(e, options).withWhatIf(options), options);
+    return Row.of("x86_64-kvm", bound(e, options).withWhatIf(options, R3), options);
   }
 
   /**
@@ -240,24 +217,18 @@ public final class VcpuPreemptedReproduction implements Reproduction {
   public ReproductionResult run(ReproductionOptions options) {
     Scale base = options.quick() ? QUICK : FULL;
     // every parameter is parsed before any run: a bad value is a user error, not a failed run
-    int smt = options.parameter(SMT).orElse(1);
+    options.parameter(SMT);
+    options.parameter(VPS);
+    options.parameter(POOL_CPUS);
     options.parameter(WAKE_AFFINE);
     List<Long> seeds = options.parameter(SEEDS_PARAMETER).orElse(SEEDS);
     Scale scale = options.parameter(GROUPS)
         .map(g -> new Scale(base.powervmCpus(), g, base.kvmCpus(), base.kvmGroups(),
             Math.max(base.limitNs(), GROUPS_LIMIT_NS)))
         .orElse(base);
-    int poolCpus = options.parameter(POOL_CPUS).orElse(scale.powervmCpus());
-    int vps = options.parameter(VPS).orElse(2 * scale.powervmCpus());
-    double entitlement = options.profile("ppc64-powervm").hypervisor().entitlement() * vps;
-    if (entitlement > poolCpus) {
-      throw new UserInputException(String.format(Locale.ROOT,
-          "vcpu-preempted: the LPAR's entitled capacity [%.1f] (vps %d x %.2f) exceeds the pool's free processors "
-              + "[%d]; PowerVM refuses such a partition: raise pool-cpus or lower vps", entitlement, vps,
-          entitlement / vps, poolCpus));
-    }
-    // both rows validated before any run: a --set that makes a file invalid is one line, exit 2
-    Row ppc = powervm(options, scale, poolCpus, vps, smt);
+    // both rows built and validated before any run: an LPAR the pool cannot entitle ({@link VcpuPreemptedParameters#LPAR})
+    // or a --set that makes a file invalid is one line, exit 2
+    Row ppc = powervm(options, scale);
     Row kvm = kvm(options, scale);
     List<Callable<Outcome>> jobs = new ArrayList<>();
     ReproductionRuns runs = options.runs();

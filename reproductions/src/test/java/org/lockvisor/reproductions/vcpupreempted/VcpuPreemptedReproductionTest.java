@@ -144,9 +144,10 @@ class VcpuPreemptedReproductionTest {
   void noOvercommit_spinnersRarelySpinAndTheCheckChangesLittle() {
     // as many processors in the pool as VPs: no VP waits for a processor, so nobody spins on a
     // preempted owner and the check has nothing to act on
-    ReproductionOptions options = ReproductionOptions.defaults();
+    ReproductionOptions options = new ReproductionOptions(false, Optional.empty(), ReproductionRuns.NONE,
+        WhatIf.parse(List.of("vps=8", "pool-cpus=8"), List.of(R3), false));
     var scale = new VcpuPreemptedReproduction.Scale(8, 4, 4, 4, 30_000_000_000L);
-    var lpar = VcpuPreemptedReproduction.powervm(options, scale, 8, 8, 1);
+    var lpar = VcpuPreemptedReproduction.powervm(options, scale);
     var runner = options.runner();
     var experiment = lpar.experiment().experiment(runner);
     Outcome off = Outcome.of(runner.run(experiment, "base"), lpar.vm());
@@ -162,7 +163,8 @@ class VcpuPreemptedReproductionTest {
 
   /** Quick options with the what-if {@code --set} settings, parsed and checked as the CLI does. */
   private static ReproductionOptions whatIf(ReproductionRuns runs, String... settings) {
-    return new ReproductionOptions(true, Optional.empty(), runs, WhatIf.parse(List.of(settings), List.of(R3), false));
+    return new ReproductionOptions(true, Optional.empty(), runs, WhatIf.parse(List.of(settings), List.of(R3), false,
+        true, ReproductionOptions.classPathRunner()));
   }
 
   @Test
@@ -253,5 +255,50 @@ class VcpuPreemptedReproductionTest {
     r.report().forEach(System.out::println);
     System.out.println(r.headline() + " in " + seconds + " s, max heap " + Runtime.getRuntime().maxMemory());
     assertThat(r.metrics().get("patched.spin_total")).isLessThan(r.metrics().get("baseline.spin_total") / 4);
+  }
+
+  @Test
+  void derivedBindings_atTheFullDefaults_areWhatTheShippedFileHolds() {
+    R3.derivedBindings().check(R3);
+    // the LPAR of the full scale: 16 VPs of one thread on 8 processors, 0.5 units per VP (the profile's)
+    var runner = ReproductionOptions.classPathRunner();
+    var shipped = org.lockvisor.reproductions.support.ShippedExperiment
+        .load(new VcpuPreemptedReproduction(), VcpuPreemptedReproduction.POWERVM_FILE);
+    Map<String, String> defaults = Map.of("vps", "16", "pool-cpus", "8", "smt", "1");
+    var derived = shipped;
+    for (var e : R3.derivedBindings().paths(VcpuPreemptedReproduction.POWERVM_FILE, defaults, false,
+        n -> ReproductionOptions.defaults().profile(n)).entrySet()) {
+      derived = derived.with(e.getKey(), e.getValue());
+    }
+    var a = shipped.experiment(runner);
+    var b = derived.experiment(runner);
+    assertThat(b.host().cpus()).isEqualTo(a.host().cpus()).isEqualTo(8);
+    assertThat(b.vms().get(0).vcpus()).isEqualTo(a.vms().get(0).vcpus()).isEqualTo(16);
+    assertThat(Double.parseDouble(b.host().scheduler().options().get("entitlement")))
+        .isEqualTo(Double.parseDouble(a.host().scheduler().options().get("entitlement"))).isEqualTo(16 * 0.5);
+    assertThat(b.vms().get(0).kernel().threadsPerCore()).isEqualTo(a.vms().get(0).kernel().threadsPerCore())
+        .isEqualTo(1);
+    assertThat(b.host().scheduler().options().getOrDefault("smt", "1")).isEqualTo("1");
+    // and nothing is written at the full scale unless an input is set; --quick writes the quick LPAR
+    assertThat(R3.derivedBindings().paths(VcpuPreemptedReproduction.POWERVM_FILE, Map.of(), false,
+        n -> ReproductionOptions.defaults().profile(n))).isEmpty();
+    assertThat(R3.derivedBindings().paths(VcpuPreemptedReproduction.POWERVM_FILE, Map.of(), true,
+        n -> ReproductionOptions.defaults().profile(n))).containsExactly(Map.entry("host.cpus", "4"),
+        Map.entry("host.scheduler-options.entitlement", String.valueOf(8 * 0.5)), Map.entry("vms[0].vcpus", "8"));
+  }
+
+  @Test
+  void lparParameters_badValueOrEntitlementOverThePool_oneLineFromParse() {
+    assertThatThrownBy(() -> whatIf(ReproductionRuns.NONE, "vps=0"))
+        .isInstanceOf(UserInputException.class).hasMessageContaining("[vps=0]").hasMessageContaining("[1, 160]");
+    // --quick: the pool's default is 4 processors, which 12 VPs (6 units) exceed
+    assertThatThrownBy(() -> whatIf(ReproductionRuns.NONE, "vps=12"))
+        .isInstanceOf(UserInputException.class)
+        .hasMessageContaining("[vps=12]")
+        .hasMessageContaining("[6.0]")
+        .hasMessageContaining("[4]")
+        .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+    // the full scale's pool (8) entitles them
+    WhatIf.parse(List.of("vps=12"), List.of(R3), false);
   }
 }
