@@ -13,6 +13,13 @@ import org.lockvisor.core.plugin.Plugin;
  * {@code final} class registered with {@code @AutoService(Reproduction.class)}, found by
  * ServiceLoader and run by {@code lockvisor reproduce <name>|all}.
  *
+ * <p>A third party writes one as the built-ins are written (docs/plugins/writing-a-reproduction.md;
+ * the {@code it} module builds one from a separate Maven project): experiment files shipped in its
+ * jar ({@link #experimentFiles()}), loaded and run with {@code
+ * org.lockvisor.reproductions.support.ShippedExperiment} of {@code lockvisor-reproductions}
+ * through {@link ReproductionOptions#runner()}, parameters bound to experiment paths ({@link
+ * ReproductionParameter#at}), bands on the figures it reads back.
+ *
  * <p>A reproduction checks direction and bands against the published figures it prints beside
  * its own; it never fits a constant to its own answer (see DESIGN.md, calibration honesty).
  */
@@ -22,7 +29,11 @@ public interface Reproduction extends Plugin {
 
   /**
    * The class-path folder of shipped experiment files: a reproduction's file {@code <file>} is the
-   * resource {@code org/lockvisor/reproductions/experiments/<file>.yaml} of its own jar.
+   * resource {@code org/lockvisor/reproductions/experiments/<file>.yaml} of its own jar. The folder
+   * is shared by every jar, lockvisor's and the plugins', and a plugin's loader asks lockvisor's
+   * first, so discovery refuses a file that is not in the reproduction's own jar or whose name
+   * another jar ships too ({@link ShippedExperimentFiles}); a plugin starts its file names with its
+   * own plugin name.
    */
   String EXPERIMENTS = "org/lockvisor/reproductions/experiments/";
 
@@ -55,7 +66,8 @@ public interface Reproduction extends Plugin {
    * with settings of its own such as the number of streams of a row), run by {@link
    * ReproductionOptions#runner()}. {@code reproduce --set} takes any experiment path these files
    * have, and {@code reproduce NAME --export-experiments DIR} writes them for {@code lockvisor
-   * run}. None by default (a reproduction that builds no machine).
+   * run}. Each must be in the reproduction's own jar, under a name no other jar ships (checked at
+   * discovery). None by default (a reproduction that builds no machine).
    */
   default List<String> experimentFiles() {
     return List.of();
@@ -84,7 +96,9 @@ public interface Reproduction extends Plugin {
 
   /**
    * The content of shipped experiment file {@code file} (one of {@link #experimentFiles()}), read
-   * from this reproduction's class loader.
+   * from this reproduction's class loader (a {@code --plugins} jar's for a plugin): what {@code
+   * ShippedExperiment.load(this, file)} runs, {@code --export-experiments} writes and {@code
+   * reproduce --set} is checked against.
    *
    * @throws IllegalStateException when the resource is missing (a packaging fault)
    */

@@ -6,6 +6,8 @@ import com.google.inject.AbstractModule;
 import com.google.inject.multibindings.MapBinder;
 import org.lockvisor.core.plugin.Plugin;
 import org.lockvisor.core.plugin.PluginKind;
+import org.lockvisor.experiment.Reproduction;
+import org.lockvisor.experiment.ShippedExperimentFiles;
 import org.lockvisor.experiment.model.PluginRegistry;
 
 /**
@@ -15,7 +17,8 @@ import org.lockvisor.experiment.model.PluginRegistry;
  *
  * <p>Discovery happens in {@link #discover}, before the injector is built, so a duplicate or
  * malformed plugin fails with the {@link PluginRegistry}'s own message instead of inside a Guice
- * CreationException.
+ * CreationException; so does a reproduction's shipped experiment file that is missing from its jar
+ * or whose name another jar ships too ({@link ShippedExperimentFiles}).
  */
 public final class PluginModule extends AbstractModule {
 
@@ -31,7 +34,8 @@ public final class PluginModule extends AbstractModule {
   /**
    * Discovers the plugins of each kind in {@code loader}.
    *
-   * @throws org.lockvisor.core.plugin.PluginDiscoveryException on inconsistent registrations
+   * @throws org.lockvisor.core.plugin.PluginDiscoveryException on inconsistent registrations or
+   *     shipped experiment files
    */
   public static PluginModule discover(PluginKinds kinds, ClassLoader loader) {
     PluginRegistry registry = PluginRegistry.discover(kinds.kinds(), loader);
@@ -39,6 +43,10 @@ public final class PluginModule extends AbstractModule {
         ImmutableMap.builder();
     for (PluginKind<?> kind : kinds.kinds()) {
       discovered.put(kind, registry.all(kind));
+      if (kind.spi() == Reproduction.class) {
+        // shipped file names share one class-path folder across jars: refused here, not when run
+        ShippedExperimentFiles.check(registry.all(kind).values().stream().map(Reproduction.class::cast).toList());
+      }
     }
     return new PluginModule(kinds, discovered.buildOrThrow());
   }

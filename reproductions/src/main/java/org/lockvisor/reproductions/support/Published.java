@@ -15,8 +15,9 @@ import java.util.Properties;
 
 /**
  * A seed's published figures, kept out of the code in
- * {@code org/lockvisor/reproductions/published/<reproduction>.properties}: reproductions print them
- * beside the simulated figures and judge the issue's bands against them; no model code reads them.
+ * {@code org/lockvisor/reproductions/published/<reproduction>.properties} of the reproduction's jar
+ * ({@link #of(Class, String)}): reproductions print them beside the simulated figures and judge the
+ * issue's bands against them; no model code reads them.
  */
 public final class Published {
 
@@ -28,10 +29,17 @@ public final class Published {
     this.values = values;
   }
 
-  /** The published figures of {@code reproduction} (its plugin name). */
-  public static Published of(String reproduction) {
+  /**
+   * The published figures of {@code reproduction} (its plugin name), read from the class loader of
+   * {@code owner} (the reproduction's class): a reproduction in a {@code --plugins} jar ships them
+   * in its own jar, which lockvisor's loader cannot see. Plugin names are unique, so the file names
+   * are too.
+   *
+   * @throws IllegalStateException when the file is missing (a packaging fault)
+   */
+  public static Published of(Class<?> owner, String reproduction) {
     String file = "/org/lockvisor/reproductions/published/" + reproduction + ".properties";
-    try (InputStream in = Published.class.getResourceAsStream(file)) {
+    try (InputStream in = owner.getResourceAsStream(file)) {
       checkState(in != null, "missing published figures [%s]", file);
       Properties p = new Properties();
       p.load(new InputStreamReader(in, StandardCharsets.UTF_8));
@@ -39,6 +47,11 @@ public final class Published {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read published figures [" + file + "]", e);
     }
+  }
+
+  /** The published figures of built-in reproduction {@code reproduction}, shipped in this module's jar. */
+  public static Published of(String reproduction) {
+    return of(Published.class, reproduction);
   }
 
   /** Where the figures come from (the seed), one line. */

@@ -4,9 +4,6 @@ import static com.google.common.base.Preconditions.checkArgument;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.common.collect.ImmutableList;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.util.Map;
 import org.lockvisor.experiment.Reproduction;
 import org.lockvisor.experiment.ReproductionOptions;
@@ -24,12 +21,17 @@ import org.lockvisor.experiment.runner.ExperimentRunner;
 import org.lockvisor.experiment.runner.RunObserver;
 
 /**
- * An experiment file shipped in the reproductions module (the resource {@code
- * org/lockvisor/reproductions/experiments/<file>.yaml}, {@link Reproduction#EXPERIMENTS}) with the
+ * An experiment file shipped in a reproduction's jar (the resource {@code
+ * org/lockvisor/reproductions/experiments/<file>.yaml}, {@link Reproduction#EXPERIMENTS}, read by
+ * {@link #load(Reproduction, String)} from the owning reproduction's class loader) with the
  * settings a reproduction applies to it: the same file {@code lockvisor run} takes ({@code
  * reproduce NAME --export-experiments DIR} writes it), the same {@code --set} path language
  * ({@link ExperimentYaml#set}), the same validation and the same runner. A reproduction's run of a
  * point is therefore {@code lockvisor run <file>.yaml --set ... --variant ...}, event for event.
+ *
+ * <p>Public for reproduction plugins: a third-party reproduction (built against the bom with
+ * {@code lockvisor-reproductions} as a {@code provided} dependency, loaded with {@code --plugins})
+ * uses it exactly as the built-in ones do; see docs/plugins/writing-a-reproduction.md.
  *
  * <p>Immutable: {@link #with} and {@link #withWhatIf} return new values; the tree is copied, never
  * shared. The experiment validated by a runner is kept for the next call with the same runner, so
@@ -53,28 +55,31 @@ public final class ShippedExperiment {
   }
 
   /**
-   * The shipped file {@code file} (base name, without {@code .yaml}), as written.
+   * The shipped file {@code file} (base name, without {@code .yaml}) of reproduction {@code owner},
+   * as written: {@link Reproduction#experimentFile owner.experimentFile(file)}, the resource read
+   * from the owner's own class loader, so a reproduction in a {@code --plugins} jar (a child of
+   * lockvisor's loader) finds the file in its jar. It is the content {@code reproduce NAME
+   * --export-experiments} writes and {@code reproduce --set} is checked against.
    *
+   * @throws IllegalArgumentException when {@code file} is not one of {@code owner}'s {@link
+   *     Reproduction#experimentFiles()} (a fault of the reproduction: an undeclared file escapes
+   *     {@code --set} validation, {@code --export-experiments} and the discovery check of names)
    * @throws IllegalStateException when it is not on the class path or is not an experiment tree
    *     (a packaging fault, not the user's)
    */
-  public static ShippedExperiment load(String file) {
+  public static ShippedExperiment load(Reproduction owner, String file) {
+    checkArgument(owner != null, "owner must not be null");
     checkArgument(file != null && file.matches("[a-z0-9][a-z0-9._-]*"), "bad shipped experiment name [%s]", file);
-    String resource = Reproduction.EXPERIMENTS + file + ".yaml";
-    byte[] content;
-    try (InputStream in = ShippedExperiment.class.getClassLoader().getResourceAsStream(resource)) {
-      if (in == null) {
-        throw new IllegalStateException("shipped experiment [" + resource + "] is not on the class path");
-      }
-      content = in.readAllBytes();
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read shipped experiment [" + resource + "]", e);
-    }
+    checkArgument(owner.experimentFiles().contains(file),
+        "reproduction [%s] loads shipped experiment [%s] but does not declare it; its experimentFiles(): %s",
+        owner.name(), file, owner.experimentFiles());
+    byte[] content = owner.experimentFile(file);
     try {
       return new ShippedExperiment(file, (ObjectNode) ExperimentYaml.parse(file + ".yaml", content),
           ImmutableList.of());
     } catch (InvalidExperimentException e) {
-      throw new IllegalStateException("shipped experiment [" + resource + "] is broken: " + e.getMessage(), e);
+      throw new IllegalStateException("reproduction [" + owner.name() + "]: shipped experiment ["
+          + Reproduction.EXPERIMENTS + file + ".yaml] is broken: " + e.getMessage(), e);
     }
   }
 

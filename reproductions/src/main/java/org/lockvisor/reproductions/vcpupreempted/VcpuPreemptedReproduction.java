@@ -181,7 +181,7 @@ public final class VcpuPreemptedReproduction implements Reproduction {
    * ({@code vps}, {@code pool-cpus}, {@code smt}) as its derived paths write it ({@link VcpuPreemptedParameters#LPAR}).
    */
   static Row powervm(ReproductionOptions options, Scale scale) {
-    ShippedExperiment e = ShippedExperiment.load(POWERVM_FILE)
+    ShippedExperiment e = ShippedExperiment.load(R3, POWERVM_FILE)
         .with("vms[0].workloads[0].options.groups", String.valueOf(scale.powervmGroups()))
         .with("max-duration", scale.limitNs() / 1_000_000_000L + "s");
     return Row.of("ppc64-powervm", bound(e, options).withWhatIf(options, R3), options);
@@ -189,7 +189,7 @@ public final class VcpuPreemptedReproduction implements Reproduction {
 
   /** The x86 row: twice as many vCPUs as host CPUs, vCPU threads under the host's CFS. */
   static Row kvm(ReproductionOptions options, Scale scale) {
-    ShippedExperiment e = ShippedExperiment.load(KVM_FILE)
+    ShippedExperiment e = ShippedExperiment.load(R3, KVM_FILE)
         .with("host.cpus", String.valueOf(scale.kvmCpus()))
         .with("vms[0].vcpus", String.valueOf(2 * scale.kvmCpus()))
         .with("vms[0].workloads[0].options.groups", String.valueOf(scale.kvmGroups()))

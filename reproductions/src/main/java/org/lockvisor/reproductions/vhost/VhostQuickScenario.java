@@ -30,7 +30,7 @@ public final class VhostQuickScenario implements QuickScenario {
   public static VhostQuickScenario of(int streams) {
     checkArgument(streams > 0, "streams must be positive: %s", streams);
     ExperimentRunner runner = ReproductionOptions.classPathRunner();
-    ShippedExperiment point = ShippedExperiment.load(VhostWakeupReproduction.FILE)
+    ShippedExperiment point = ShippedExperiment.load(new VhostWakeupReproduction(), VhostWakeupReproduction.FILE)
         .with("warmup", VhostWakeupReproduction.QUICK_WARMUP)
         .with("duration", VhostWakeupReproduction.QUICK_DURATION)
         .with(VhostWakeupReproduction.STREAMS_PATH, Integer.toString(streams))

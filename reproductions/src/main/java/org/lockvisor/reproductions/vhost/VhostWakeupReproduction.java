@@ -149,7 +149,7 @@ public final class VhostWakeupReproduction implements Reproduction {
 
   @Override
   public ReproductionResult run(ReproductionOptions options) {
-    ShippedExperiment file = ShippedExperiment.load(FILE);
+    ShippedExperiment file = ShippedExperiment.load(this, FILE);
     if (options.quick()) {
       file = file.with("warmup", QUICK_WARMUP).with("duration", QUICK_DURATION);
     }
@@ -491,7 +491,7 @@ public final class VhostWakeupReproduction implements Reproduction {
   }
 
   private static double[][] published() {
-    Published pub = Published.of(NAME);
+    Published pub = Published.of(VhostWakeupReproduction.class, NAME);
     double[][] out = new double[THREADS.length][];
     for (int i = 0; i < THREADS.length; i++) {
       String t = THREADS[i] + ".";

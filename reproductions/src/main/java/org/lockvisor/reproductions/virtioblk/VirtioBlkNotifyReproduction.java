@@ -50,7 +50,7 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
   // Published figures (seed R2: commit text for arm64, the seed mail for x86), read from
   // published/virtio-blk-notify.properties. Used only to print beside the simulated ones and to
   // judge the bands of issue 6.
-  private static final Published PUBLISHED = Published.of(NAME);
+  private static final Published PUBLISHED = Published.of(VirtioBlkNotifyReproduction.class, NAME);
   static final double ARM_BASELINE_PUBLISHED = PUBLISHED.get("arm64.nj4.baseline.iops");
   static final double ARM_PATCHED_PUBLISHED = PUBLISHED.get("arm64.nj4.patched.iops");
   static final double X86_NJ2_BASELINE_PUBLISHED = PUBLISHED.get("x86.nj2.baseline.iops");
@@ -195,7 +195,7 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
    * to their file with {@link ReproductionParameter#at(String, String)}).
    */
   static ShippedExperiment experiment(String file, int numjobs, Plan plan, ReproductionOptions options) {
-    return ShippedExperiment.load(file).with("warmup", plan.warmupMs() + "ms")
+    return ShippedExperiment.load(new VirtioBlkNotifyReproduction(), file).with("warmup", plan.warmupMs() + "ms")
         .with("duration", plan.measureMs() + "ms").with(NUMJOBS, Integer.toString(numjobs)).withWhatIf(options);
   }
 

@@ -3,11 +3,18 @@ package org.lockvisor.reproductions.support;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.lockvisor.experiment.Reproduction;
 import org.lockvisor.experiment.ReproductionOptions;
 import org.lockvisor.experiment.ReproductionParameter;
@@ -23,8 +30,9 @@ import org.lockvisor.experiment.runner.ExperimentResult;
  * A shipped experiment file is run through the runner exactly as {@code lockvisor run} runs it,
  * takes settings in the {@code run --set} path language, and takes the user's {@code reproduce
  * --set} what-if (raw paths and path-bound parameters) checked by the runner's validator before
- * anything runs. Fixture: test resource {@code experiments/test-shipped.yaml} (a small vhost-net
- * machine).
+ * anything runs. The file is read from the class loader of the reproduction that owns it, so a
+ * plugin's own jar supplies it. Fixture: test resource {@code experiments/test-shipped.yaml} (a
+ * small vhost-net machine).
  */
 class ShippedExperimentTest {
 
@@ -76,7 +84,7 @@ class ShippedExperimentTest {
 
   @Test
   void run_sameSettings_sameFingerprintAsTheRunnerDirectly() {
-    ShippedExperiment s = ShippedExperiment.load(FILE).with("duration", "1ms");
+    ShippedExperiment s = ShippedExperiment.load(SHIPPING, FILE).with("duration", "1ms");
     ReproductionOptions options = ReproductionOptions.defaults();
     ExperimentResult viaShipped = s.run(options, "r-shipped", "one-stream", "one", null);
     ExperimentResult direct = options.runner().run(
@@ -88,7 +96,7 @@ class ShippedExperimentTest {
 
   @Test
   void with_leavesTheOriginalUnchanged() {
-    ShippedExperiment a = ShippedExperiment.load(FILE);
+    ShippedExperiment a = ShippedExperiment.load(SHIPPING, FILE);
     ShippedExperiment b = a.with("vms[0].workloads[0].options.streams", "2");
     assertThat(a.tree().at("/vms/0/workloads/0/options/streams").asInt()).isEqualTo(4);
     assertThat(b.tree().at("/vms/0/workloads/0/options/streams").asInt()).isEqualTo(2);
@@ -96,14 +104,102 @@ class ShippedExperimentTest {
   }
 
   @Test
-  void load_missingFile_isAPackagingFault() {
-    assertThatThrownBy(() -> ShippedExperiment.load("no-such-file")).isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("not on the class path");
+  void load_fileTheOwnerDoesNotDeclare_isAFaultOfTheReproduction() {
+    assertThatThrownBy(() -> ShippedExperiment.load(SHIPPING, "no-such-file"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("reproduction [r-shipped] loads shipped experiment [no-such-file] but does not"
+            + " declare it");
+  }
+
+  @Test
+  void load_declaredFileMissing_isAPackagingFault() {
+    assertThatThrownBy(() -> ShippedExperiment.load(new ChildOwner(), ChildOwner.FILE))
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("not on the class path")
+        .hasMessageContaining("child-only.yaml");
+  }
+
+  /**
+   * The bug a plugin met: the file was read from ShippedExperiment's own class loader, and a
+   * {@code --plugins} jar is a child of it. Here the owner's class is defined by a child loader
+   * over a folder that alone holds its file; lockvisor's loader cannot see it, the owner's can.
+   */
+  @Test
+  void load_ownerInAChildClassLoader_readsTheFileOfTheOwnersJar(@TempDir Path jar) throws Exception {
+    Path resource = jar.resolve(Reproduction.EXPERIMENTS + ChildOwner.FILE + ".yaml");
+    Files.createDirectories(resource.getParent());
+    try (InputStream in = getClass().getResourceAsStream("/" + Reproduction.EXPERIMENTS + FILE + ".yaml")) {
+      Files.copy(in, resource);
+    }
+    assertThat(ShippedExperiment.class.getClassLoader().getResource(Reproduction.EXPERIMENTS + ChildOwner.FILE
+        + ".yaml")).as("lockvisor's own loader does not see the plugin's file").isNull();
+    try (ChildLoader child = new ChildLoader(jar, getClass().getClassLoader(), ChildOwner.class.getName())) {
+      Reproduction owner = (Reproduction) child.loadClass(ChildOwner.class.getName()).getConstructor().newInstance();
+      assertThat(owner.getClass().getClassLoader()).isSameAs(child);
+
+      ShippedExperiment s = ShippedExperiment.load(owner, ChildOwner.FILE);
+
+      assertThat(s.file()).isEqualTo(ChildOwner.FILE);
+      assertThat(s.tree().at("/vms/0/workloads/0/options/streams").asInt()).isEqualTo(4);
+    }
+  }
+
+  /** A reproduction declaring one file that only a child class loader holds. Public: the child defines it anew. */
+  public static final class ChildOwner implements Reproduction {
+    static final String FILE = "child-only";
+
+    @Override
+    public String name() {
+      return "r-child";
+    }
+
+    @Override
+    public String summary() {
+      return "test";
+    }
+
+    @Override
+    public ReproductionResult run(ReproductionOptions options) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public List<String> experimentFiles() {
+      return List.of(FILE);
+    }
+  }
+
+  /** A loader over {@code folder} that defines class {@code own} itself (a plugin's class), the rest parent first. */
+  private static final class ChildLoader extends URLClassLoader {
+    private final String own;
+
+    ChildLoader(Path folder, ClassLoader parent, String own) throws IOException {
+      super(new URL[] {folder.toUri().toURL()}, parent);
+      this.own = own;
+    }
+
+    @Override
+    protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+      if (!name.equals(own)) {
+        return super.loadClass(name, resolve);
+      }
+      synchronized (getClassLoadingLock(name)) {
+        Class<?> c = findLoadedClass(name);
+        if (c == null) {
+          try (InputStream in = getParent().getResourceAsStream(name.replace('.', '/') + ".class")) {
+            byte[] bytes = in.readAllBytes();
+            c = defineClass(name, bytes, 0, bytes.length);
+          } catch (IOException e) {
+            throw new ClassNotFoundException(name, e);
+          }
+        }
+        return c;
+      }
+    }
   }
 
   @Test
   void experiment_badSetting_isRefusedByTheValidator() {
-    ShippedExperiment s = ShippedExperiment.load(FILE).with("vms[0].vcpus", "zero");
+    ShippedExperiment s = ShippedExperiment.load(SHIPPING, FILE).with("vms[0].vcpus", "zero");
     assertThatThrownBy(() -> s.experiment(ReproductionOptions.classPathRunner()))
         .isInstanceOf(InvalidExperimentException.class).hasMessageContaining("vcpus");
   }
@@ -115,7 +211,7 @@ class ShippedExperimentTest {
     assertThat(w.paths()).containsEntry("vms[0].workloads[0].options.streams", "2")
         .containsEntry("vms[0].devices[0].options.mtu", "9000");
     ReproductionOptions o = new ReproductionOptions(true, Optional.empty(), ReproductionRuns.NONE, w);
-    ShippedExperiment s = ShippedExperiment.load(FILE).withWhatIf(o);
+    ShippedExperiment s = ShippedExperiment.load(SHIPPING, FILE).withWhatIf(o);
     assertThat(s.tree().at("/vms/0/devices/0/options/mtu").asInt()).isEqualTo(9000);
     assertThat(s.tree().at("/vms/0/workloads/0/options/streams").asInt()).isEqualTo(2);
   }
@@ -128,7 +224,7 @@ class ShippedExperimentTest {
     assertThat(w.pathsOf(FILE)).containsEntry("vms[0].vcpus", "3").containsEntry("vms[0].pinning", "[0, 1, 2]");
     assertThat(w.pathsOf("another-file")).isEmpty();
     ReproductionOptions o = new ReproductionOptions(true, Optional.empty(), ReproductionRuns.NONE, w);
-    ShippedExperiment s = ShippedExperiment.load(FILE).withWhatIf(o);
+    ShippedExperiment s = ShippedExperiment.load(SHIPPING, FILE).withWhatIf(o);
     assertThat(s.tree().at("/vms/0/vcpus").asInt()).isEqualTo(3);
     assertThat(s.tree().at("/vms/0/pinning/2").asInt()).isEqualTo(2);
     assertThat(s.settings()).containsExactly("vms[0].vcpus=3", "vms[0].pinning=[0, 1, 2]");
@@ -208,7 +304,7 @@ class ShippedExperimentTest {
         seen.add(run);
       }
     };
-    ShippedExperiment s = ShippedExperiment.load(FILE).with("duration", "1ms");
+    ShippedExperiment s = ShippedExperiment.load(SHIPPING, FILE).with("duration", "1ms");
     s.run(new ReproductionOptions(true, Optional.empty(), runs), "r-shipped", "base", "b", null);
     assertThat(seen).hasSize(1);
     assertThat(seen.get(0).outputs()).isNotNull();

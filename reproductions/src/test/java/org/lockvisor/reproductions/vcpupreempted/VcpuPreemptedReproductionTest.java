@@ -262,7 +262,8 @@ class VcpuPreemptedReproductionTest {
     R3.derivedBindings().check(R3);
     // the LPAR of the full scale: 16 VPs of one thread on 8 processors, 0.5 units per VP (the profile's)
     var runner = ReproductionOptions.classPathRunner();
-    var shipped = org.lockvisor.reproductions.support.ShippedExperiment.load(VcpuPreemptedReproduction.POWERVM_FILE);
+    var shipped = org.lockvisor.reproductions.support.ShippedExperiment
+        .load(new VcpuPreemptedReproduction(), VcpuPreemptedReproduction.POWERVM_FILE);
     Map<String, String> defaults = Map.of("vps", "16", "pool-cpus", "8", "smt", "1");
     var derived = shipped;
     for (var e : R3.derivedBindings().paths(VcpuPreemptedReproduction.POWERVM_FILE, defaults, false,

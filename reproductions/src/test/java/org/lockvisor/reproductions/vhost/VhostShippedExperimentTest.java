@@ -16,7 +16,8 @@ import org.lockvisor.reproductions.support.ShippedExperiment;
  */
 class VhostShippedExperimentTest {
 
-  private static final ShippedExperiment FILE = ShippedExperiment.load(VhostWakeupReproduction.FILE);
+  private static final ShippedExperiment FILE =
+      ShippedExperiment.load(new VhostWakeupReproduction(), VhostWakeupReproduction.FILE);
 
   @Test
   void shippedFile_holdsEveryParameterDefault() {

@@ -162,8 +162,8 @@ class VirtioBlkNotifyReproductionTest {
 
   @Test
   void shippedFiles_sayTheDeclaredDefaults_parametersAreTheirPaths() {
-    var arm = ShippedExperiment.load(VirtioBlkNotifyReproduction.ARM_FILE).tree();
-    var x86 = ShippedExperiment.load(VirtioBlkNotifyReproduction.X86_FILE).tree();
+    var arm = ShippedExperiment.load(new VirtioBlkNotifyReproduction(), VirtioBlkNotifyReproduction.ARM_FILE).tree();
+    var x86 = ShippedExperiment.load(new VirtioBlkNotifyReproduction(), VirtioBlkNotifyReproduction.X86_FILE).tree();
     String device = "/vms/0/devices/0/options/";
     assertThat(x86.at(device + "vmm").asText())
         .isEqualTo(VirtioBlkNotifyReproduction.X86_VMM_PARAMETER.defaultValue().orElseThrow());
