@@ -30,13 +30,23 @@ class ShippedExperimentFilesTest {
   @TempDir
   Path temp;
 
-  /** A reproduction plugin declaring one shipped file, {@code owner-base}. */
-  public static final class Owner implements Reproduction {
-    static final String FILE = "owner-base";
+  /**
+   * A reproduction that only declares its name and shipped files, what the check reads. Public,
+   * with a protected constructor: a plugin loader defines the subclasses anew, in a package of
+   * its own.
+   */
+  public abstract static class Declaring implements Reproduction {
+    private final String name;
+    private final List<String> files;
+
+    protected Declaring(String name, String... files) {
+      this.name = name;
+      this.files = List.of(files);
+    }
 
     @Override
     public String name() {
-      return "owner";
+      return name;
     }
 
     @Override
@@ -51,55 +61,32 @@ class ShippedExperimentFilesTest {
 
     @Override
     public List<String> experimentFiles() {
-      return List.of(FILE);
+      return files;
+    }
+  }
+
+  /** A reproduction plugin declaring one shipped file, {@code owner-base}. */
+  public static final class Owner extends Declaring {
+    static final String FILE = "owner-base";
+
+    public Owner() {
+      super("owner", FILE);
     }
   }
 
   /** A reproduction whose file name does not start with its own: the name a built-in might use. */
-  public static final class Unprefixed implements Reproduction {
+  public static final class Unprefixed extends Declaring {
     static final String FILE = "r1-vhost-wakeup";
 
-    @Override
-    public String name() {
-      return "unprefixed";
-    }
-
-    @Override
-    public String summary() {
-      return "test";
-    }
-
-    @Override
-    public ReproductionResult run(ReproductionOptions options) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public List<String> experimentFiles() {
-      return List.of(FILE);
+    public Unprefixed() {
+      super("unprefixed", FILE);
     }
   }
 
   /** A reproduction declaring a file name the loader of shipped files refuses. */
-  public static final class BadName implements Reproduction {
-    @Override
-    public String name() {
-      return "bad-name";
-    }
-
-    @Override
-    public String summary() {
-      return "test";
-    }
-
-    @Override
-    public ReproductionResult run(ReproductionOptions options) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public List<String> experimentFiles() {
-      return List.of("Base.yaml");
+  public static final class BadName extends Declaring {
+    public BadName() {
+      super("bad-name", "Base.yaml");
     }
   }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -225,7 +226,36 @@ class PluginStarterTest {
     assertThat(plugin.get("jar").asText()).isEqualTo(reproductionJar().toString());
     assertThat(plugin.at("/whatIf/experimentFiles/0").asText()).isEqualTo(REPRODUCTION_FILE);
     assertThat(plugin.at("/whatIf/parameters/0/name").asText()).isEqualTo("writers");
-    assertThat(plugin.at("/whatIf/parameters/0/path").asText()).isEqualTo("vms[0].workloads[0].options.nwriters");
+    assertThat(plugin.at("/whatIf/parameters/0/path").asText()).as("its own target, then the derived one it feeds")
+        .isEqualTo("vms[0].workloads[0].options.nwriters, " + REPRODUCTION_FILE + ".yaml vms[0].vcpus (from vcpus, writers)");
+    assertThat(plugin.at("/whatIf/parameters/1/name").asText()).isEqualTo("vcpus");
+    assertThat(plugin.at("/whatIf/parameters/1/path").asText()).as("derived targets")
+        .contains("host.cpus").contains("vms[0].pinning").contains("(from vcpus");
+  }
+
+  /**
+   * The plugin's derived bindings: {@code --set vcpus=2} writes the host's CPUs, the guest's vCPUs
+   * and their pinning into the exported file, and the run of the reproduction at that setting
+   * works; more writers than vCPUs is refused by the plugin's own binding in one line, exit 2.
+   */
+  @Test
+  void reproductionPlugin_derivedBindings_exportedPathsAndRefusal() throws Exception {
+    Path exported = temp.resolve("exported-vcpus");
+    Run export = reproduction("reproduce", REPRODUCTION, "--set", "vcpus=2", "--export-experiments",
+        exported.toString());
+    Run run = reproduction("reproduce", REPRODUCTION, "--quick", "--set", "vcpus=2", "--format", "json");
+    Run refused = reproduction("reproduce", REPRODUCTION, "--set", "vcpus=2", "--set", "writers=3");
+
+    assertThat(export.exit()).as("export; stderr: %s", export.err()).isZero();
+    JsonNode file = new ObjectMapper(new YAMLFactory()).readTree(exported.resolve(REPRODUCTION_FILE + ".yaml").toFile());
+    assertThat(file.at("/host/cpus").asInt()).isEqualTo(2);
+    assertThat(file.at("/vms/0/vcpus").asInt()).isEqualTo(2);
+    assertThat(file.at("/vms/0/pinning").toString()).isEqualTo("[0,1]");
+    assertThat(run.exit()).as("stderr: %s", run.err()).isIn(0, 1);
+    assertThat(JSON.readTree(run.out()).at("/whatIf/parameters/vcpus").asText()).isEqualTo("2");
+    assertThat(refused.exit()).as("stderr: %s", refused.err()).isEqualTo(2);
+    assertThat(refused.err().strip().lines().toList()).hasSize(1);
+    assertThat(refused.err()).contains("3 writers need as many vCPUs").doesNotContain("Exception", "\tat ");
   }
 
   /**

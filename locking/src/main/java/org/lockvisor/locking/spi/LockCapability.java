@@ -75,17 +75,12 @@ public enum LockCapability {
    */
   public static void check(LockFactory factory) {
     Set<String> declared = factory.capabilities();
-    for (String c : declared) {
-      if (ofLabel(c) != null) {
-        continue;
-      }
-      // the first bad one in sorted order, so the message does not depend on the set's order
-      for (String bad : ImmutableSortedSet.copyOf(declared)) {
-        if (ofLabel(bad) == null) {
-          throw new IllegalArgumentException(org.lockvisor.core.plugin.DidYouMean.unknownMessage(
-              "capability of lock plugin [" + factory.name() + "]:", bad, labels()));
-        }
-      }
+    if (declared.stream().allMatch(c -> ofLabel(c) != null)) {
+      return;
     }
+    // the first bad one in sorted order, so the message does not depend on the set's order
+    String bad = ImmutableSortedSet.copyOf(declared).stream().filter(c -> ofLabel(c) == null).findFirst().orElseThrow();
+    throw new IllegalArgumentException(org.lockvisor.core.plugin.DidYouMean.unknownMessage(
+        "capability of lock plugin [" + factory.name() + "]:", bad, labels()));
   }
 }

@@ -7,11 +7,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.lockvisor.experiment.Band;
+import org.lockvisor.experiment.DerivedBindings;
 import org.lockvisor.experiment.Reproduction;
 import org.lockvisor.experiment.ReproductionOptions;
 import org.lockvisor.experiment.ReproductionParameter;
 import org.lockvisor.experiment.ReproductionResult;
 import org.lockvisor.experiment.SimulationFailedException;
+import org.lockvisor.experiment.UserInputException;
 import org.lockvisor.experiment.runner.ExperimentResult;
 import org.lockvisor.experiment.runner.LockClassStats;
 import org.lockvisor.reproductions.support.ShippedExperiment;
@@ -28,7 +30,10 @@ import org.lockvisor.reproductions.support.ShippedExperiment;
  * --plugins} jar is a child of lockvisor's) and run through the injected runner ({@link
  * ReproductionOptions#whatIfRunner()}), so {@code lockvisor run} of the exported file processes the
  * same events. The declared parameter {@code writers} is bound to the file's path of the writer
- * count: {@code reproduce ticket-hold --set writers=4} is a what-if applied as that path.
+ * count: {@code reproduce ticket-hold --set writers=4} is a what-if applied as that path. The
+ * parameter {@code vcpus} sets the machine's size through derived bindings ({@link #MACHINE}): the
+ * host's CPUs, the guest's vCPUs and their one-to-one pinning, and it refuses more writers than
+ * vCPUs (locktorture's writers each keep a vCPU busy; more would overcommit the guest).
  */
 @AutoService(Reproduction.class)
 public final class TicketHoldReproduction implements Reproduction {
@@ -49,6 +54,33 @@ public final class TicketHoldReproduction implements Reproduction {
   static final ReproductionParameter<Integer> WRITERS = ReproductionParameter
       .integer("writers", "locktorture writer kthreads (nwriters_stress), at most one per vCPU", 1, 4)
       .at("vms[0].workloads[0].options.nwriters");
+  static final ReproductionParameter<Integer> VCPUS = ReproductionParameter
+      .integer("vcpus", "guest vCPUs, each pinned to a host CPU of its own (the host has as many)", 1, 4);
+
+  /**
+   * {@code vcpus} as paths of the shipped file: {@code host.cpus}, {@code vms[0].vcpus} (which also
+   * reads {@code writers}, to refuse more writers than vCPUs) and {@code vms[0].pinning}. The file
+   * holds the values at the defaults, so nothing is written unless one of the inputs is set.
+   */
+  static final DerivedBindings MACHINE = DerivedBindings.builder()
+      .input(VCPUS.name(), "4", "4")
+      .input(WRITERS.name(), "2", "2")
+      .at(FILE, "host.cpus", List.of("vcpus"), in -> in.text("vcpus"))
+      .at(FILE, "vms[0].vcpus", List.of("vcpus", "writers"), in -> {
+        if (in.integer("writers") > in.integer("vcpus")) {
+          throw new UserInputException("ticket-hold: " + in.integer("writers") + " writers need as many vCPUs, vcpus is "
+              + in.integer("vcpus") + ": raise vcpus or lower writers");
+        }
+        return in.text("vcpus");
+      })
+      .at(FILE, "vms[0].pinning", List.of("vcpus"), in -> {
+        List<String> cpus = new ArrayList<>();
+        for (int c = 0; c < in.integer("vcpus"); c++) {
+          cpus.add(Integer.toString(c));
+        }
+        return "[" + String.join(", ", cpus) + "]";
+      })
+      .build();
 
   @Override
   public String name() {
@@ -62,7 +94,12 @@ public final class TicketHoldReproduction implements Reproduction {
 
   @Override
   public List<ReproductionParameter<?>> parameters() {
-    return List.of(WRITERS);
+    return List.of(WRITERS, VCPUS);
+  }
+
+  @Override
+  public DerivedBindings derivedBindings() {
+    return MACHINE;
   }
 
   @Override
@@ -92,7 +129,7 @@ public final class TicketHoldReproduction implements Reproduction {
     if (options.quick()) {
       file = file.with("duration", QUICK_DURATION);
     }
-    file = file.withWhatIf(options);
+    file = file.withWhatIf(options, this);
     file.experiment(options.whatIfRunner()); // every --set checked by the validator before the first run
     options.runs().planned(2);
     Figures shortHold = figures(file.run(options, NAME, "base", "short-hold", null));
