@@ -563,6 +563,11 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
     return vmm.pendingBottomHalves();
   }
 
+  /** QEMU 2.0's main loop of the main-loop device (tests); null with x-data-plane. */
+  QemuMainLoop mainLoop() {
+    return vmm.mainLoop();
+  }
+
   /** The longest notify exit since the last reset, in ns. */
   public long notifyExitMaxNs() {
     return stats.exitMaxNs;
