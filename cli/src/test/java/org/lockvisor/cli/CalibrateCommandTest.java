@@ -18,7 +18,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.lockvisor.cli.CliFixture.Run;
-import org.lockvisor.experiment.calibrate.MeasuredFigures;
+import org.lockvisor.studies.calibrate.MeasuredFigures;
 
 /**
  * {@code lockvisor calibrate}: a parameter planted in a simulated target is recovered within the

@@ -7,9 +7,9 @@ import static org.lockvisor.reproductions.vcpupreempted.VcpuPreemptedReproductio
 
 import java.util.List;
 import java.util.Locale;
-import org.lockvisor.experiment.DerivedBindings;
-import org.lockvisor.experiment.ReproductionParameter;
 import org.lockvisor.experiment.UserInputException;
+import org.lockvisor.reproductions.api.DerivedBindings;
+import org.lockvisor.reproductions.api.ReproductionParameter;
 
 /**
  * R3's setup as declared parameters ({@link VcpuPreemptedReproduction#parameters()}), each applied

@@ -15,14 +15,14 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
-import org.lockvisor.experiment.Band;
-import org.lockvisor.experiment.ReproductionOptions;
-import org.lockvisor.experiment.ReproductionResult;
-import org.lockvisor.experiment.ReproductionRuns;
 import org.lockvisor.experiment.UserInputException;
-import org.lockvisor.experiment.WhatIf;
-import org.lockvisor.experiment.report.ExperimentRun;
-import org.lockvisor.experiment.report.RunDirectories;
+import org.lockvisor.reproductions.api.ExperimentRun;
+import org.lockvisor.reproductions.api.ReproductionOptions;
+import org.lockvisor.reproductions.api.ReproductionResult;
+import org.lockvisor.reproductions.api.ReproductionRuns;
+import org.lockvisor.reproductions.api.WhatIf;
+import org.lockvisor.reproductions.report.RunDirectories;
+import org.lockvisor.studies.envelope.Band;
 import org.lockvisor.workloads.schedmessaging.SchedMessagingConfig;
 
 /**
