@@ -63,8 +63,6 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
   public static final String LABEL = "WHAT-IF — ";
 
   static final String COST_PREFIX = "cost.";
-  static final String FORMS =
-      "cost.<profile>.<COST_KEY>=<number> or <parameter>=<value> or <experiment path>=<value>";
   // A plain decimal: no sign, no NaN/Infinity, no hex or type suffix (Double.parseDouble takes all of those).
   private static final Pattern NUMBER = Pattern.compile("([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][+-]?[0-9]+)?");
 
@@ -261,7 +259,7 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
     for (String s : settings) {
       int eq = s.indexOf('=');
       if (eq <= 0 || eq == s.length() - 1) {
-        throw bad(s, "expected KEY=VALUE, i.e. " + FORMS);
+        throw SetErrors.bad(s, "expected KEY=VALUE, i.e. " + SetErrors.FORMS);
       }
       String key = s.substring(0, eq);
       String value = s.substring(eq + 1);
@@ -335,7 +333,7 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
     for (String s : settings) {
       int eq = s.indexOf('=');
       if (eq <= 0 || eq == s.length() - 1 || !s.startsWith(COST_PREFIX)) {
-        throw bad(s, "expected cost.<profile>.<COST_KEY>=<number>, e.g. cost.x86_64-kvm.TTWU_FULL=4000");
+        throw SetErrors.bad(s, "expected cost.<profile>.<COST_KEY>=<number>, e.g. cost.x86_64-kvm.TTWU_FULL=4000");
       }
       cost(s, s.substring(0, eq), s.substring(eq + 1), used, usedBy, profiles, costs);
     }
@@ -356,14 +354,14 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
       Map<String, ArchProfile> profiles, Map<String, Map<CostKey, Double>> costs) {
     String[] parts = key.split("\\.", -1);
     if (parts.length != 3 || parts[1].isEmpty() || parts[2].isEmpty()) {
-      throw bad(s, "expected cost.<profile>.<COST_KEY>=<number>, e.g. cost.x86_64-kvm.TTWU_FULL=4000");
+      throw SetErrors.bad(s, "expected cost.<profile>.<COST_KEY>=<number>, e.g. cost.x86_64-kvm.TTWU_FULL=4000");
     }
     ArchProfile profile = profiles.get(parts[1]);
     if (profile == null) {
-      throw bad(s, DidYouMean.unknownMessage("arch profile", parts[1], profiles.keySet()));
+      throw SetErrors.bad(s, DidYouMean.unknownMessage("arch profile", parts[1], profiles.keySet()));
     }
     if (!used.contains(profile.name())) {
-      throw bad(s, "no machine of " + usedBy + " is built on [" + profile.name()
+      throw SetErrors.bad(s, "no machine of " + usedBy + " is built on [" + profile.name()
           + "], so the override would change nothing");
     }
     List<String> applicable = new ArrayList<>();
@@ -379,11 +377,11 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
       }
     }
     if (costKey == null) {
-      throw bad(s, DidYouMean.unknownMessage(profile.name() + " cost key", parts[2], applicable));
+      throw SetErrors.bad(s, DidYouMean.unknownMessage(profile.name() + " cost key", parts[2], applicable));
     }
     Cost current = profile.costs().cost(costKey);
     if (current.isNotApplicable()) {
-      throw bad(s, "cost [" + costKey + "] does not apply to " + profile.name() + " ("
+      throw SetErrors.bad(s, "cost [" + costKey + "] does not apply to " + profile.name() + " ("
           + current.source().reference() + "); applicable: " + ImmutableSortedSet.copyOf(applicable));
     }
     String allowed = allowed(costKey) + " (" + profile.name() + ": " + format(current.value()) + ")";
@@ -392,11 +390,11 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
         && (costKey.unit() != CostKey.Unit.COUNT || v == Math.rint(v))
         && (costKey != CostKey.CPU_CYCLE || v > 0);
     if (!ok) {
-      throw bad(s, "bad value [" + org.lockvisor.experiment.model.Problem.echo(value) + "] for cost [" + costKey + "] of " + profile.name() + "; allowed: " + allowed);
+      throw SetErrors.bad(s, "bad value [" + org.lockvisor.experiment.model.Problem.echo(value) + "] for cost [" + costKey + "] of " + profile.name() + "; allowed: " + allowed);
     }
     Map<CostKey, Double> overrides = costs.computeIfAbsent(profile.name(), n -> new LinkedHashMap<>());
     if (overrides.put(costKey, v) != null) {
-      throw bad(s, "cost [" + costKey + "] of " + profile.name() + " is given twice; give each key once");
+      throw SetErrors.bad(s, "cost [" + costKey + "] of " + profile.name() + " is given twice; give each key once");
     }
   }
 
@@ -429,7 +427,7 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
       Map<String, String> parameters, Map<String, String> paths, Map<String, Map<String, String>> filePaths,
       ExperimentRunner runner) {
     if (all || chosen.size() != 1) {
-      throw bad(s, "parameters and experiment paths need a single reproduction (reproduce <name> --set " + key
+      throw SetErrors.bad(s, "parameters and experiment paths need a single reproduction (reproduce <name> --set " + key
           + "=...); with 'all' only cost.<profile>.<COST_KEY>=<number> is allowed");
     }
     Reproduction r = chosen.get(0);
@@ -441,7 +439,7 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
       WhatIfPaths.path(s, key, value, r, declared.keySet(), paths, runner);
       for (Map<String, String> own : filePaths.values()) {
         if (own.containsKey(key)) {
-          throw bad(s, "path [" + key + "] is also set by a parameter; give it once");
+          throw SetErrors.bad(s, "path [" + key + "] is also set by a parameter; give it once");
         }
       }
       return;
@@ -449,10 +447,10 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
     try {
       p.parse(value);
     } catch (UserInputException e) {
-      throw bad(s, e.getMessage());
+      throw SetErrors.bad(s, e.getMessage());
     }
     if (parameters.put(key, value) != null) {
-      throw bad(s, "parameter [" + key + "] is given twice; give each parameter once");
+      throw SetErrors.bad(s, "parameter [" + key + "] is given twice; give each parameter once");
     }
     // the bound targets are applied to the shipped files as paths: checked and recorded as such
     for (ReproductionParameter.Target t : p.targets()) {
@@ -460,7 +458,7 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
       if (t.file() == null) {
         WhatIfPaths.checkPath(s, t.path(), v, r, runner);
         if (paths.put(t.path(), v) != null) {
-          throw bad(s, "path [" + t.path() + "] is given twice (parameter [" + key + "] sets it); give it once");
+          throw SetErrors.bad(s, "path [" + t.path() + "] is given twice (parameter [" + key + "] sets it); give it once");
         }
         continue;
       }
@@ -470,20 +468,17 @@ public record WhatIf(ImmutableList<String> settings, ImmutableMap<String, Immuta
       }
       Problem problem = ExperimentYaml.set(WhatIfPaths.shipped(r, t.file()), t.path(), v);
       if (problem != null) {
-        throw bad(s, "in shipped experiment " + t.file() + ".yaml: " + problem);
+        throw SetErrors.bad(s, "in shipped experiment " + t.file() + ".yaml: " + problem);
       }
       if (paths.containsKey(t.path())
           || filePaths.computeIfAbsent(t.file(), x -> new LinkedHashMap<>()).put(t.path(), v) != null) {
-        throw bad(s, "path [" + t.path() + "] of " + t.file() + ".yaml is given twice (parameter [" + key
+        throw SetErrors.bad(s, "path [" + t.path() + "] of " + t.file() + ".yaml is given twice (parameter [" + key
             + "] sets it); give it once");
       }
     }
   }
 
 
-  static UserInputException bad(String setting, String message) {
-    return new UserInputException("--set [" + org.lockvisor.experiment.model.Problem.echo(setting) + "]: " + message);
-  }
 
   /** A value as written in labels and sources: {@code 4000}, {@code 0.35}. */
   static String format(double v) {

@@ -17,6 +17,8 @@ import org.lockvisor.experiment.runner.ExperimentRunner;
  * the targets of path-bound parameters and the derived bindings' paths ({@link DerivedBindings}),
  * each checked by the path language ({@code ExperimentYaml.set}) and every shipped file, with all
  * of them applied, by the runner's validator, before anything runs.
+ *
+ * <p>Split out of {@link WhatIf}: both refuse a setting through {@link SetErrors}; this class never calls {@code WhatIf}.
  */
 final class WhatIfPaths {
 
@@ -31,8 +33,8 @@ final class WhatIfPaths {
       Map<String, String> paths, ExperimentRunner runner) {
     List<String> files = r.experimentFiles();
     if (files.isEmpty()) {
-      throw WhatIf.bad(s, declared.isEmpty()
-          ? "reproduction [" + r.name() + "] declares no parameters; " + WhatIf.FORMS.substring(0, WhatIf.FORMS.indexOf(" or "))
+      throw SetErrors.bad(s, declared.isEmpty()
+          ? "reproduction [" + r.name() + "] declares no parameters; " + SetErrors.FORMS.substring(0, SetErrors.FORMS.indexOf(" or "))
               + " is the only form it takes"
           : DidYouMean.unknownMessage(r.name() + " parameter", key, declared));
     }
@@ -44,13 +46,13 @@ final class WhatIfPaths {
       if (!top.contains(key)) {
         Set<String> known = new TreeSet<>(declared);
         known.addAll(top);
-        throw WhatIf.bad(s, DidYouMean.unknownMessage(r.name() + " parameter or experiment key", key, known)
+        throw SetErrors.bad(s, DidYouMean.unknownMessage(r.name() + " parameter or experiment key", key, known)
             + "; deeper experiment paths as in run --set, e.g. vms[0].vcpus=2");
       }
     }
     checkPath(s, key, value, r, runner);
     if (paths.put(key, value) != null) {
-      throw WhatIf.bad(s, "path [" + key + "] is given twice; give each path once");
+      throw SetErrors.bad(s, "path [" + key + "] is given twice; give each path once");
     }
   }
 
@@ -63,7 +65,7 @@ final class WhatIfPaths {
     for (String file : r.experimentFiles()) {
       Problem problem = ExperimentYaml.set(shipped(r, file), path, value);
       if (problem != null) {
-        throw WhatIf.bad(s, problem.toString());
+        throw SetErrors.bad(s, problem.toString());
       }
     }
   }
@@ -98,7 +100,7 @@ final class WhatIfPaths {
         ExperimentYaml.set(alone, path, value);
         InvalidExperimentException e = invalid(runner, file, alone);
         if (e != null) {
-          throw WhatIf.bad(s, "in shipped experiment " + file + ".yaml: " + e.problems().get(0));
+          throw SetErrors.bad(s, "in shipped experiment " + file + ".yaml: " + e.problems().get(0));
         }
       }
       for (ReproductionParameter<?> p : r.parameters()) {
@@ -111,7 +113,7 @@ final class WhatIfPaths {
             .forEach(t -> ExperimentYaml.set(alone, t.path(), t.value().apply(value)));
         InvalidExperimentException e = invalid(runner, file, alone);
         if (e != null) {
-          throw WhatIf.bad(p.name() + "=" + value, "in shipped experiment " + file + ".yaml: " + e.problems().get(0));
+          throw SetErrors.bad(p.name() + "=" + value, "in shipped experiment " + file + ".yaml: " + e.problems().get(0));
         }
       }
       if (!own.isEmpty()) {

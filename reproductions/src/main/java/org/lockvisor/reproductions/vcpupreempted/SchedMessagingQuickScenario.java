@@ -35,7 +35,7 @@ public final class SchedMessagingQuickScenario implements QuickScenario {
     }
     // the quick scale: the LPAR's derived paths take their --quick defaults
     ReproductionOptions options = new ReproductionOptions(true, Optional.empty());
-    VcpuPreemptedReproduction.Scale q = VcpuPreemptedReproduction.QUICK;
+    Scale q = VcpuPreemptedReproduction.QUICK;
     VcpuPreemptedReproduction.Row row = ppc
         ? VcpuPreemptedReproduction.powervm(options, q)
         : VcpuPreemptedReproduction.kvm(options, q);

@@ -146,7 +146,7 @@ class VcpuPreemptedReproductionTest {
     // preempted owner and the check has nothing to act on
     ReproductionOptions options = new ReproductionOptions(false, Optional.empty(), ReproductionRuns.NONE,
         WhatIf.parse(List.of("vps=8", "pool-cpus=8"), List.of(R3), false));
-    var scale = new VcpuPreemptedReproduction.Scale(8, 4, 4, 4, 30_000_000_000L);
+    var scale = new Scale(8, 4, 4, 4, 30_000_000_000L);
     var lpar = VcpuPreemptedReproduction.powervm(options, scale);
     var runner = options.runner();
     var experiment = lpar.experiment().experiment(runner);

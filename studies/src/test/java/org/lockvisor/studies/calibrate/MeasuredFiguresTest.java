@@ -56,7 +56,7 @@ class MeasuredFiguresTest {
     }
   }
 
-  /** Real fio 3.33 output (experiment/src/test/resources/real-tools/README.md says how it was made). */
+  /** Real fio 3.33 output (reports/src/test/resources/real-tools/README.md says how it was made; copied here). */
   @Test
   void realFioJson_readDirectionHasFigures_idleDirectionHasNone() throws java.io.IOException {
     var f = MeasuredFigures.parse("fio.json", fixture("fio-3.33-randread-libaio.json"));
