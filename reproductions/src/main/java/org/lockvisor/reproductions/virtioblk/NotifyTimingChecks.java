@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.lockvisor.experiment.Band;
+import org.lockvisor.studies.envelope.Band;
 import org.lockvisor.reproductions.support.Published;
 import org.lockvisor.reproductions.support.TextTable;
 
