@@ -8,6 +8,7 @@ import static org.lockvisor.arch.spi.CostKey.*;
 import com.google.auto.service.AutoService;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.arch.spi.ArchProfileFactory;
+import org.lockvisor.core.plugin.PluginContext;
 import org.lockvisor.arch.spi.CostTable;
 import org.lockvisor.arch.spi.HypervisorBehaviour;
 import org.lockvisor.arch.spi.HypervisorBehaviour.NotifyPath;
@@ -144,7 +145,7 @@ public final class Ppc64PowerVmArchProfile implements ArchProfileFactory {
   }
 
   @Override
-  public ArchProfile create() {
+  public ArchProfile create(PluginContext context) {
     return PROFILE;
   }
 }

@@ -9,6 +9,7 @@ import com.google.auto.service.AutoService;
 import java.util.Set;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.arch.spi.ArchProfileFactory;
+import org.lockvisor.core.plugin.PluginContext;
 import org.lockvisor.arch.spi.CostTable;
 import org.lockvisor.arch.spi.HypervisorBehaviour;
 import org.lockvisor.arch.spi.HypervisorBehaviour.NotifyPath;
@@ -150,7 +151,7 @@ public final class X86KvmArchProfile implements ArchProfileFactory {
   }
 
   @Override
-  public ArchProfile create() {
+  public ArchProfile create(PluginContext context) {
     return PROFILE;
   }
 }
