@@ -148,7 +148,8 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
   private String shard;
 
   @Option(names = "--resume", description = "With --envelope and --out: skip the runs already written in DIR by the"
-      + " same envelope.")
+      + " same envelope; a DIR holding another plan (other --samples, --seeds, --param, --set) is refused, naming the"
+      + " difference, unless --force (which replaces its runs).")
   private boolean resume;
 
   @Option(names = "--emit", paramLabel = "slurm|k8s", description = "With --envelope and --out: run nothing; write into"
@@ -310,6 +311,11 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
     }
     Reproductions registry = lockvisor.injector().getInstance(Reproductions.class);
     Reproduction reproduction = registry.choose(target);
+    if (effect != null && !reproduction.bandKeys().contains(effect)) {
+      throw new UserInputException("--effect [" + effect + "] is not a band " + reproduction.name() + " judges; "
+          + (reproduction.bandKeys().isEmpty() ? "it declares none (leave --effect out for the default)"
+              : "known: " + reproduction.bandKeys()));
+    }
     ReproductionEnvelope subject = new ReproductionEnvelope(reproduction, EnvelopeCommands.profiles());
     ImmutableList<org.lockvisor.experiment.envelope.Dimension> dims = subject.dimensions(params);
     if (subject.seedParameter().isEmpty() && k > 1) {
@@ -339,6 +345,9 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
     if (shards != null || image != null || claim != null) {
       throw new UserInputException((shards != null ? "--shards" : image != null ? "--image" : "--claim")
           + " takes effect only with --emit slurm|k8s");
+    }
+    if (resume && out != null) {
+      EnvelopeRunner.checkResume(plan, out, force); // another plan's runs: refused, or replaced with --force
     }
     OutputDirectory.prepare("--out", out, force, resume ? null : spec.commandLine().getErr());
     PrintWriter stdout = spec.commandLine().getOut();

@@ -225,6 +225,9 @@ public final class SweepCommand implements Callable<Integer> {
   private int runEnvelope(ExperimentRunner runner, int threads, int shardIndex, int shardCount) {
     EnvelopeSetup setup = envelopeSetup(runner);
     EnvelopeRunner.Plan plan = setup.plan();
+    if (resume && out != null) {
+      EnvelopeRunner.checkResume(plan, out, force); // another plan's runs: refused, or replaced with --force
+    }
     OutputDirectory.prepare("--out", out, force, resume ? null : spec.commandLine().getErr());
     PrintWriter err = spec.commandLine().getErr();
     Progress progress = new Progress(err);
