@@ -169,6 +169,11 @@ public final class Lockvisor implements Runnable {
         path.jars().stream().map(Object::toString).toList()));
   }
 
+  /** The plugin jars this invocation loads ({@code --plugins} or the environment), absolute; none by default. */
+  java.util.List<java.nio.file.Path> pluginJars() {
+    return pluginPath().jars();
+  }
+
   /** The application injector, built once per invocation and only by commands that need plugins. */
   Injector injector() {
     if (injector == null) {

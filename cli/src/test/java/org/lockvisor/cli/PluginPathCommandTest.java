@@ -30,10 +30,14 @@ class PluginPathCommandTest {
 
   /** A jar holding only a services file that registers the fake reproduction {@code fake-ok}. */
   private Path pluginJar(String name) throws IOException {
-    Path jar = temp.resolve(name);
+    return servicesJar(temp.resolve(name), Reproduction.class, FakeReproductions.Reproduces.class);
+  }
+
+  /** A jar at {@code jar} holding only a services file that registers {@code provider} as a {@code service}. */
+  static Path servicesJar(Path jar, Class<?> service, Class<?> provider) throws IOException {
     try (OutputStream file = Files.newOutputStream(jar); JarOutputStream out = new JarOutputStream(file)) {
-      out.putNextEntry(new JarEntry("META-INF/services/" + Reproduction.class.getName()));
-      out.write((FakeReproductions.Reproduces.class.getName() + "\n").getBytes(StandardCharsets.UTF_8));
+      out.putNextEntry(new JarEntry("META-INF/services/" + service.getName()));
+      out.write((provider.getName() + "\n").getBytes(StandardCharsets.UTF_8));
       out.closeEntry();
     }
     return jar;
