@@ -169,6 +169,11 @@ public final class Lockvisor implements Runnable {
         path.jars().stream().map(Object::toString).toList()));
   }
 
+  /** An environment variable as this invocation sees it (tests give their own). */
+  String environment(String name) {
+    return environment.apply(name);
+  }
+
   /** The plugin jars this invocation loads ({@code --plugins} or the environment), absolute; none by default. */
   java.util.List<java.nio.file.Path> pluginJars() {
     return pluginPath().jars();
