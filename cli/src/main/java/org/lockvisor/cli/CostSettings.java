@@ -7,10 +7,10 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import org.lockvisor.arch.spi.ArchProfile;
-import org.lockvisor.experiment.WhatIf;
 import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.model.ExperimentYaml;
 import org.lockvisor.experiment.runner.ExperimentRunner;
+import org.lockvisor.reproductions.api.WhatIf;
 
 /**
  * {@code run} and {@code sweep --set cost.<profile>.<COST_KEY>=<number>}: the cost what-ifs of

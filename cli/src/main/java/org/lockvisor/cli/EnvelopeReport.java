@@ -10,14 +10,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.OptionalInt;
-import org.lockvisor.experiment.Band;
-import org.lockvisor.experiment.envelope.Dimension;
-import org.lockvisor.experiment.envelope.EnvelopeSummary;
-import org.lockvisor.experiment.envelope.Spread;
 import org.lockvisor.experiment.io.AtomicFiles;
-import org.lockvisor.experiment.runner.EnvelopeRunner;
 import org.lockvisor.experiment.runner.ResultJson;
 import org.lockvisor.reproductions.support.Plot;
+import org.lockvisor.studies.envelope.Band;
+import org.lockvisor.studies.envelope.Dimension;
+import org.lockvisor.studies.envelope.EnvelopeRunner;
+import org.lockvisor.studies.envelope.EnvelopeSummary;
+import org.lockvisor.studies.envelope.Spread;
 
 /**
  * The outputs of a setup envelope: the text summary, {@code envelope.json}, the scatter plots of

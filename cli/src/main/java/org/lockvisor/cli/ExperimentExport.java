@@ -9,13 +9,13 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.lockvisor.experiment.Reproduction;
-import org.lockvisor.experiment.Reproductions;
 import org.lockvisor.experiment.UserInputException;
-import org.lockvisor.experiment.WhatIf;
 import org.lockvisor.experiment.io.AtomicFiles;
 import org.lockvisor.experiment.model.ExperimentYaml;
 import org.lockvisor.experiment.runner.ExperimentRunner;
+import org.lockvisor.reproductions.api.Reproduction;
+import org.lockvisor.reproductions.api.Reproductions;
+import org.lockvisor.reproductions.api.WhatIf;
 import picocli.CommandLine;
 
 /**

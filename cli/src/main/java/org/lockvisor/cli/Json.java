@@ -14,12 +14,12 @@ import org.lockvisor.arch.spi.ArchProfileFactory;
 import org.lockvisor.arch.spi.Cost;
 import org.lockvisor.core.plugin.PluginDescriptor;
 import org.lockvisor.core.plugin.PluginOption;
-import org.lockvisor.experiment.Band;
-import org.lockvisor.experiment.Reproduction;
-import org.lockvisor.experiment.ReproductionParameter;
-import org.lockvisor.experiment.ReproductionResult;
-import org.lockvisor.experiment.Reproductions;
-import org.lockvisor.experiment.WhatIf;
+import org.lockvisor.reproductions.api.Reproduction;
+import org.lockvisor.reproductions.api.ReproductionParameter;
+import org.lockvisor.reproductions.api.ReproductionResult;
+import org.lockvisor.reproductions.api.Reproductions;
+import org.lockvisor.reproductions.api.WhatIf;
+import org.lockvisor.studies.envelope.Band;
 
 /**
  * The CLI's JSON shapes, built explicitly as trees: the model stays free of Jackson annotations

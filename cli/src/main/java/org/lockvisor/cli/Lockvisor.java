@@ -10,22 +10,22 @@ import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
+import org.lockvisor.cli.inject.Bootstrap;
 import org.lockvisor.core.plugin.DidYouMean;
+import org.lockvisor.core.plugin.PluginDiscovery;
 import org.lockvisor.core.plugin.PluginDiscoveryException;
 import org.lockvisor.core.plugin.PluginPath;
-import org.lockvisor.core.plugin.PluginDiscovery;
 import org.lockvisor.core.plugin.UnknownPluginException;
 import org.lockvisor.experiment.SimulationFailedException;
 import org.lockvisor.experiment.UserInputException;
-import org.lockvisor.experiment.inject.Bootstrap;
 import org.lockvisor.experiment.model.InvalidExperimentException;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.UnmatchedArgumentException;
+import picocli.CommandLine;
 
 /**
  * The {@code lockvisor} command. Exit status: 0 success; 2 bad usage or bad input, reported as

@@ -13,16 +13,16 @@ import java.util.regex.Pattern;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.arch.spi.Cost;
 import org.lockvisor.arch.spi.CostKey;
-import org.lockvisor.experiment.Band;
 import org.lockvisor.experiment.UserInputException;
-import org.lockvisor.experiment.WhatIf;
-import org.lockvisor.experiment.envelope.Dimension;
-import org.lockvisor.experiment.envelope.RangeSpec;
 import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.model.ExperimentYaml;
-import org.lockvisor.experiment.runner.EnvelopeRunner;
 import org.lockvisor.experiment.runner.ExperimentResult;
 import org.lockvisor.experiment.runner.ExperimentRunner;
+import org.lockvisor.reproductions.api.WhatIf;
+import org.lockvisor.studies.envelope.Band;
+import org.lockvisor.studies.envelope.Dimension;
+import org.lockvisor.studies.envelope.EnvelopeRunner;
+import org.lockvisor.studies.envelope.RangeSpec;
 
 /**
  * An experiment file as the subject of a setup envelope ({@code sweep FILE --envelope}): its
@@ -108,7 +108,7 @@ final class SweepEnvelope {
   }
 
   /** Binds and validates the experiment of every sample, and its cost what-if (no run). */
-  void check(List<org.lockvisor.experiment.envelope.LatinHypercube.Sample> samples) {
+  void check(List<org.lockvisor.studies.envelope.LatinHypercube.Sample> samples) {
     for (var s : samples) {
       prepare(s.values(), experiment.seed());
     }

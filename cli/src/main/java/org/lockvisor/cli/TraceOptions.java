@@ -2,7 +2,7 @@ package org.lockvisor.cli;
 
 import java.nio.file.Path;
 import org.lockvisor.experiment.UserInputException;
-import org.lockvisor.experiment.report.RunOutputs;
+import org.lockvisor.reports.RunOutputs;
 import picocli.CommandLine.Option;
 
 /** {@code --trace} and {@code --trace-max-events}, shared by {@code run} and {@code reproduce}. */

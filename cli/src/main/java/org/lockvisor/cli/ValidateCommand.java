@@ -5,7 +5,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import org.lockvisor.experiment.WhatIf;
+import org.lockvisor.reproductions.api.WhatIf;
 import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.runner.ExperimentRunner;
 import picocli.CommandLine.Command;

@@ -19,7 +19,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.lockvisor.cli.CliFixture.Run;
-import org.lockvisor.experiment.calibrate.MeasuredFigures;
+import org.lockvisor.studies.calibrate.MeasuredFigures;
 
 /**
  * {@code lockvisor calibrate}: a parameter planted in a simulated target is recovered within the
@@ -36,7 +36,7 @@ class CalibrateCommandTest {
   private static final ObjectMapper MAPPER = new ObjectMapper();
   private static final String BLK = "../examples/experiments/quick-virtio-blk.yaml";
   private static final String NET = "../examples/experiments/quick-vhost-net.yaml";
-  private static final Path REAL = Path.of("../experiment/src/test/resources/real-tools");
+  private static final Path REAL = Path.of("../reports/src/test/resources/real-tools");
   private static final String FIO_REAL = REAL.resolve("fio-3.33-randread-numjobs2.json").toString();
   private static final String IPERF_REAL = REAL.resolve("iperf3-3.12-client.json").toString();
 

@@ -11,7 +11,7 @@ import java.nio.file.Path;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.List;
-import org.lockvisor.experiment.Reproduction;
+import org.lockvisor.reproductions.api.Reproduction;
 import picocli.CommandLine;
 
 /** Runs the command line in-process with captured stdout and stderr. */

@@ -10,7 +10,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.lockvisor.cli.CliFixture.Run;
-import org.lockvisor.experiment.Reproduction;
+import org.lockvisor.reproductions.api.Reproduction;
 
 /**
  * {@code sweep --emit slurm}: the script is an array of one task per shard, each running {@code

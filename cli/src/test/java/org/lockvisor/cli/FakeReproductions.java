@@ -8,11 +8,11 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 import org.lockvisor.arch.spi.CostKey;
-import org.lockvisor.experiment.Reproduction;
-import org.lockvisor.experiment.ReproductionOptions;
-import org.lockvisor.experiment.ReproductionParameter;
-import org.lockvisor.experiment.ReproductionResult;
 import org.lockvisor.experiment.SimulationFailedException;
+import org.lockvisor.reproductions.api.Reproduction;
+import org.lockvisor.reproductions.api.ReproductionOptions;
+import org.lockvisor.reproductions.api.ReproductionParameter;
+import org.lockvisor.reproductions.api.ReproductionResult;
 
 /**
  * Test-only reproductions. They are not registered in this module's test resources (so the plain
@@ -230,10 +230,10 @@ final class FakeReproductions {
       long seed = options.parameter(SEED).orElse(1L);
       double baseline = 100 + 10 * level + ttwu / 100 + (seed % 3);
       double patched = baseline * (1 + 0.02 * level) + (b ? 5 : 0);
-      List<org.lockvisor.experiment.Band> bands = List.of(
-          org.lockvisor.experiment.Band.baseline("baseline.iops", "baseline IOPS", 150, 120, 180, baseline),
-          org.lockvisor.experiment.Band.heldOut("patched.iops", "patched IOPS", "patched", 170, 140, 200, patched),
-          org.lockvisor.experiment.Band.heldOut("ratio", "patched/baseline", "ratio", 1.1, 1.05, 1.15,
+      List<org.lockvisor.studies.envelope.Band> bands = List.of(
+          org.lockvisor.studies.envelope.Band.baseline("baseline.iops", "baseline IOPS", 150, 120, 180, baseline),
+          org.lockvisor.studies.envelope.Band.heldOut("patched.iops", "patched IOPS", "patched", 170, 140, 200, patched),
+          org.lockvisor.studies.envelope.Band.heldOut("ratio", "patched/baseline", "ratio", 1.1, 1.05, 1.15,
               patched / baseline));
       return ReproductionResult.of(name(), true, "fake envelope " + level, List.of(),
           ImmutableMap.of("baseline", baseline)).withBands(bands);
@@ -284,9 +284,9 @@ final class FakeReproductions {
       double patched = figure(ttwu / 2, seed);
       double published = 1e6 / 1500;
       return ReproductionResult.of(name(), true, "fake", List.of(), ImmutableMap.of()).withBands(List.of(
-          org.lockvisor.experiment.Band.baseline("base.rate", "baseline rate", published, 0.9 * published,
+          org.lockvisor.studies.envelope.Band.baseline("base.rate", "baseline rate", published, 0.9 * published,
               1.1 * published, base),
-          org.lockvisor.experiment.Band.heldOut("patched.rate", "patched rate", "patched", 1e6 / 900, 1e6 / 1000,
+          org.lockvisor.studies.envelope.Band.heldOut("patched.rate", "patched rate", "patched", 1e6 / 900, 1e6 / 1000,
               1e6 / 800, patched)));
     }
   }

@@ -13,7 +13,7 @@ import java.util.jar.JarOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.lockvisor.cli.CliFixture.Run;
-import org.lockvisor.experiment.Reproduction;
+import org.lockvisor.reproductions.api.Reproduction;
 import picocli.CommandLine;
 
 /**

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.lockvisor.cli.CliFixture.Run;
-import org.lockvisor.experiment.report.ReproductionPage;
+import org.lockvisor.reproductions.report.ReproductionPage;
 
 /**
  * {@code lockvisor reproduce virtio-blk-notify --quick --out DIR} (the quickest built-in

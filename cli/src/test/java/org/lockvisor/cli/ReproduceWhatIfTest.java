@@ -17,8 +17,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.lockvisor.cli.CliFixture.Run;
-import org.lockvisor.experiment.Reproduction;
-import org.lockvisor.experiment.ReproductionParameter;
+import org.lockvisor.reproductions.api.Reproduction;
+import org.lockvisor.reproductions.api.ReproductionParameter;
 
 /**
  * {@code lockvisor reproduce ... --set KEY=VALUE}: every bad setting is one line and exit status

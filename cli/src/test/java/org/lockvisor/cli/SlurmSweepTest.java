@@ -120,7 +120,7 @@ class SlurmSweepTest {
       // a reproduction that only a plugin jar brings: the array carries --plugins (its tasks failed
       // with "unknown reproduction" when the script dropped them), on the Java found on the node
       Path jar = PluginPathCommandTest.servicesJar(temp.resolve("plugins.jar"),
-          org.lockvisor.experiment.Reproduction.class, FakeReproductions.WithEnvelope.class);
+          org.lockvisor.reproductions.api.Reproduction.class, FakeReproductions.WithEnvelope.class);
       String[] fake = {"--plugins", jar.toString(), "reproduce", "fake-envelope", "--envelope", "--samples", "6",
           "--seeds", "2", "--param", "level=2..8"};
       Path fakeShared = temp.resolve("plugin-shared");

@@ -50,17 +50,11 @@ class LayeringTest {
           .because("core depends on the JDK, Guava and HdrHistogram only");
 
   @ArchTest
-  static final ArchRule onlyExperimentAndCli_importGuice =
-      noClasses().that().resideOutsideOfPackages("org.lockvisor.experiment..", "org.lockvisor.cli..")
+  static final ArchRule onlyTheCompositionRoot_importsGuice =
+      noClasses().that().resideOutsideOfPackage("org.lockvisor.cli..")
           .should().dependOnClassesThat().resideInAnyPackage(GUICE)
-          .because("Guice stays at the composition root; model classes never import it");
-
-  @ArchTest
-  static final ArchRule experimentModel_doesNotImportGuice =
-      noClasses().that().resideInAPackage("org.lockvisor.experiment..")
-          .and().resideOutsideOfPackage("org.lockvisor.experiment.inject..")
-          .should().dependOnClassesThat().resideInAnyPackage(GUICE)
-          .because("within experiment, only the inject package (Bootstrap, modules) wires with Guice");
+          .because("Guice stays at the composition root (the CLI: its inject package builds every injector);"
+              + " model classes never import it");
 
   @ArchTest
   static final ArchRule topLevelPackages_freeOfCycles =
@@ -76,7 +70,7 @@ class LayeringTest {
     assertThat(classes.stream().map(JavaClass::getName))
         .contains(
             "org.lockvisor.core.plugin.PluginDiscovery",
-            "org.lockvisor.experiment.inject.Bootstrap",
+            "org.lockvisor.cli.inject.Bootstrap",
             "org.lockvisor.cli.Lockvisor")
         .noneMatch(name -> name.startsWith("org.lockvisor.cli.arch."));
   }

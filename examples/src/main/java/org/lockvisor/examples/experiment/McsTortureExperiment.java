@@ -4,9 +4,9 @@ import java.util.List;
 import java.util.Map;
 import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.model.ExperimentPlugins;
-import org.lockvisor.experiment.report.LockStatReport;
 import org.lockvisor.experiment.runner.ExperimentResult;
 import org.lockvisor.experiment.runner.ExperimentRunner;
+import org.lockvisor.reports.LockStatReport;
 
 /**
  * locktorture on the third-party {@code mcs} spinlock (registered by this jar with AutoService)

@@ -7,10 +7,10 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.model.ExperimentPlugins;
-import org.lockvisor.experiment.report.LockStatReport;
-import org.lockvisor.experiment.runner.LockClassStats;
 import org.lockvisor.experiment.runner.ExperimentResult;
 import org.lockvisor.experiment.runner.ExperimentRunner;
+import org.lockvisor.experiment.runner.LockClassStats;
+import org.lockvisor.reports.LockStatReport;
 
 /**
  * The third-party MCS lock runs in an experiment like a built-in and keeps mutual exclusion; its

@@ -3,10 +3,8 @@ package org.lockvisor.experiment.runner;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Path;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -18,8 +16,8 @@ import org.lockvisor.workloads.spi.WorkloadFactory;
 
 /**
  * A plugin that throws while being created, started or during the run fails that run with a
- * message naming the plugin, its kind and the phase; in a sweep the other points complete and the
- * failure is recorded in the merged result.
+ * message naming the plugin, its kind and the phase (a sweep's isolation of a failed point is in
+ * the studies module's {@code SweepFaultIsolationTest}).
  */
 class PluginFaultIsolationTest {
 
@@ -70,30 +68,5 @@ class PluginFaultIsolationTest {
   void healthyPlugin_runs() {
     ExperimentResult r = new ExperimentRunner(PLUGINS).run(experiment("never"), "base");
     assertThat(r.events()).isPositive();
-  }
-
-  @Test
-  void sweep_failedPointRecorded_othersComplete_resumeRetriesOnlyIt() throws Exception {
-    Experiment e = Experiment.builder("faults").warmupNs(100_000).durationNs(1_000_000).host(2, "cfs")
-        .vm("vm0", vm -> vm.vcpus(2).workload("w", "faulty", Map.of("fail-in", "never")))
-        .sweep("vms[0].workloads[0].options.fail-in", "never", "run", "never")
-        .build();
-    SweepRunner sweeps = new SweepRunner(new ExperimentRunner(PLUGINS));
-
-    SweepRunner.Outcome outcome = sweeps.run("faults.yaml", e, dir, new SweepRunner.Options(2, 0, 1, false), s -> {});
-
-    assertThat(outcome.complete()).isTrue();
-    assertThat(outcome.failed()).hasSize(1);
-    assertThat(outcome.failed().get(0)).startsWith("point 1 ").contains("workload [faulty] failed while running");
-    JsonNode merged = SweepRunner.merge(List.of(dir), false);
-    assertThat(merged.get("failed_points")).hasSize(1);
-    assertThat(merged.at("/failed_points/0").asInt()).isEqualTo(1);
-    assertThat(merged.at("/points/1/error").asText()).contains("ArrayIndexOutOfBoundsException");
-    assertThat(merged.at("/points/0/summary").isObject()).isTrue();
-    assertThat(merged.at("/points/2/summary").isObject()).isTrue();
-
-    SweepRunner.Outcome resumed = sweeps.run("faults.yaml", e, dir, new SweepRunner.Options(1, 0, 1, true), s -> {});
-    assertThat(resumed.skipped()).isEqualTo(2);
-    assertThat(resumed.ran()).isEqualTo(1);
   }
 }

@@ -2,44 +2,45 @@ package org.lockvisor.locking.builtin;
 
 import static org.lockvisor.locking.builtin.BaseLock.needResched;
 import static org.lockvisor.locking.builtin.OwnerSpinningLock.DONE;
-import static org.lockvisor.locking.builtin.XaddRwsem.COUNT_SPUN;
-import static org.lockvisor.locking.builtin.XaddRwsem.OSQ_LOCK;
-import static org.lockvisor.locking.builtin.XaddRwsem.OSQ_UNLOCK_FAIL;
-import static org.lockvisor.locking.builtin.XaddRwsem.OSQ_UNLOCK_OK;
-import static org.lockvisor.locking.builtin.XaddRwsem.RELOCK;
-import static org.lockvisor.locking.builtin.XaddRwsem.SLOW;
-import static org.lockvisor.locking.builtin.XaddRwsem.SPIN_LOOP;
-import static org.lockvisor.locking.builtin.XaddRwsem.SPUN;
-import static org.lockvisor.locking.builtin.XaddRwsem.UNLOCK_AND_SLEEP;
-import static org.lockvisor.locking.builtin.XaddRwsem.UNLOCK_GOT;
-import static org.lockvisor.locking.builtin.XaddRwsem.WAIT_LOCK;
-import static org.lockvisor.locking.builtin.XaddRwsem.WAIT_LOOP;
-import static org.lockvisor.locking.builtin.XaddRwsem.WOKEN;
+import static org.lockvisor.locking.builtin.XaddRwsemCore.COUNT_SPUN;
+import static org.lockvisor.locking.builtin.XaddRwsemCore.OSQ_LOCK;
+import static org.lockvisor.locking.builtin.XaddRwsemCore.OSQ_UNLOCK_FAIL;
+import static org.lockvisor.locking.builtin.XaddRwsemCore.OSQ_UNLOCK_OK;
+import static org.lockvisor.locking.builtin.XaddRwsemCore.RELOCK;
+import static org.lockvisor.locking.builtin.XaddRwsemCore.SLOW;
+import static org.lockvisor.locking.builtin.XaddRwsemCore.SPIN_LOOP;
+import static org.lockvisor.locking.builtin.XaddRwsemCore.SPUN;
+import static org.lockvisor.locking.builtin.XaddRwsemCore.UNLOCK_AND_SLEEP;
+import static org.lockvisor.locking.builtin.XaddRwsemCore.UNLOCK_GOT;
+import static org.lockvisor.locking.builtin.XaddRwsemCore.WAIT_LOCK;
+import static org.lockvisor.locking.builtin.XaddRwsemCore.WAIT_LOOP;
+import static org.lockvisor.locking.builtin.XaddRwsemCore.WOKEN;
 
 import org.lockvisor.machine.Op;
 import org.lockvisor.machine.Task;
 import org.lockvisor.machine.TaskState;
 
 /**
- * The writer's slow path of {@link XaddRwsem}, {@code rwsem_down_write_failed} of
+ * The writer's slow path of {@link XaddRwsem}. Split out of {@link XaddRwsem}: it reads and changes the rwsem's
+ * state through {@link XaddRwsemCore} only, never the lock's own class. {@code rwsem_down_write_failed} of
  * kernel/locking/rwsem-xadd.c (v4.7/v4.8): {@code rwsem_optimistic_spin} — {@code
  * rwsem_can_spin_on_owner} (with the vcpu_is_preempted read where the arch prices it), the OSQ,
  * {@code rwsem_spin_on_owner} and, in 4.7, the loop round an owner-less lock held by readers,
  * {@code rwsem_try_write_lock_unqueued} — then queueing under {@code wait_lock} and sleeping
  * until {@code rwsem_try_write_lock} succeeds. The two versions' differences are described on
- * {@link XaddRwsem}. One op per rwsem; a writer's progress lives in its {@link XaddRwsem.Node}
+ * {@link XaddRwsem}. One op per rwsem; a writer's progress lives in its {@link XaddRwsemCore.Node}
  * ({@code step}), so the op allocates nothing.
  */
 final class XaddRwsemWriteSlowPath extends Op {
-  private final XaddRwsem sem;
+  private final XaddRwsemCore sem;
 
-  XaddRwsemWriteSlowPath(XaddRwsem sem) {
+  XaddRwsemWriteSlowPath(XaddRwsemCore sem) {
     this.sem = sem;
   }
 
   @Override
   public int execute(Task t, int phase) {
-    XaddRwsem.Node n = sem.nodes.get(t);
+    XaddRwsemCore.Node n = sem.nodes.get(t);
     for (;;) {
       switch (n.step) {
         case SLOW -> {
@@ -107,7 +108,7 @@ final class XaddRwsemWriteSlowPath extends Op {
         case SPUN -> {
           if (sem.ownerSpinGaveUp(n)) {
             n.step = OSQ_UNLOCK_FAIL;
-          } else if (sem.version == XaddRwsem.KernelVersion.V4_7 && sem.owner == null && sem.readers > 0) {
+          } else if (sem.version == XaddRwsemCore.KernelVersion.V4_7 && sem.owner == null && sem.readers > 0) {
             // 4.7: the sem.owner left; "check the counter": held by sem.readers, stop
             n.step = OSQ_UNLOCK_FAIL;
           } else {

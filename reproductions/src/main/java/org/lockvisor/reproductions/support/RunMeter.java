@@ -12,7 +12,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
-import org.lockvisor.experiment.ReproductionResult;
+import org.lockvisor.reproductions.api.ReproductionResult;
 
 /**
  * The simulator's own speed during a reproduction: per internal machine run (one simulation from

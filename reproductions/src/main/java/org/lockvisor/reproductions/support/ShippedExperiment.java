@@ -5,8 +5,6 @@ import static com.google.common.base.Preconditions.checkArgument;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.common.collect.ImmutableList;
 import java.util.Map;
-import org.lockvisor.experiment.Reproduction;
-import org.lockvisor.experiment.ReproductionOptions;
 import org.lockvisor.experiment.SimulationFailedException;
 import org.lockvisor.experiment.UserInputException;
 import org.lockvisor.experiment.check.RunChecks;
@@ -14,11 +12,13 @@ import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.model.ExperimentYaml;
 import org.lockvisor.experiment.model.InvalidExperimentException;
 import org.lockvisor.experiment.model.Problem;
-import org.lockvisor.experiment.report.ExperimentRun;
-import org.lockvisor.experiment.report.RunOutputs;
 import org.lockvisor.experiment.runner.ExperimentResult;
 import org.lockvisor.experiment.runner.ExperimentRunner;
 import org.lockvisor.experiment.runner.RunObserver;
+import org.lockvisor.reports.RunOutputs;
+import org.lockvisor.reproductions.api.ExperimentRun;
+import org.lockvisor.reproductions.api.Reproduction;
+import org.lockvisor.reproductions.api.ReproductionOptions;
 
 /**
  * An experiment file shipped in a reproduction's jar (the resource {@code
@@ -116,8 +116,8 @@ public final class ShippedExperiment {
   /**
    * This experiment with the user's {@code reproduce --set} settings applied: every raw
    * experiment path and every target of a path-bound parameter ({@link
-   * org.lockvisor.experiment.ReproductionParameter#at}) that is this file's or every file's, as
-   * {@link org.lockvisor.experiment.WhatIf#pathsOf} holds them (checked before anything ran). Cost
+   * org.lockvisor.reproductions.api.ReproductionParameter#at}) that is this file's or every file's, as
+   * {@link org.lockvisor.reproductions.api.WhatIf#pathsOf} holds them (checked before anything ran). Cost
    * overrides reach the machines through {@link ReproductionOptions#whatIfRunner()}; parameters
    * bound to no path are the reproduction's to read.
    *
@@ -131,7 +131,7 @@ public final class ShippedExperiment {
    * {@link #withWhatIf(ReproductionOptions)} of a file of {@code reproduction}, its derived
    * bindings' paths first ({@link Reproduction#derivedBindings()}: computed from the parameters
    * set, else their defaults at the scale of {@code options}, {@link
-   * org.lockvisor.experiment.WhatIf#pathsOf(Reproduction, String, boolean, java.util.function.Function)}).
+   * org.lockvisor.reproductions.api.WhatIf#pathsOf(Reproduction, String, boolean, java.util.function.Function)}).
    *
    * @throws UserInputException when a setting cannot be applied to this file or a derived binding
    *     refuses the values

@@ -3,10 +3,10 @@ package org.lockvisor.reproductions.vcpupreempted;
 import com.google.common.collect.ImmutableMap;
 import java.util.List;
 import java.util.Map;
-import org.lockvisor.experiment.report.PerfReport;
 import org.lockvisor.experiment.runner.ExperimentResult;
 import org.lockvisor.experiment.runner.GuestSamples;
 import org.lockvisor.experiment.runner.LockTotals;
+import org.lockvisor.reports.PerfReport;
 
 /**
  * What R3 reads of one run of its experiment file: the guest-sampled perf report of the measured

@@ -1,10 +1,10 @@
 package org.lockvisor.reproductions.vcpupreempted;
 
 import java.util.Optional;
-import org.lockvisor.experiment.ReproductionOptions;
 import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.runner.ExperimentResult;
 import org.lockvisor.experiment.runner.ExperimentRunner;
+import org.lockvisor.reproductions.api.ReproductionOptions;
 import org.lockvisor.reproductions.support.QuickScenario;
 
 /**
@@ -35,7 +35,7 @@ public final class SchedMessagingQuickScenario implements QuickScenario {
     }
     // the quick scale: the LPAR's derived paths take their --quick defaults
     ReproductionOptions options = new ReproductionOptions(true, Optional.empty());
-    VcpuPreemptedReproduction.Scale q = VcpuPreemptedReproduction.QUICK;
+    Scale q = VcpuPreemptedReproduction.QUICK;
     VcpuPreemptedReproduction.Row row = ppc
         ? VcpuPreemptedReproduction.powervm(options, q)
         : VcpuPreemptedReproduction.kvm(options, q);

@@ -5,7 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.lockvisor.experiment.report.PerfReport;
+import org.lockvisor.reports.PerfReport;
 
 /**
  * One variant (baseline or patched, on one platform) replicated over seeds: its guest profile

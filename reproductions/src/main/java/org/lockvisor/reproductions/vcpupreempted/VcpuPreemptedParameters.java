@@ -1,26 +1,29 @@
 package org.lockvisor.reproductions.vcpupreempted;
 
-import static org.lockvisor.reproductions.vcpupreempted.VcpuPreemptedReproduction.FULL;
-import static org.lockvisor.reproductions.vcpupreempted.VcpuPreemptedReproduction.KVM_FILE;
-import static org.lockvisor.reproductions.vcpupreempted.VcpuPreemptedReproduction.POWERVM_FILE;
-import static org.lockvisor.reproductions.vcpupreempted.VcpuPreemptedReproduction.QUICK;
 
 import java.util.List;
 import java.util.Locale;
-import org.lockvisor.experiment.DerivedBindings;
-import org.lockvisor.experiment.ReproductionParameter;
 import org.lockvisor.experiment.UserInputException;
+import org.lockvisor.reproductions.api.DerivedBindings;
+import org.lockvisor.reproductions.api.ReproductionParameter;
 
 /**
  * R3's setup as declared parameters ({@link VcpuPreemptedReproduction#parameters()}), each applied
  * as experiment paths of the shipped files: {@code groups} and {@code wake-affine} by their own
  * targets ({@link ReproductionParameter#at}), {@code vps}, {@code pool-cpus} and {@code smt} by the
  * derived bindings {@link #LPAR} ({@link VcpuPreemptedReproduction#derivedBindings()}); {@code
- * seeds} is the reproduction's to read.
+ * seeds} is the reproduction's to read. Split out of {@link VcpuPreemptedReproduction}, which
+ * reads the parameters; they read only the setup both share ({@link Scale}, the file names here).
  */
 final class VcpuPreemptedParameters {
 
   private VcpuPreemptedParameters() {}
+
+  /** The shipped experiment files the parameters are bound in: the PowerVM row and the x86 one. */
+  static final String POWERVM_FILE = "vcpu-preempted-powervm";
+  static final String KVM_FILE = "vcpu-preempted-kvm";
+  private static final Scale FULL = Scale.FULL;
+  private static final Scale QUICK = Scale.QUICK;
 
   /** perf bench sched messaging's {@code -g} in both files. */
   static final String GROUPS_PATH = "vms[0].workloads[0].options.groups";

@@ -25,21 +25,21 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.lockvisor.experiment.Band;
-import org.lockvisor.experiment.DerivedBindings;
-import org.lockvisor.experiment.Reproduction;
-import org.lockvisor.experiment.ReproductionOptions;
-import org.lockvisor.experiment.ReproductionParameter;
-import org.lockvisor.experiment.ReproductionResult;
-import org.lockvisor.experiment.ReproductionRuns;
 import org.lockvisor.experiment.SimulationFailedException;
 import org.lockvisor.experiment.io.AtomicFiles;
 import org.lockvisor.experiment.model.Experiment;
-import org.lockvisor.experiment.report.PerfReport;
+import org.lockvisor.reports.PerfReport;
+import org.lockvisor.reproductions.api.DerivedBindings;
+import org.lockvisor.reproductions.api.Reproduction;
+import org.lockvisor.reproductions.api.ReproductionOptions;
+import org.lockvisor.reproductions.api.ReproductionParameter;
+import org.lockvisor.reproductions.api.ReproductionResult;
+import org.lockvisor.reproductions.api.ReproductionRuns;
 import org.lockvisor.reproductions.support.Published;
 import org.lockvisor.reproductions.support.RunMeter;
 import org.lockvisor.reproductions.support.ShippedExperiment;
 import org.lockvisor.reproductions.support.TextTable;
+import org.lockvisor.studies.envelope.Band;
 import org.lockvisor.workloads.schedmessaging.SchedMessagingConfig;
 import org.lockvisor.workloads.schedmessaging.SchedMessagingFactory;
 
@@ -87,20 +87,17 @@ public final class VcpuPreemptedReproduction implements Reproduction {
   static final List<String> SPIN = Outcome.SPIN;
 
   /** The shipped experiment files: the PowerVM row and the x86 one. */
-  static final String POWERVM_FILE = "vcpu-preempted-powervm";
-  static final String KVM_FILE = "vcpu-preempted-kvm";
+  static final String POWERVM_FILE = VcpuPreemptedParameters.POWERVM_FILE;
+  static final String KVM_FILE = VcpuPreemptedParameters.KVM_FILE;
   private static final List<String> TABLE_SYMBOLS = List.of("osq_lock", "rwsem_spin_on_owner",
       "mutex_spin_on_owner", "mutex_unlock", "[H]", "wait_consider_task", "_raw_write_lock_irq", "system_call",
       "__copy_tofrom_user_power7", "copypage_power7");
 
-  /** The scale of one reproduction run. */
-  record Scale(int powervmCpus, int powervmGroups, int kvmCpus, int kvmGroups, long limitNs) {}
-
   /** Replications: every seed runs every variant (common random numbers). */
   static final List<Long> SEEDS = List.of(1L, 2L, 3L);
 
-  static final Scale FULL = new Scale(8, 40, 4, 10, 120_000_000_000L);
-  static final Scale QUICK = new Scale(4, 6, 4, 4, 30_000_000_000L);
+  static final Scale FULL = Scale.FULL;
+  static final Scale QUICK = Scale.QUICK;
 
   @Override
   public String name() {

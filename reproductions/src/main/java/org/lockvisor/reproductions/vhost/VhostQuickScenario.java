@@ -3,10 +3,10 @@ package org.lockvisor.reproductions.vhost;
 import static com.google.common.base.Preconditions.checkArgument;
 
 import java.util.HexFormat;
-import org.lockvisor.experiment.ReproductionOptions;
 import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.runner.ExperimentResult;
 import org.lockvisor.experiment.runner.ExperimentRunner;
+import org.lockvisor.reproductions.api.ReproductionOptions;
 import org.lockvisor.reproductions.support.QuickScenario;
 import org.lockvisor.reproductions.support.ShippedExperiment;
 

@@ -5,11 +5,11 @@ import java.util.Map;
 import org.lockvisor.core.plugin.Plugin;
 import org.lockvisor.core.plugin.PluginOption;
 import org.lockvisor.devices.vhostnet.VhostNetConfig;
-import org.lockvisor.experiment.ReproductionParameter;
 import org.lockvisor.experiment.model.ComponentSpec;
 import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.model.ExperimentPlugins;
 import org.lockvisor.experiment.model.VmSpec;
+import org.lockvisor.reproductions.api.ReproductionParameter;
 
 /**
  * The seed's setup as declared parameters of the {@code vhost-wakeup} reproduction, each with the

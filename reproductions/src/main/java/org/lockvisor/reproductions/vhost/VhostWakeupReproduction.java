@@ -11,19 +11,19 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import org.lockvisor.experiment.Band;
-import org.lockvisor.experiment.Reproduction;
-import org.lockvisor.experiment.ReproductionOptions;
-import org.lockvisor.experiment.ReproductionParameter;
-import org.lockvisor.experiment.ReproductionResult;
-import org.lockvisor.experiment.ReproductionRuns;
 import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.runner.ExperimentResult;
+import org.lockvisor.reproductions.api.Reproduction;
+import org.lockvisor.reproductions.api.ReproductionOptions;
+import org.lockvisor.reproductions.api.ReproductionParameter;
+import org.lockvisor.reproductions.api.ReproductionResult;
+import org.lockvisor.reproductions.api.ReproductionRuns;
 import org.lockvisor.reproductions.support.Plot;
 import org.lockvisor.reproductions.support.Published;
 import org.lockvisor.reproductions.support.RunMeter;
 import org.lockvisor.reproductions.support.ShippedExperiment;
 import org.lockvisor.reproductions.support.TextTable;
+import org.lockvisor.studies.envelope.Band;
 
 /**
  * Seed R1, ac9fde2474d0 "vhost: wake up worker outside spin_lock" (Chuanyu Qin, 2013): iperf from

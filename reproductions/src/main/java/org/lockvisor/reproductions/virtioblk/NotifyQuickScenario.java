@@ -1,10 +1,10 @@
 package org.lockvisor.reproductions.virtioblk;
 
 import java.util.HexFormat;
-import org.lockvisor.experiment.ReproductionOptions;
 import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.runner.ExperimentResult;
 import org.lockvisor.experiment.runner.ExperimentRunner;
+import org.lockvisor.reproductions.api.ReproductionOptions;
 import org.lockvisor.reproductions.support.QuickScenario;
 
 /**

@@ -15,19 +15,19 @@ import java.util.TreeMap;
 import org.lockvisor.arch.spi.CostKey;
 import org.lockvisor.devices.virtioblk.QueuePolicies;
 import org.lockvisor.devices.virtioblk.VirtioBlkConfig;
-import org.lockvisor.experiment.Band;
-import org.lockvisor.experiment.Reproduction;
-import org.lockvisor.experiment.ReproductionOptions;
-import org.lockvisor.experiment.ReproductionParameter;
-import org.lockvisor.experiment.ReproductionResult;
-import org.lockvisor.experiment.WhatIf;
 import org.lockvisor.experiment.model.Durations;
 import org.lockvisor.experiment.runner.ExperimentResult;
+import org.lockvisor.reproductions.api.Reproduction;
+import org.lockvisor.reproductions.api.ReproductionOptions;
+import org.lockvisor.reproductions.api.ReproductionParameter;
+import org.lockvisor.reproductions.api.ReproductionResult;
+import org.lockvisor.reproductions.api.WhatIf;
 import org.lockvisor.reproductions.support.Plot;
 import org.lockvisor.reproductions.support.Published;
 import org.lockvisor.reproductions.support.RunMeter;
 import org.lockvisor.reproductions.support.ShippedExperiment;
 import org.lockvisor.reproductions.support.TextTable;
+import org.lockvisor.studies.envelope.Band;
 
 /**
  * R2, "block: virtio_blk: don't hold spin lock during world switch" (Ming Lei, 2014,

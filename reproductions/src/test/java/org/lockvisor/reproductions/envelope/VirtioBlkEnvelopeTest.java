@@ -9,10 +9,10 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.lockvisor.arch.catalog.ArchProfiles;
 import org.lockvisor.arch.spi.ArchProfile;
-import org.lockvisor.experiment.ReproductionEnvelope;
-import org.lockvisor.experiment.envelope.EnvelopeSummary;
-import org.lockvisor.experiment.runner.EnvelopeRunner;
+import org.lockvisor.reproductions.study.ReproductionEnvelope;
 import org.lockvisor.reproductions.virtioblk.VirtioBlkNotifyReproduction;
+import org.lockvisor.studies.envelope.EnvelopeRunner;
+import org.lockvisor.studies.envelope.EnvelopeSummary;
 
 /**
  * A real reproduction's envelope, small enough for the test suite (3 samples x 2 seeds of

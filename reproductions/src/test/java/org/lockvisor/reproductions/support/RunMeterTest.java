@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.lockvisor.core.sim.Simulation;
-import org.lockvisor.experiment.ReproductionResult;
+import org.lockvisor.reproductions.api.ReproductionResult;
 
 class RunMeterTest {
 

@@ -15,16 +15,16 @@ import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.lockvisor.experiment.Reproduction;
-import org.lockvisor.experiment.ReproductionOptions;
-import org.lockvisor.experiment.ReproductionParameter;
-import org.lockvisor.experiment.ReproductionResult;
-import org.lockvisor.experiment.ReproductionRuns;
 import org.lockvisor.experiment.UserInputException;
-import org.lockvisor.experiment.WhatIf;
 import org.lockvisor.experiment.model.InvalidExperimentException;
-import org.lockvisor.experiment.report.ExperimentRun;
 import org.lockvisor.experiment.runner.ExperimentResult;
+import org.lockvisor.reproductions.api.ExperimentRun;
+import org.lockvisor.reproductions.api.Reproduction;
+import org.lockvisor.reproductions.api.ReproductionOptions;
+import org.lockvisor.reproductions.api.ReproductionParameter;
+import org.lockvisor.reproductions.api.ReproductionResult;
+import org.lockvisor.reproductions.api.ReproductionRuns;
+import org.lockvisor.reproductions.api.WhatIf;
 
 /**
  * A shipped experiment file is run through the runner exactly as {@code lockvisor run} runs it,

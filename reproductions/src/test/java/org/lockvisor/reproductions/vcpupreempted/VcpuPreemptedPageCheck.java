@@ -8,9 +8,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.lockvisor.experiment.ReproductionResult;
-import org.lockvisor.experiment.report.ReproductionPage;
-import org.lockvisor.experiment.report.RunDirectories;
+import org.lockvisor.reproductions.api.ReproductionResult;
+import org.lockvisor.reproductions.report.ReproductionPage;
+import org.lockvisor.reproductions.report.RunDirectories;
 
 /**
  * R3's report page carries the picture its result is about: in the baseline's guest flame graph

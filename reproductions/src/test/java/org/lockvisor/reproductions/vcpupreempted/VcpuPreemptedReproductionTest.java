@@ -15,14 +15,14 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
-import org.lockvisor.experiment.Band;
-import org.lockvisor.experiment.ReproductionOptions;
-import org.lockvisor.experiment.ReproductionResult;
-import org.lockvisor.experiment.ReproductionRuns;
 import org.lockvisor.experiment.UserInputException;
-import org.lockvisor.experiment.WhatIf;
-import org.lockvisor.experiment.report.ExperimentRun;
-import org.lockvisor.experiment.report.RunDirectories;
+import org.lockvisor.reproductions.api.ExperimentRun;
+import org.lockvisor.reproductions.api.ReproductionOptions;
+import org.lockvisor.reproductions.api.ReproductionResult;
+import org.lockvisor.reproductions.api.ReproductionRuns;
+import org.lockvisor.reproductions.api.WhatIf;
+import org.lockvisor.reproductions.report.RunDirectories;
+import org.lockvisor.studies.envelope.Band;
 import org.lockvisor.workloads.schedmessaging.SchedMessagingConfig;
 
 /**
@@ -147,7 +147,7 @@ class VcpuPreemptedReproductionTest {
     // preempted owner and the check has nothing to act on
     ReproductionOptions options = new ReproductionOptions(false, Optional.empty(), ReproductionRuns.NONE,
         WhatIf.parse(List.of("vps=8", "pool-cpus=8"), List.of(R3), false));
-    var scale = new VcpuPreemptedReproduction.Scale(8, 4, 4, 4, 30_000_000_000L);
+    var scale = new Scale(8, 4, 4, 4, 30_000_000_000L);
     var lpar = VcpuPreemptedReproduction.powervm(options, scale);
     var runner = options.runner();
     var experiment = lpar.experiment().experiment(runner);

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.lockvisor.experiment.ReproductionOptions;
 import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.runner.ExperimentResult;
+import org.lockvisor.reproductions.api.ReproductionOptions;
 import org.lockvisor.reproductions.support.ShippedExperiment;
 
 /**

@@ -8,11 +8,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.BeforeAll;
-import org.lockvisor.experiment.Band;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.lockvisor.experiment.ReproductionOptions;
-import org.lockvisor.experiment.ReproductionResult;
+import org.lockvisor.reproductions.api.ReproductionOptions;
+import org.lockvisor.reproductions.api.ReproductionResult;
+import org.lockvisor.studies.envelope.Band;
 
 /**
  * The quick vhost-wakeup reproduction: directions and bands of issue 5 that the mechanism must

@@ -6,13 +6,13 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import java.util.Optional;
-import org.lockvisor.experiment.ReproductionOptions;
-import org.lockvisor.experiment.ReproductionRuns;
-import org.lockvisor.experiment.report.RunDirectories;
+import org.lockvisor.reproductions.api.ReproductionOptions;
+import org.lockvisor.reproductions.api.ReproductionRuns;
+import org.lockvisor.reproductions.report.RunDirectories;
 import org.lockvisor.reproductions.support.RunMeter;
 
 /**

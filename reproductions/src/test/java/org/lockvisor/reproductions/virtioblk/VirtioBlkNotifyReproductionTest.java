@@ -6,12 +6,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.BeforeAll;
-import org.lockvisor.experiment.Band;
 import org.junit.jupiter.api.Test;
-import org.lockvisor.experiment.ReproductionOptions;
-import org.lockvisor.experiment.ReproductionResult;
 import org.lockvisor.experiment.runner.ExperimentResult;
+import org.lockvisor.reproductions.api.ReproductionOptions;
+import org.lockvisor.reproductions.api.ReproductionResult;
 import org.lockvisor.reproductions.support.ShippedExperiment;
+import org.lockvisor.studies.envelope.Band;
 
 /**
  * The quick variant of R2 checks the directions the model produces with the shared profiles and
@@ -131,7 +131,7 @@ class VirtioBlkNotifyReproductionTest {
 
   @Test
   void registeredForServiceLoader() {
-    assertThat(java.util.ServiceLoader.load(org.lockvisor.experiment.Reproduction.class).stream()
+    assertThat(java.util.ServiceLoader.load(org.lockvisor.reproductions.api.Reproduction.class).stream()
         .map(p -> p.get().name())).contains(VirtioBlkNotifyReproduction.NAME);
   }
 

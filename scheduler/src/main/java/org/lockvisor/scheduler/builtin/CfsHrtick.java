@@ -13,19 +13,24 @@ import org.lockvisor.machine.Task;
  * more than one task, a timer at the current task's slice expiry (at least {@link
  * #HRTICK_MIN_NS}) preempts exactly there instead of at the next tick ({@code
  * entity_tick} with {@code queued=1}). One timer per runqueue, re-armed at each pick and enqueue;
- * allocates nothing per event.
+ * allocates nothing per event. Reads the runqueues through {@link CfsRunqueues}, never the
+ * scheduler.
+ *
+ * <p>Split out of {@link CfsScheduler}.
  */
 final class CfsHrtick implements EventHandler {
   /** hrtick_start: the shortest timer the kernel arms. */
   static final long HRTICK_MIN_NS = 10_000;
 
-  private final CfsScheduler cfs;
+  private final CfsRunqueues cfs;
+  private final boolean enabled;
   private final Kernel kernel;
   private final Simulation sim;
   private final CfsRq[] rqs;
 
-  CfsHrtick(CfsScheduler cfs, Kernel kernel, CfsRq[] rqs) {
+  CfsHrtick(CfsRunqueues cfs, Kernel kernel, CfsRq[] rqs, boolean enabled) {
     this.cfs = cfs;
+    this.enabled = enabled;
     this.kernel = kernel;
     this.sim = kernel.machine().sim();
     this.rqs = rqs;
@@ -43,6 +48,13 @@ final class CfsHrtick implements EventHandler {
     // entity_tick(queued=1): the slice is over; schedule() would pick curr again if alone
     if (rq.size > 0) {
       kernel.cpu(cpuIndex).reschedule();
+    }
+  }
+
+  /** set_next_entity's hrtick: arms the timer for {@code rq}'s new current entity when the feature is on. */
+  void picked(CfsRq rq) {
+    if (enabled) {
+      arm(rq);
     }
   }
 

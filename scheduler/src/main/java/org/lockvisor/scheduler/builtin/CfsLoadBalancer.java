@@ -43,6 +43,8 @@ import org.lockvisor.machine.Task;
  * <p>With balancing switched off ({@link CfsScheduler#disableBalancing}) only the model's earlier
  * newidle pull of the longest-waiting task remains ({@link #legacyIdlePull}). One per {@link
  * CfsScheduler}, created when it joins its kernel; allocates nothing per balance pass.
+ *
+ * <p>Split out of {@link CfsScheduler}: the runqueues it balances and {@code rd->overload} are read and changed through {@link CfsRunqueues}, never the scheduler.
  */
 final class CfsLoadBalancer {
   /** sysctl_sched_migration_cost: task_hot threshold and the avg_idle gate of idle_balance. */
@@ -53,19 +55,19 @@ final class CfsLoadBalancer {
   private static final int CPU_IDLE = 1;
   private static final int CPU_NEWLY_IDLE = 2;
 
-  private final CfsScheduler cfs;
+  private final CfsRunqueues cfs;
+  private final CfsHrtick hrtick;
   private final Kernel kernel;
   private final Simulation sim;
   private final CfsRq[] rqs;
   private final SchedStats stats;
-  private final CfsScheduler.Era era;
+  private final CfsEra era;
   private final boolean pelt;
-  /** rd->overload (4.8): some runqueue had two or more tasks since the last top-level balance. */
-  boolean overload;
   private long nohzNextBalance;
 
-  CfsLoadBalancer(CfsScheduler cfs, Kernel kernel, CfsRq[] rqs, CfsScheduler.Era era, boolean pelt) {
+  CfsLoadBalancer(CfsRunqueues cfs, CfsHrtick hrtick, Kernel kernel, CfsRq[] rqs, CfsEra era, boolean pelt) {
     this.cfs = cfs;
+    this.hrtick = hrtick;
     this.kernel = kernel;
     this.sim = kernel.machine().sim();
     this.rqs = rqs;
@@ -92,7 +94,7 @@ final class CfsLoadBalancer {
    */
   boolean idleBalance(CfsRq dst) {
     dst.idleStamp = sim.now();
-    if (dst.avgIdle < MIGRATION_COST_NS || (era == CfsScheduler.Era.LINUX_4_8 && !overload)) {
+    if (dst.avgIdle < MIGRATION_COST_NS || (era == CfsEra.LINUX_4_8 && !cfs.overload)) {
       return false;
     }
     SchedDomains d = cfs.domains();
@@ -144,6 +146,7 @@ final class CfsLoadBalancer {
     dst.migrationsIn++;
     stats.migrated(MigrationCause.NEWIDLE);
     cfs.setNext(dst, pick);
+    hrtick.picked(dst);
     cfs.lengthChanged(dst);
     return t;
   }
@@ -279,7 +282,7 @@ final class CfsLoadBalancer {
       }
     }
     if (l == d.count() - 1) {
-      overload = anyOverloaded; // the root domain's update_sd_lb_stats
+      cfs.overload = anyOverloaded; // the root domain's update_sd_lb_stats
     }
     int moved = 0;
     long imbalance = 0;
@@ -455,7 +458,7 @@ final class CfsLoadBalancer {
     dst.migrationsIn++;
     stats.migrated(cause);
     if (dst.nrRunning() >= 2) {
-      overload = true;
+      cfs.overload = true;
     }
     cfs.lengthChanged(src);
     cfs.lengthChanged(dst);

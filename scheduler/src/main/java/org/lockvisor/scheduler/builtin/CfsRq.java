@@ -28,6 +28,8 @@ import org.lockvisor.core.sim.EventQueue;
  * the values as last updated. Blocked load is not counted ({@code weighted_cpuload} is {@code
  * runnable_load_avg} in 4.8); left out are {@code util_avg}, frequency/capacity scaling and the
  * {@code cpu_load[]} history of {@code busy_idx}/{@code idle_idx}.
+ *
+ * <p>Split out of {@link CfsScheduler}.
  */
 final class CfsRq {
   final int index;

@@ -75,8 +75,8 @@ import org.lockvisor.machine.Task;
  * allocated once per task. The code follows fair.c's seams: this class holds the scheduling-class
  * hooks ({@code enqueue_task_fair}, {@code pick_next_task_fair}, {@code update_curr}, {@code
  * sched_slice}, the tick, {@code yield_to}); {@link CfsRq} the runqueue and its timeline; {@link
- * CfsEntity} the per-task entity; {@link Pelt} the load average; {@link CfsHrtick} the hrtick
- * timer; {@link CfsWakePlacement} {@code select_task_rq_fair}; {@link CfsLoadBalancer} periodic,
+ * CfsEntity} the per-task entity; {@link Pelt} the load average; {@link CfsRunqueues} the state
+ * all parts share and the runqueue operations they apply; {@link CfsHrtick} the hrtick timer; {@link CfsWakePlacement} {@code select_task_rq_fair}; {@link CfsLoadBalancer} periodic,
  * nohz, newidle and active balancing. What stays is above 30 methods on purpose: the twelve
  * {@link Scheduler} hooks, the public configuration (era, wake_affine, balancing) and the
  * read-outs tests and reports use (tunables, min_vruntime, exec clocks, PELT averages, yields,
@@ -102,14 +102,6 @@ public final class CfsScheduler implements Scheduler {
     }
   }
 
-  /** The kernel generation whose domain parameters and balancing gates apply. */
-  public enum Era {
-    /** Linux 3.0–3.15 (the x86 seeds' hosts): SD_*_INIT domains, no wake_wide, no overload gate. */
-    LINUX_3_0,
-    /** Linux 4.8 (R3's guest): sd_init domains, wake_wide, newidle gated by rd->overload. */
-    LINUX_4_8
-  }
-
   private final long baseLatencyNs;
   private final long baseMinGranularityNs;
   private final long baseWakeupGranularityNs;
@@ -117,9 +109,7 @@ public final class CfsScheduler implements Scheduler {
   private final boolean hrtick;
   private boolean wakeAffine = true;
   private boolean balancing = true;
-  private Era era = Era.LINUX_3_0;
-  private SchedDomains domains;
-  private SchedStats stats;
+  private CfsEra era = CfsEra.LINUX_3_0;
 
   private long latencyNs;
   private long minGranularityNs;
@@ -132,7 +122,7 @@ public final class CfsScheduler implements Scheduler {
   private CfsWakePlacement placement;
   private CfsLoadBalancer balancer;
   private CfsHrtick hrtickTimer;
-  private long enqueueSeq;
+  private CfsRunqueues runqueues;
   private long yields;
 
   /**
@@ -200,27 +190,16 @@ public final class CfsScheduler implements Scheduler {
     return balancing;
   }
 
-  /** Selects the kernel generation (default {@link Era#LINUX_3_0}). Call before the kernel is created. */
-  public CfsScheduler era(Era era) {
+  /** Selects the kernel generation (default {@link CfsEra#LINUX_3_0}). Call before the kernel is created. */
+  public CfsScheduler era(CfsEra era) {
     checkState(kernel == null, "set the era before the kernel starts");
     checkArgument(era != null, "era must be set");
     this.era = era;
     return this;
   }
 
-  public Era era() {
+  public CfsEra era() {
     return era;
-  }
-
-  /** The scheduling domains, built from the kernel's topology at first use. */
-  SchedDomains domains() {
-    if (domains == null) {
-      domains = new SchedDomains(kernel.topology(), kernel.cpuCount(), era);
-      for (CfsRq rq : rqs) {
-        rq.initBalance(domains);
-      }
-    }
-    return domains;
   }
 
   /** The domain levels as {@code NAME/span}, lowest first (e.g. {@code "SMT/2 MC/8 NUMA/16"}). */
@@ -239,18 +218,17 @@ public final class CfsScheduler implements Scheduler {
     wakeupGranularityNs = baseWakeupGranularityNs * factor;
     nrLatency = (int) Math.max(1, (latencyNs + minGranularityNs - 1) / minGranularityNs);
     // PELT load tracking (3.8+; era 4.8): placement and balancing read runnable_load_avg
-    boolean pelt = era == Era.LINUX_4_8;
+    boolean pelt = era == CfsEra.LINUX_4_8;
     rqs = new CfsRq[k.cpuCount()];
     for (int i = 0; i < rqs.length; i++) {
       rqs[i] = new CfsRq(i, pelt);
       rqs[i].avg.last = sim.now();
       k.cpu(i).rqData = rqs[i];
     }
-    stats = k.schedStats();
-    stats.ensureCpus(k.cpuCount());
-    placement = new CfsWakePlacement(this, k, rqs, era, pelt, wakeAffine, balancing);
-    balancer = new CfsLoadBalancer(this, k, rqs, era, pelt);
-    hrtickTimer = new CfsHrtick(this, k, rqs);
+    runqueues = new CfsRunqueues(k, rqs, era, latencyNs, minGranularityNs, wakeupGranularityNs, nrLatency);
+    hrtickTimer = new CfsHrtick(runqueues, k, rqs, hrtick);
+    placement = new CfsWakePlacement(runqueues, k, rqs, era, pelt, wakeAffine, balancing);
+    balancer = new CfsLoadBalancer(runqueues, hrtickTimer, k, rqs, era, pelt);
   }
 
   /** Effective sysctl_sched_latency (after scaling). */
@@ -386,20 +364,6 @@ public final class CfsScheduler implements Scheduler {
   }
 
   @Override
-  public boolean wakeupPreempt(Cpu cpu, Task current, Task woken) {
-    CfsRq rq = rqs[cpu.index()];
-    if (rq.curr == null || rq.curr.task != current) {
-      return false;
-    }
-    updateCurr(rq);
-    long vdiff = rq.curr.vruntime - entity(woken).vruntime;
-    if (vdiff <= 0) {
-      return false;
-    }
-    return vdiff > calcDeltaFair(wakeupGranularityNs, woken.weight);
-  }
-
-  @Override
   public void tick(Cpu cpu, Task current) {
     CfsRq rq = rqs[cpu.index()];
     if (rq.curr == null || rq.curr.task != current) {
@@ -477,57 +441,6 @@ public final class CfsScheduler implements Scheduler {
     return rqs[cpu.index()].migrationsIn;
   }
 
-  /** add_nr_running/sub_nr_running: the rd->overload flag and the nr_running statistics. */
-  void lengthChanged(CfsRq rq) {
-    int n = rq.nrRunning();
-    if (n >= 2) {
-      balancer.overload = true; // add_nr_running (4.x)
-    }
-    stats.nrRunning(rq.index, n, sim.now());
-  }
-
-  /** __enqueue_entity: {@code se} joins {@code rq}'s timeline behind equal keys already there. */
-  void insert(CfsRq rq, CfsEntity se) {
-    rq.insert(se, enqueueSeq++, sim.now());
-  }
-
-  /** set_next_entity: {@code se} becomes {@code rq}'s current entity; its exec clocks start. */
-  void setNext(CfsRq rq, CfsEntity se) {
-    rq.curr = se;
-    se.rqIndex = rq.index;
-    se.execStart = sim.now();
-    se.execStartSteal = kernel.cpu(rq.index).stealClock();
-    se.prevSumExecRuntime = se.sumExecRuntime;
-    if (hrtick) {
-      hrtickTimer.arm(rq);
-    }
-  }
-
-  /** update_curr: charges the current entity's execution since its clock last started. */
-  void updateCurr(CfsRq rq) {
-    CfsEntity curr = rq.curr;
-    if (curr == null) {
-      return;
-    }
-    long now = sim.now();
-    long delta = now - curr.execStart;
-    if (kernel.stealTimeAccounting()) {
-      // update_rq_clock_task: steal time is not the task's execution time
-      long steal = kernel.cpu(rq.index).stealClock();
-      delta -= steal - curr.execStartSteal;
-      curr.execStartSteal = steal;
-    }
-    if (delta <= 0) {
-      curr.execStart = now;
-      return;
-    }
-    curr.execStart = now;
-    curr.sumExecRuntime += delta;
-    curr.lastRanAt = now;
-    curr.vruntime += calcDeltaFair(delta, curr.task.weight);
-    rq.updateMinVruntime();
-  }
-
   private void checkPreemptTick(Cpu cpu, CfsRq rq) {
     CfsEntity se = rq.curr;
     long ideal = slice(rq, se.task.weight, true);
@@ -543,18 +456,6 @@ public final class CfsScheduler implements Scheduler {
     if (delta > ideal) {
       cpu.reschedule();
     }
-  }
-
-  /** sched_slice for an entity of {@code weight}; {@code onRq} says whether it is already counted. */
-  long slice(CfsRq rq, int weight, boolean onRq) {
-    int nr = rq.nrRunning() + (onRq ? 0 : 1);
-    long load = rq.load() + (onRq ? 0 : weight);
-    long period = nr > nrLatency ? nr * minGranularityNs : latencyNs;
-    return load == 0 ? period : (long) ((double) period * weight / load);
-  }
-
-  private static long calcDeltaFair(long delta, int weight) {
-    return weight == NICE_0_LOAD ? delta : delta * NICE_0_LOAD / weight;
   }
 
   /** wakeup_preempt_entity(curr, se): -1 not ahead, 0 within the granularity, 1 beyond it. */
@@ -586,15 +487,45 @@ public final class CfsScheduler implements Scheduler {
     return t.schedData instanceof CfsEntity e ? e.avg.avg : 0;
   }
 
-  /** The task's entity, created at its first use by this scheduler. */
-  CfsEntity entity(Task t) {
-    if (t.schedData instanceof CfsEntity e) {
-      return e;
-    }
-    checkState(t.kernel() == kernel, "%s belongs to kernel %s, not %s", t, t.kernel(), kernel);
-    checkArgument(t.weight > 0, "%s has a non-positive weight: %s", t, t.weight);
-    CfsEntity e = new CfsEntity(t);
-    t.schedData = e;
-    return e;
+  // The runqueue operations every CFS part applies live in CfsRunqueues; these keep the hooks' code as fair.c reads.
+
+  /** The scheduling domains, built from the kernel's topology at first use. */
+  SchedDomains domains() {
+    return runqueues.domains();
+  }
+
+  @Override
+  public boolean wakeupPreempt(Cpu cpu, Task current, Task woken) {
+    return runqueues.wakeupPreempt(cpu, current, woken);
+  }
+
+  private void lengthChanged(CfsRq rq) {
+    runqueues.lengthChanged(rq);
+  }
+
+  private void insert(CfsRq rq, CfsEntity se) {
+    runqueues.insert(rq, se);
+  }
+
+  /** set_next_entity, and the hrtick timer armed for the new current entity. */
+  private void setNext(CfsRq rq, CfsEntity se) {
+    runqueues.setNext(rq, se);
+    hrtickTimer.picked(rq);
+  }
+
+  private void updateCurr(CfsRq rq) {
+    runqueues.updateCurr(rq);
+  }
+
+  private long slice(CfsRq rq, int weight, boolean onRq) {
+    return runqueues.slice(rq, weight, onRq);
+  }
+
+  private static long calcDeltaFair(long delta, int weight) {
+    return CfsRunqueues.calcDeltaFair(delta, weight);
+  }
+
+  private CfsEntity entity(Task t) {
+    return runqueues.entity(t);
   }
 }

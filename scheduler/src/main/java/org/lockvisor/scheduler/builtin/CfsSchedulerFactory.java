@@ -61,7 +61,7 @@ public final class CfsSchedulerFactory implements SchedulerFactory {
         o.duration("wakeup-granularity"),
         CfsScheduler.Scaling.valueOf(o.choice("scaling").toUpperCase(Locale.ROOT)),
         o.bool("hrtick"));
-    s.era(o.choice("era").equals("4.8") ? CfsScheduler.Era.LINUX_4_8 : CfsScheduler.Era.LINUX_3_0);
+    s.era(o.choice("era").equals("4.8") ? CfsEra.LINUX_4_8 : CfsEra.LINUX_3_0);
     if (!o.bool("wake-affine")) {
       s.disableWakeAffine();
     }

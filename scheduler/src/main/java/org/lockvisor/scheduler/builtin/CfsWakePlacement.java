@@ -25,22 +25,24 @@ import org.lockvisor.machine.Task;
  * <p>Loads are read as {@link CfsRq#cpuLoad} and {@link CfsEntity#load} have them (PELT in era
  * 4.8, runnable weight in 3.0). One per {@link CfsScheduler}, created when it joins its kernel;
  * allocates nothing per wakeup.
+ *
+ * <p>Split out of {@link CfsScheduler}: entities and domains come from {@link CfsRunqueues}, never the scheduler.
  */
 final class CfsWakePlacement {
   /** record_wakee halves the flips once a second (HZ jiffies). */
   private static final long WAKEE_FLIP_DECAY_NS = 1_000_000_000L;
 
-  private final CfsScheduler cfs;
+  private final CfsRunqueues cfs;
   private final Kernel kernel;
   private final Simulation sim;
   private final CfsRq[] rqs;
   private final SchedStats stats;
-  private final CfsScheduler.Era era;
+  private final CfsEra era;
   private final boolean pelt;
   private final boolean wakeAffine;
   private final boolean balancing;
 
-  CfsWakePlacement(CfsScheduler cfs, Kernel kernel, CfsRq[] rqs, CfsScheduler.Era era, boolean pelt,
+  CfsWakePlacement(CfsRunqueues cfs, Kernel kernel, CfsRq[] rqs, CfsEra era, boolean pelt,
       boolean wakeAffine, boolean balancing) {
     this.cfs = cfs;
     this.kernel = kernel;
@@ -71,7 +73,7 @@ final class CfsWakePlacement {
     if (wakeAffine && wakerCpu != null && wakerCpu.kernel() == kernel) {
       Task waker = wakerCpu.current();
       boolean wantAffine = true;
-      if (era == CfsScheduler.Era.LINUX_4_8 && waker != null && waker != wakerCpu.idleTask()
+      if (era == CfsEra.LINUX_4_8 && waker != null && waker != wakerCpu.idleTask()
           && waker.kernel() == kernel) {
         recordWakee(cfs.entity(waker), task);
         wantAffine = !wakeWide(cfs.entity(waker), cfs.entity(task));
@@ -110,7 +112,7 @@ final class CfsWakePlacement {
       return target;
     }
     int t = target.index();
-    if (era == CfsScheduler.Era.LINUX_3_0) {
+    if (era == CfsEra.LINUX_3_0) {
       for (int i = d.spanStart(llc, t); i < d.spanEnd(llc, t); i++) {
         if (availableIdle(kernel.cpu(i))) {
           return kernel.cpu(i);

@@ -4,8 +4,6 @@ import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkState;
 
 import java.util.ArrayDeque;
-import java.util.HashMap;
-import java.util.Map;
 import org.lockvisor.core.sim.EventHandler;
 import org.lockvisor.core.sim.EventQueue;
 import org.lockvisor.core.sim.Simulation;
@@ -84,16 +82,15 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
   private static final int EV_WINDOW = -1;
 
   private final long windowNs;
-  private final double defaultUnits;
   private final boolean capped;
   private final int smt;
-  private final Map<String, Double> unitsByVm = new HashMap<>(); // lookups only, never iterated
+  /** The window state the gang reads too: its length, the entitlements, its boundary timer. */
+  private final PowervmWindow window;
 
   private Kernel kernel;
   private PowervmGang gang; // smt > 1 only
   private Simulation sim;
   private PowervmRq[] rqs;
-  private long windowHandle = EventQueue.NO_EVENT;
 
   /**
    * @param windowNs the dispatch window
@@ -117,14 +114,14 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
     checkArgument(windowNs > 0, "dispatch window must be positive: %s", windowNs);
     checkArgument(!Double.isNaN(processorUnits), "entitlement must be a number");
     this.windowNs = windowNs;
-    this.defaultUnits = processorUnits;
+    this.window = new PowervmWindow(windowNs, processorUnits, this, EV_WINDOW);
     this.capped = capped;
   }
 
   /** Sets the entitled capacity of the LPAR (VM) named {@code vmName}; call before creating it. */
   public PowervmDispatchScheduler entitle(String vmName, double processorUnits) {
     checkArgument(processorUnits > 0, "entitlement of [%s] must be positive: %s", vmName, processorUnits);
-    unitsByVm.put(vmName, processorUnits);
+    window.entitle(vmName, processorUnits);
     return this;
   }
 
@@ -173,7 +170,7 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
       k.cpu(i).rqData = rqs[i];
     }
     if (smt > 1) {
-      gang = new PowervmGang(this, k, smt, capped, windowNs);
+      gang = new PowervmGang(window, this, k, smt, capped);
     }
   }
 
@@ -260,7 +257,7 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
   @Override
   public Cpu selectCpu(Task task, Cpu wakerCpu) {
     if (smt > 1) {
-      PowervmGang.HwThread t = gang.thread(task);
+      PowervmHwThread t = gang.thread(task);
       return kernel.cpu(t.vp.cpuIndex * smt + t.slot); // the VP's core, the thread's slot
     }
     if (task.pinnedCpu() >= 0) {
@@ -415,7 +412,7 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
   public void onEvent(int kind, long arg) {
     long now = sim.now();
     if (kind == EV_WINDOW) {
-      windowHandle = EventQueue.NO_EVENT;
+      window.fired();
       if (smt > 1) {
         gang.window(now);
       } else {
@@ -470,10 +467,7 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
   }
 
   void armWindow() {
-    if (windowHandle == EventQueue.NO_EVENT) {
-      long next = (sim.now() / windowNs + 1) * windowNs;
-      windowHandle = sim.scheduleAt(next, this, EV_WINDOW, 0);
-    }
+    window.arm(sim);
   }
 
   private void armExhaust(PowervmRq rq) {
@@ -512,13 +506,8 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
   }
 
   /** The first VP of {@code queue} with entitlement left, or null. */
-  PowervmVp firstEntitled(ArrayDeque<PowervmVp> queue, long now) {
-    for (PowervmVp vp : queue) {
-      if (vp.remaining(now, windowNs) > 0) {
-        return vp;
-      }
-    }
-    return null;
+  private PowervmVp firstEntitled(ArrayDeque<PowervmVp> queue, long now) {
+    return window.firstEntitled(queue, now);
   }
 
   /**
@@ -578,15 +567,9 @@ public final class PowervmDispatchScheduler implements Scheduler, EventHandler {
     return vp;
   }
 
-  /**
-   * The entitlement per window of each of {@code vps} VPs of LPAR {@code vmName}: its entitled
-   * capacity ({@link #entitle}, else the default; 0 or less: a processor per VP) spread equally,
-   * at most one window.
-   */
+  /** The entitlement per window of each of {@code vps} VPs of LPAR {@code vmName} ({@link PowervmWindow#entitledNs}). */
   long entitledNs(String vmName, int vps) {
-    Double units = unitsByVm.get(vmName);
-    double u = units != null ? units : defaultUnits <= 0 ? vps : defaultUnits;
-    return Math.min(windowNs, Math.round(u / vps * windowNs));
+    return window.entitledNs(vmName, vps);
   }
 
   /** Times {@code cpu}'s dispatched VP ran out of entitlement. */

@@ -6,6 +6,7 @@ import static com.google.common.base.Preconditions.checkState;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
+import org.lockvisor.core.sim.EventHandler;
 import org.lockvisor.core.sim.EventQueue;
 import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.machine.Cpu;
@@ -22,10 +23,14 @@ import org.lockvisor.machine.VcpuTask;
  * idle: no other VP may use them) and cedes when all of them have ceded; its entitlement is
  * charged once per VP, by the time it owns the core. On exhaustion or an entitled VP's wakeup
  * onto a leftover-capacity VP, the core changes hands and every thread of the old VP is
- * preempted together. The scheduler stays the timers' event handler and calls in here.
+ * preempted together. The scheduler stays the timers' event handler and calls in here; the gang
+ * reads the window state it shares with the scheduler through {@link PowervmWindow}, never the
+ * scheduler itself. Split out of {@link PowervmDispatchScheduler}.
  */
 final class PowervmGang {
-  private final PowervmDispatchScheduler scheduler;
+  private final PowervmWindow window;
+  /** The scheduler as the timers' event handler (an {@link EventHandler}: never called here otherwise). */
+  private final EventHandler timers;
   private final Kernel kernel;
   private final Simulation sim;
   private final int smt;
@@ -33,25 +38,26 @@ final class PowervmGang {
   private final long windowNs;
   private final Core[] cores;
   private final int[] queuedAt; // queued threads per host CPU (hardware thread)
-  private final HwThread[] running; // the thread each host CPU runs, or null
+  private final PowervmHwThread[] running; // the thread each host CPU runs, or null
   private final Map<String, PowervmVp[]> vpsByVm = new HashMap<>(); // lookups only
   private int homes; // VPs placed so far
 
-  PowervmGang(PowervmDispatchScheduler scheduler, Kernel kernel, int smt, boolean capped, long windowNs) {
+  PowervmGang(PowervmWindow window, EventHandler timers, Kernel kernel, int smt, boolean capped) {
     checkArgument(kernel.cpuCount() % smt == 0,
         "powervm-dispatch smt=%s: the host's %s CPUs are not whole cores of %s threads", smt, kernel.cpuCount(), smt);
-    this.scheduler = scheduler;
+    this.window = window;
+    this.timers = timers;
     this.kernel = kernel;
     this.sim = kernel.machine().sim();
     this.smt = smt;
     this.capped = capped;
-    this.windowNs = windowNs;
+    this.windowNs = window.windowNs();
     cores = new Core[kernel.cpuCount() / smt];
     for (int i = 0; i < cores.length; i++) {
       cores[i] = new Core(i);
     }
     queuedAt = new int[kernel.cpuCount()];
-    running = new HwThread[kernel.cpuCount()];
+    running = new PowervmHwThread[kernel.cpuCount()];
   }
 
   /** Whether {@code vp} owns its core now. */
@@ -70,7 +76,7 @@ final class PowervmGang {
   }
 
   void enqueue(Cpu cpu, Task task) {
-    HwThread th = thread(task);
+    PowervmHwThread th = thread(task);
     PowervmVp vp = th.vp;
     checkState(!th.queued, "%s is already queued", task);
     checkState(cpu.index() == vp.cpuIndex * smt + th.slot, "%s enqueued on %s, not its hardware thread", task, cpu);
@@ -91,11 +97,11 @@ final class PowervmGang {
     } else if (vp.remaining(now, windowNs) > 0 && core.owner.currentRemaining(now, windowNs) == 0) {
       release(core, now, -1); // an entitled VP preempts a VP running on leftover capacity
     }
-    scheduler.armWindow();
+    window.arm(sim);
   }
 
   void dequeue(Cpu cpu, Task task) {
-    HwThread th = thread(task);
+    PowervmHwThread th = thread(task);
     PowervmVp vp = th.vp;
     checkState(th.queued, "%s is not queued on %s", task, cpu);
     th.queued = false;
@@ -114,7 +120,7 @@ final class PowervmGang {
 
   void putPrev(Cpu cpu, Task prev) {
     int i = cpu.index();
-    HwThread th = running[i];
+    PowervmHwThread th = running[i];
     checkState(th != null && th.task == prev, "%s put back on %s but current is %s", prev, cpu, th);
     running[i] = null;
     PowervmVp vp = th.vp;
@@ -132,7 +138,7 @@ final class PowervmGang {
   Task pickNext(Cpu cpu) {
     int i = cpu.index();
     Core core = cores[i / smt];
-    HwThread prev = running[i];
+    PowervmHwThread prev = running[i];
     if (prev != null) { // ceded (slept) or exited
       running[i] = null;
       prev.vp.nRunning--;
@@ -145,7 +151,7 @@ final class PowervmGang {
     if (owner == null) {
       return null;
     }
-    HwThread th = owner.threads[i % smt];
+    PowervmHwThread th = owner.threads[i % smt];
     if (th == null || !th.queued) {
       return null; // the hardware thread idles while its VP is dispatched
     }
@@ -162,7 +168,7 @@ final class PowervmGang {
     if (owner == null) {
       return false;
     }
-    HwThread th = owner.threads[cpuIndex % smt];
+    PowervmHwThread th = owner.threads[cpuIndex % smt];
     return th != null && th.queued;
   }
 
@@ -187,7 +193,7 @@ final class PowervmGang {
 
   /** Dispatches the next VP waiting for {@code core} (entitled first; leftover only if uncapped). */
   private void handOver(Core core, long now, int except) {
-    PowervmVp next = scheduler.firstEntitled(core.ready, now);
+    PowervmVp next = window.firstEntitled(core.ready, now);
     if (next == null && !capped) {
       next = core.ready.peekFirst();
     }
@@ -200,10 +206,10 @@ final class PowervmGang {
     core.owner = next;
     next.runStart = now;
     armGangExhaust(core);
-    scheduler.armWindow();
+    window.arm(sim);
     int base = core.index * smt;
     for (int t = 0; t < smt; t++) {
-      HwThread th = next.threads[t];
+      PowervmHwThread th = next.threads[t];
       if (th != null && th.queued && base + t != except) {
         kernel.cpu(base + t).reschedule();
       }
@@ -240,7 +246,7 @@ final class PowervmGang {
       active |= core.owner != null || !core.ready.isEmpty();
     }
     if (active) {
-      scheduler.armWindow();
+      window.arm(sim);
     }
   }
 
@@ -250,7 +256,7 @@ final class PowervmGang {
     if (vp == null || vp.entitledNs == PowervmVp.UNLIMITED || vp.remainingNs == 0) {
       return;
     }
-    core.exhaustHandle = sim.schedule(vp.remainingNs, scheduler, core.index, vp.task.id());
+    core.exhaustHandle = sim.schedule(vp.remainingNs, timers, core.index, vp.task.id());
   }
 
   private void cancelGangExhaust(Core core) {
@@ -260,8 +266,8 @@ final class PowervmGang {
     }
   }
 
-  HwThread thread(Task t) {
-    if (t.schedData instanceof HwThread th) {
+  PowervmHwThread thread(Task t) {
+    if (t.schedData instanceof PowervmHwThread th) {
       return th;
     }
     checkState(t.kernel() == kernel, "%s belongs to kernel %s, not %s", t, t.kernel(), kernel);
@@ -278,12 +284,12 @@ final class PowervmGang {
     int index = v.guestCpu().index();
     PowervmVp vp = vps[index / smt];
     if (vp == null) {
-      vp = new PowervmVp(t, scheduler.entitledNs(v.vm().name(), vps.length)); // entitlement per VP
-      vp.threads = new HwThread[smt];
+      vp = new PowervmVp(t, window.entitledNs(v.vm().name(), vps.length)); // entitlement per VP
+      vp.threads = new PowervmHwThread[smt];
       vp.cpuIndex = homes++ % cores.length; // home core, round robin over the pool
       vps[index / smt] = vp;
     }
-    HwThread th = new HwThread(t, vp, index % smt);
+    PowervmHwThread th = new PowervmHwThread(t, vp, index % smt);
     vp.threads[th.slot] = th;
     t.schedData = th;
     return th;
@@ -299,25 +305,6 @@ final class PowervmGang {
 
     Core(int index) {
       this.index = index;
-    }
-  }
-
-  /** One hardware thread of a VP (smt > 1): a guest vCPU's host thread. */
-  static final class HwThread {
-    final Task task;
-    final PowervmVp vp;
-    final int slot;
-    boolean queued;
-
-    HwThread(Task task, PowervmVp vp, int slot) {
-      this.task = task;
-      this.vp = vp;
-      this.slot = slot;
-    }
-
-    @Override
-    public String toString() {
-      return task.toString();
     }
   }
 }

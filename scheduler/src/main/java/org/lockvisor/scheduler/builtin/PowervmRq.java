@@ -3,7 +3,10 @@ package org.lockvisor.scheduler.builtin;
 import java.util.ArrayDeque;
 import org.lockvisor.core.sim.EventQueue;
 
-/** One physical processor's dispatch state in {@link PowervmDispatchScheduler} (smt = 1). */
+/** One physical processor's dispatch state in {@link PowervmDispatchScheduler} (smt = 1).
+ *
+ * <p>Split out of {@link PowervmDispatchScheduler}.
+ */
 final class PowervmRq {
   final int index;
   final ArrayDeque<PowervmVp> ready = new ArrayDeque<>(8);

@@ -7,6 +7,8 @@ import org.lockvisor.machine.Task;
  * entitled time per dispatch window, what is left of it in the current window (refilled at
  * every window boundary; unused entitlement does not carry over), when it was last charged, and
  * (smt &gt; 1) its threads and home core.
+ *
+ * <p>Split out of {@link PowervmDispatchScheduler}.
  */
 final class PowervmVp {
   static final long UNLIMITED = Long.MAX_VALUE;
@@ -17,7 +19,7 @@ final class PowervmVp {
   long window = Long.MIN_VALUE;
   long runStart;
   int cpuIndex; // smt > 1: the home core
-  PowervmGang.HwThread[] threads; // smt > 1 only
+  PowervmHwThread[] threads; // smt > 1 only
   int nQueued; // smt > 1: threads waiting for the core
   int nRunning; // smt > 1: threads on hardware threads of the core
   boolean waiting; // smt > 1: in its core's ready queue

@@ -15,11 +15,11 @@ import org.lockvisor.machine.CpuTopology;
  * <p>Parameters by era:
  *
  * <ul>
- *   <li>{@link CfsScheduler.Era#LINUX_3_0} (include/linux/topology.h 3.0–3.9 {@code
+ *   <li>{@link CfsEra#LINUX_3_0} (include/linux/topology.h 3.0–3.9 {@code
  *       SD_SIBLING_INIT} / {@code SD_MC_INIT} / {@code SD_CPU_INIT}): intervals 1–2 ms (SMT), 1–4
  *       ms (MC, CPU), {@code busy_factor} 64, {@code imbalance_pct} 110 (SMT) / 125, {@code
  *       cache_nice_tries} 0 (SMT) / 1.
- *   <li>{@link CfsScheduler.Era#LINUX_4_8} (kernel/sched/core.c 4.8 {@code sd_init}): {@code
+ *   <li>{@link CfsEra#LINUX_4_8} (kernel/sched/core.c 4.8 {@code sd_init}): {@code
  *       min_interval} = span weight ms, {@code max_interval} twice that, {@code busy_factor} 32,
  *       {@code imbalance_pct} 110 (SMT, {@code SD_SHARE_CPUCAPACITY}) / 117 (the LLC, {@code
  *       SD_SHARE_PKG_RESOURCES}) / 125, {@code cache_nice_tries} 0 / 1 / 1.
@@ -37,7 +37,7 @@ final class SchedDomains {
   private final int cpus;
   private final int llcLevel;
 
-  SchedDomains(CpuTopology topology, int cpus, CfsScheduler.Era era) {
+  SchedDomains(CpuTopology topology, int cpus, CfsEra era) {
     this.cpus = cpus;
     int smt = Math.min(cpus, topology.threadsPerCore());
     int llc = Math.min(cpus, topology.llcCpus());
@@ -68,8 +68,8 @@ final class SchedDomains {
   }
 
   private static Level level(String name, int span, int groupSize, boolean smtGroups, boolean smtLevel,
-      boolean sharesLlc, CfsScheduler.Era era) {
-    if (era == CfsScheduler.Era.LINUX_3_0) {
+      boolean sharesLlc, CfsEra era) {
+    if (era == CfsEra.LINUX_3_0) {
       return smtLevel
           ? new Level(name, span, groupSize, smtGroups, 110, 1, 2, 64, 0, sharesLlc)
           : new Level(name, span, groupSize, smtGroups, 125, 1, 4, 64, 1, sharesLlc);

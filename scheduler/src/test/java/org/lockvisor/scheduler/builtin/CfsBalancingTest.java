@@ -200,7 +200,7 @@ class CfsBalancingTest {
   @Test
   void newidle48_rootDomainNotOverloaded_doesNotPull() {
     // 4.8: nothing ran two-deep since the last top-level balance, so rd->overload is clear
-    CfsScheduler cfs = CfsScheduler.withDefaults().era(CfsScheduler.Era.LINUX_4_8);
+    CfsScheduler cfs = CfsScheduler.withDefaults().era(CfsEra.LINUX_4_8);
     Kernel host = host(2, CpuTopology.flat(2), cfs);
     host.spawn("solo", cpuBound("solo"), 0);
     sim.runUntil(5 * MS);

@@ -91,7 +91,7 @@ class CfsPeltTest {
 
   @Test
   void blockedTask_wokenAfter32Periods_enqueuesWithHalfItsLoad() {
-    CfsScheduler cfs = CfsScheduler.withDefaults().era(CfsScheduler.Era.LINUX_4_8);
+    CfsScheduler cfs = CfsScheduler.withDefaults().era(CfsEra.LINUX_4_8);
     Kernel host = host(2, cfs);
     boolean[] woken = {false};
     Task t = host.spawn("t", runSleepRun(200 * MS, woken), 1);
@@ -114,7 +114,7 @@ class CfsPeltTest {
 
   @Test
   void fork_twoConsecutiveForks_doNotShareAnIdleCpu() {
-    CfsScheduler cfs = CfsScheduler.withDefaults().era(CfsScheduler.Era.LINUX_4_8);
+    CfsScheduler cfs = CfsScheduler.withDefaults().era(CfsEra.LINUX_4_8);
     Kernel host = host(4, cfs);
     host.spawn("parent", cpuBound("parent"), 0);
     Task[] kids = new Task[2];
@@ -137,7 +137,7 @@ class CfsPeltTest {
 
   @Test
   void fork_runqueueOfJustWokenLongSleepers_looksLighterThanOneRunningTask() {
-    CfsScheduler cfs = CfsScheduler.withDefaults().era(CfsScheduler.Era.LINUX_4_8);
+    CfsScheduler cfs = CfsScheduler.withDefaults().era(CfsEra.LINUX_4_8);
     Kernel host = host(4, cfs);
     host.spawn("hog0", cpuBound("hog0"), 0);
     host.spawn("hog2", cpuBound("hog2"), 2);

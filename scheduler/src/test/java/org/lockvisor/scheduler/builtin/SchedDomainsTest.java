@@ -15,7 +15,7 @@ class SchedDomainsTest {
 
   @Test
   void x86Host_twoSocketsOfEightCoresWithSmt2_buildsSmtMcAndNuma() {
-    SchedDomains d = new SchedDomains(new CpuTopology(2, 8, 1), 32, CfsScheduler.Era.LINUX_3_0);
+    SchedDomains d = new SchedDomains(new CpuTopology(2, 8, 1), 32, CfsEra.LINUX_3_0);
 
     assertThat(d.toString()).isEqualTo("SMT/2 MC/16 NUMA/32");
     assertThat(d.llcLevel()).isEqualTo(1);
@@ -31,7 +31,7 @@ class SchedDomainsTest {
 
   @Test
   void powervmLpar_oneThreadPerVp_hasOnlyDieAndNoLlc() {
-    SchedDomains d = new SchedDomains(new CpuTopology(1, 1, 32), 32, CfsScheduler.Era.LINUX_4_8);
+    SchedDomains d = new SchedDomains(new CpuTopology(1, 1, 32), 32, CfsEra.LINUX_4_8);
 
     assertThat(d.toString()).isEqualTo("DIE/32");
     assertThat(d.llcLevel()).isEqualTo(-1);
@@ -44,7 +44,7 @@ class SchedDomainsTest {
 
   @Test
   void powervmLpar_smt4_theLlcIsTheVpsThreads() {
-    SchedDomains d = new SchedDomains(new CpuTopology(4, 1, 8), 32, CfsScheduler.Era.LINUX_4_8);
+    SchedDomains d = new SchedDomains(new CpuTopology(4, 1, 8), 32, CfsEra.LINUX_4_8);
 
     assertThat(d.toString()).isEqualTo("SMT/4 DIE/32");
     assertThat(d.llcLevel()).isEqualTo(0);
@@ -53,7 +53,7 @@ class SchedDomainsTest {
 
   @Test
   void flatGuest_isOneMcLevelSharingTheLlc_with48Parameters() {
-    SchedDomains d = new SchedDomains(CpuTopology.flat(8), 8, CfsScheduler.Era.LINUX_4_8);
+    SchedDomains d = new SchedDomains(CpuTopology.flat(8), 8, CfsEra.LINUX_4_8);
 
     assertThat(d.toString()).isEqualTo("MC/8");
     assertThat(d.llcLevel()).isZero();
@@ -63,6 +63,6 @@ class SchedDomainsTest {
 
   @Test
   void singleCpu_hasNoDomains() {
-    assertThat(new SchedDomains(CpuTopology.flat(1), 1, CfsScheduler.Era.LINUX_3_0).count()).isZero();
+    assertThat(new SchedDomains(CpuTopology.flat(1), 1, CfsEra.LINUX_3_0).count()).isZero();
   }
 }

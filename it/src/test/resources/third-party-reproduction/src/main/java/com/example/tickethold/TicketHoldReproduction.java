@@ -6,17 +6,17 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.lockvisor.experiment.Band;
-import org.lockvisor.experiment.DerivedBindings;
-import org.lockvisor.experiment.Reproduction;
-import org.lockvisor.experiment.ReproductionOptions;
-import org.lockvisor.experiment.ReproductionParameter;
-import org.lockvisor.experiment.ReproductionResult;
 import org.lockvisor.experiment.SimulationFailedException;
 import org.lockvisor.experiment.UserInputException;
 import org.lockvisor.experiment.runner.ExperimentResult;
 import org.lockvisor.experiment.runner.LockClassStats;
+import org.lockvisor.reproductions.api.DerivedBindings;
+import org.lockvisor.reproductions.api.Reproduction;
+import org.lockvisor.reproductions.api.ReproductionOptions;
+import org.lockvisor.reproductions.api.ReproductionParameter;
+import org.lockvisor.reproductions.api.ReproductionResult;
 import org.lockvisor.reproductions.support.ShippedExperiment;
+import org.lockvisor.studies.envelope.Band;
 
 /**
  * A third-party reproduction: under {@code locktorture} ({@code kernel/locking/locktorture.c},

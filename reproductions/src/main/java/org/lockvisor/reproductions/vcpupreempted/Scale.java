@@ -1,0 +1,15 @@
+package org.lockvisor.reproductions.vcpupreempted;
+
+/**
+ * The scale of one R3 reproduction run: the PowerVM row's processors and {@code -g}, the KVM row's
+ * CPUs and {@code -g}, and the simulated-time limit of each run; {@link #FULL} for {@code reproduce
+ * vcpu-preempted}, {@link #QUICK} for {@code --quick}. Read by the reproduction and by its declared
+ * parameters' defaults ({@link VcpuPreemptedParameters}).
+ *
+ * <p>Split out of {@link VcpuPreemptedReproduction}.
+ */
+record Scale(int powervmCpus, int powervmGroups, int kvmCpus, int kvmGroups, long limitNs) {
+
+  static final Scale FULL = new Scale(8, 40, 4, 10, 120_000_000_000L);
+  static final Scale QUICK = new Scale(4, 6, 4, 4, 30_000_000_000L);
+}
