@@ -147,6 +147,7 @@ final class MachineAssembler {
     ArchProfile profile = HypervisorSettings.apply(archFactory, archFactory.create(), e.hypervisor());
     Simulation simulation = new Simulation(e.seed());
     Machine machine = new Machine(simulation);
+    machine.setKernelSymbols(profile.symbols()); // the profile's architecture names every symbol it charges
     if (checks.perturbSeed() != 0) {
       Perturbation.install(machine, checks.perturbSeed(), checks.jitterPercent());
     }
