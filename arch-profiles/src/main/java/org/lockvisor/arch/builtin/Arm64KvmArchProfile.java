@@ -128,7 +128,8 @@ public final class Arm64KvmArchProfile implements ArchProfileFactory {
           250, // [M] arm64 default CONFIG_HZ
           250,
           0,
-          1.0));
+          1.0),
+      org.lockvisor.arch.spi.KernelSymbols.ARM64);
 
   @Override
   public String name() {

@@ -132,7 +132,8 @@ public final class Ppc64PowerVmArchProfile implements ArchProfileFactory {
           10_000_000, // [V] KERNEL-MODEL 2.3: PowerVM dispatch window 10 ms (IBM docs)
           // [E] 0.5 processing units per virtual processor = 2x overcommit (KERNEL-MODEL 13.4);
           // PowerVM allows down to 0.05 per VP [M]
-          0.5));
+          0.5),
+      org.lockvisor.arch.spi.KernelSymbols.PPC64_POWERVM);
 
   @Override
   public String name() {

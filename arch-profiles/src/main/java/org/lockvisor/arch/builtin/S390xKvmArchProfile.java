@@ -105,7 +105,8 @@ public final class S390xKvmArchProfile implements ArchProfileFactory {
           100, // [M] s390 defconfig HZ_100
           100,
           0,
-          1.0));
+          1.0),
+      org.lockvisor.arch.spi.KernelSymbols.S390X);
 
   @Override
   public String name() {

@@ -132,7 +132,8 @@ public final class X86KvmArchProfile implements ArchProfileFactory {
           250, // [M] distro server kernels of the era (SLES 11: 250)
           250, // [M] KERNEL-MODEL 2.3: x86 guests 250-1000
           0,
-          1.0));
+          1.0),
+      org.lockvisor.arch.spi.KernelSymbols.X86_64);
 
   @Override
   public String name() {

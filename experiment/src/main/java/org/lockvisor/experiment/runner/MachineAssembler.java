@@ -151,6 +151,7 @@ final class MachineAssembler {
     ArchCosts costs = ArchCosts.of(profile);
     Simulation simulation = new Simulation(e.seed());
     Machine machine = new Machine(simulation);
+    machine.setKernelSymbols(profile.symbols()); // the profile's architecture names every symbol it charges
     if (checks.perturbSeed() != 0) {
       Perturbation.install(machine, checks.perturbSeed(), checks.jitterPercent());
     }

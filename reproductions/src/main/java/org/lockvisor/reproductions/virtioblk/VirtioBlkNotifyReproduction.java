@@ -139,6 +139,18 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
 
   /** The estimates an envelope samples: the keys of the sensitivity table (docs/reproductions/virtio-blk-notify.md). */
   @Override
+  public List<String> bandKeys() {
+    List<String> keys = new ArrayList<>(List.of("arm64.nj4.ratio", "arm64.nj4.baseline.iops"));
+    for (int nj : X86_NUMJOBS) {
+      keys.add("x86.nj" + nj + ".ratio");
+      if (nj == 2) {
+        keys.add("x86.nj2.baseline.iops");
+      }
+    }
+    return List.copyOf(keys);
+  }
+
+  @Override
   public List<String> envelopeCosts() {
     return List.of("cost.arm64-kvm.EXIT_USERSPACE", "cost.arm64-kvm.VMM_NOTIFY_BQL", "cost.arm64-kvm.VMM_REQUEST_EMULATION", "cost.arm64-kvm.IRQ_INJECT", "cost.x86_64-kvm.EXIT_IO_KERNEL", "cost.x86_64-kvm.AIO_SUBMIT_PER_IO");
   }
