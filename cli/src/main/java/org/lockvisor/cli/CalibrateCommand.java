@@ -119,7 +119,7 @@ public final class CalibrateCommand implements Callable<Integer> {
     if (maxEvaluations < 10 || maxEvaluations > 10_000) {
       throw new UserInputException("--max-evaluations must be in [10, 10000]: [" + maxEvaluations + "]");
     }
-    List<ParameterRange> ranges = ParameterRange.parseAll("--params", params, false);
+    List<ParameterRange> ranges = ParameterRange.parseAll("--params", params, true);
     ImmutableSortedMap<String, Double> measured = MeasuredFigures.parse(target.toString(), readTarget(target));
     ImmutableSortedMap<String, Double> fitted = selectFigures(measured);
 
@@ -139,7 +139,8 @@ public final class CalibrateCommand implements Callable<Integer> {
     Map<String, Boolean> whole = new LinkedHashMap<>();
     List<Dimension.Continuous> dimensions = new ArrayList<>();
     for (ParameterRange p : ranges) {
-      ParameterRange.Range r = p.range().orElseThrow();
+      // a bare cost.<profile>.<KEY> takes its estimate's own range, as sweep --envelope does
+      ParameterRange.Range r = p.range().orElseGet(() -> declaredRange(unchanged, p.name()));
       checkParameter(unchanged, tree, e, p.name(), r);
       whole.put(p.name(), r.whole());
       dimensions.add(ParameterRange.dimension(p.name(), r, "--params"));
@@ -263,6 +264,28 @@ public final class CalibrateCommand implements Callable<Integer> {
         }
       }
     }
+  }
+
+  /** The range an estimate declares for {@code cost.<profile>.<KEY>}; refused for anything else. */
+  private static ParameterRange.Range declaredRange(ExperimentRunner runner, String name) {
+    String[] parts = name.split("\\.", -1);
+    if (!name.startsWith("cost.")) {
+      throw new UserInputException("--params: [" + name + "] has no range; an experiment path needs"
+          + " NAME=LOW..HIGH[:log] (only a cost.<profile>.<KEY> estimate brings its own), e.g. ["
+          + ParameterRange.EXAMPLE + "]");
+    }
+    if (parts.length == 3 && runner.plugins().arches().containsKey(parts[1])) {
+      for (org.lockvisor.arch.spi.Cost c : runner.plugins().arches().get(parts[1]).create().costs().costs()) {
+        if (c.key().name().equals(parts[2])) {
+          org.lockvisor.arch.spi.Cost.Range d = c.range().orElseThrow(() -> new UserInputException(
+              "--params: cost [" + name + "] declares no range (it is not an estimate: " + c.source() + ")"));
+          boolean whole = d.low() == Math.rint(d.low()) && d.high() == Math.rint(d.high());
+          return new ParameterRange.Range(d.low(), d.high(), whole);
+        }
+      }
+    }
+    throw new UserInputException("--params: [" + name + "] is not cost.<profile>.<KEY> of a known profile and"
+        + " cost; keys: lockvisor plugins --options <profile>");
   }
 
   /** One run of {@code label} at {@code setting} and {@code seed}: its figures ({@link SimulatedFigures}). */

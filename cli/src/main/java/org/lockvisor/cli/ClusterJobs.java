@@ -15,25 +15,28 @@ import org.lockvisor.experiment.UserInputException;
 import org.lockvisor.experiment.io.AtomicFiles;
 
 /**
- * Job descriptions that run a sweep's shards on a cluster scheduler that already exists, so that
- * an envelope of hundreds of runs leaves the two cores of a workstation: a Slurm job array
- * ({@code sbatch --array}) and a Kubernetes Indexed Job. Task {@code i} of {@code N} runs {@code
- * lockvisor sweep FILE --shard i/N --resume} into {@code OUT/shard-i} of a shared output
- * directory; {@code lockvisor merge OUT/shard-* --out OUT/merged} assembles them and refuses an
- * incomplete set. A task that is requeued resumes: it skips the points its shard already wrote.
+ * The job description that runs a sweep's shards on a Slurm cluster that already exists, so that
+ * an envelope of hundreds of runs leaves the two cores of a workstation: a job array ({@code
+ * sbatch --array}) whose task {@code i} of {@code N} runs {@code lockvisor sweep FILE --shard i/N
+ * --resume} into {@code OUT/shard-i} of a shared output directory; {@code lockvisor merge
+ * OUT/shard-* --out OUT/merged} assembles them and refuses an incomplete set. A task that is
+ * requeued resumes: it skips the points its shard already wrote.
  *
- * <p>Slurm: the script runs the same Java and class path as the command that wrote it (the shared
- * file system a Slurm cluster has, Slurm's own assumption), {@code SLURM_ARRAY_TASK_ID} is the
- * shard index ({@code sbatch(1)}, "--array"). Kubernetes: {@code completionMode: Indexed} gives
- * each pod its index in {@code JOB_COMPLETION_INDEX} (batch/v1 Job, Kubernetes 1.22+), the
- * experiment file travels in a ConfigMap of the same manifest and the output directory is a
- * PersistentVolumeClaim the user names; the image must have {@code lockvisor} on its PATH.
+ * <p>The script runs the class path of the command that wrote it (the shared file system a Slurm
+ * cluster has, Slurm's own assumption) with the plugin jars it loaded ({@code --plugins}), and the
+ * Java of the node it lands on: {@code --java PATH} when given, else {@code $JAVA_HOME/bin/java},
+ * else {@code java} on the node's PATH. {@code SLURM_ARRAY_TASK_ID} is the shard index ({@code
+ * sbatch(1)}, "--array"); {@code --time}, {@code --mem} and {@code --partition} become the
+ * script's {@code #SBATCH} lines.
+ *
+ * <p>There is no Kubernetes emitter: a Job that cannot be run here (no cluster, no registry for a
+ * base image with a Java runtime) is not offered as if it could (issue 36).
  */
 final class ClusterJobs {
 
   /** The schedulers a sweep can be emitted for. */
   enum Target {
-    SLURM("slurm"), K8S("k8s");
+    SLURM("slurm");
 
     final String flag;
 
@@ -47,13 +50,54 @@ final class ClusterJobs {
           return t;
         }
       }
-      throw new UserInputException(
-          "--emit [" + flag + "] is not a cluster scheduler; allowed: [slurm, k8s]");
+      throw new UserInputException("--emit [" + flag + "] is not a cluster scheduler; allowed: [slurm]"
+          + ("k8s".equals(flag) ? " (the Kubernetes emitter was removed: see docs/experiments.md)" : ""));
     }
   }
 
-  /** Kubernetes object names: DNS-1123 labels, at most 63 characters. */
+  /** Job names: DNS-1123 labels, at most 63 characters (safe for every scheduler's names). */
   private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+  /** {@code --time}: minutes, or [days-]hours:minutes[:seconds] as sbatch takes it. */
+  private static final Pattern TIME = Pattern.compile("\\d{1,6}|(\\d{1,3}-)?\\d{1,3}(:\\d{2}){1,2}|\\d{1,3}-\\d{1,3}");
+  /** {@code --mem}: a whole number with sbatch's unit suffix. */
+  private static final Pattern MEM = Pattern.compile("[1-9]\\d{0,9}[KMGT]?");
+  /** {@code --partition}: one name or a comma-separated list, as sbatch takes it. */
+  private static final Pattern PARTITION = Pattern.compile("[A-Za-z0-9_.-]+(,[A-Za-z0-9_.-]+)*");
+  /** Directories that are local to each node on every cluster we know: a task writes where the merge never looks. */
+  private static final List<String> NODE_LOCAL = List.of("/tmp", "/var/tmp", "/dev/shm");
+
+  /**
+   * What a Slurm job asks of the cluster besides the array: {@code java} the path of Java on the
+   * nodes (null: found on the node), {@code time}, {@code mem}, {@code partition} (null: the
+   * cluster's defaults).
+   */
+  record Resources(String java, String time, String mem, String partition) {
+    static final Resources DEFAULTS = new Resources(null, null, null, null);
+
+    /** Checks each value in sbatch's forms; a refusal names the option and the form. */
+    Resources {
+      if (java != null && (java.isBlank() || !java.startsWith("/"))) {
+        throw new UserInputException("--java [" + java + "] must be an absolute path to java on the nodes,"
+            + " e.g. /usr/lib/jvm/java-17-openjdk-amd64/bin/java");
+      }
+      if (time != null && !TIME.matcher(time).matches()) {
+        throw new UserInputException("--time [" + time + "] is not a Slurm time limit; expected MINUTES,"
+            + " HOURS:MINUTES:SECONDS or DAYS-HOURS[:MINUTES[:SECONDS]], e.g. 2:00:00");
+      }
+      if (mem != null && !MEM.matcher(mem).matches()) {
+        throw new UserInputException("--mem [" + mem + "] is not a Slurm memory size; expected a whole number"
+            + " with K, M, G or T, e.g. 4G");
+      }
+      if (partition != null && !PARTITION.matcher(partition).matches()) {
+        throw new UserInputException("--partition [" + partition + "] is not a partition name (letters, digits,"
+            + " '_', '.', '-', comma-separated)");
+      }
+    }
+
+    boolean isDefault() {
+      return java == null && time == null && mem == null && partition == null;
+    }
+  }
 
   /**
    * What every task runs, apart from its shard: the sweep's file, the shared output directory, the
@@ -116,40 +160,45 @@ final class ClusterJobs {
   /**
    * The checks every {@code --emit} makes before anything is written, the same for a sweep and a
    * reproduction's envelope: no {@code --shard}/{@code --resume} (each task runs its own shard and
-   * resumes), {@code --image} and {@code --claim} exactly with {@code k8s}.
+   * resumes).
    */
-  static void checkEmit(Target target, boolean shardGiven, boolean resume, String image, String claim) {
+  static void checkEmit(boolean shardGiven, boolean resume) {
     if (shardGiven || resume) {
       throw new UserInputException((shardGiven ? "--shard" : "--resume")
           + " cannot be given with --emit: every emitted task runs its own shard and resumes");
     }
-    if (target == Target.K8S && (image == null || image.isBlank() || claim == null || claim.isBlank())) {
-      throw new UserInputException("--emit k8s needs --image IMAGE (with lockvisor on its"
-          + " PATH) and --claim PVC (the shared output volume)");
-    }
-    if (target == Target.SLURM && (image != null || claim != null)) {
-      throw new UserInputException((image != null ? "--image" : "--claim")
-          + " takes effect only with --emit k8s");
-    }
   }
 
   /**
-   * Writes the job description {@code text} into the prepared directory {@code out} (a Slurm
-   * script executable) and prints how to submit and merge it after {@code headline}.
+   * The warning for a path the tasks share that lies in a node-local directory ({@code /tmp}):
+   * empty when it does not.
    */
-  static Path write(Target target, Path out, String text, String headline, PrintWriter stdout) {
-    Path job = out.resolve(fileName(target));
+  static java.util.Optional<String> nodeLocalWarning(String what, Path path) {
+    Path p = path.toAbsolutePath().normalize();
+    for (String local : NODE_LOCAL) {
+      if (p.startsWith(local)) {
+        return java.util.Optional.of("lockvisor: warning: " + what + " [" + p + "] is under " + local + ", which is"
+            + " local to each node on most clusters: tasks on other nodes would not see it; use a directory"
+            + " every node shares");
+      }
+    }
+    return java.util.Optional.empty();
+  }
+
+  /**
+   * Writes the job script {@code text} into the prepared directory {@code out}, executable, and
+   * prints how to submit and merge it after {@code headline}.
+   */
+  static Path write(Path out, String text, String headline, PrintWriter stdout) {
+    Path job = out.resolve(FILE_NAME);
     try {
       AtomicFiles.writeString(job, text);
-      if (target == Target.SLURM) {
-        job.toFile().setExecutable(true, false);
-      }
+      job.toFile().setExecutable(true, false);
     } catch (IOException ex) {
       throw new UncheckedIOException("cannot write [" + job + "]", ex);
     }
     stdout.println(headline + "; wrote " + job);
-    stdout.println(target == Target.SLURM ? "submit: sbatch " + shellQuote(job.toString())
-        : "submit: kubectl apply -f " + shellQuote(job.toString()));
+    stdout.println("submit: sbatch " + shellQuote(job.toString()));
     stdout.println("merge:  lockvisor merge " + shellQuote(out.toString()) + "/shard-* --out "
         + shellQuote(out.resolve("merged").toString()));
     stdout.flush();
@@ -157,115 +206,61 @@ final class ClusterJobs {
   }
 
   /** The file the emitter writes into the output directory. */
-  static String fileName(Target target) {
-    return target == Target.SLURM ? "lockvisor-sweep.sbatch" : "lockvisor-sweep-job.yaml";
-  }
+  static final String FILE_NAME = "lockvisor-sweep.sbatch";
 
   /**
-   * An {@code sbatch} script: one array task per shard, each running this lockvisor (the same
-   * {@code java} and class path) on shard {@code $SLURM_ARRAY_TASK_ID}.
+   * An {@code sbatch} script: one array task per shard, each running lockvisor (the class path
+   * {@code classPath}, the plugin jars {@code plugins}, the Java of the node or {@code
+   * resources.java()}) on shard {@code $SLURM_ARRAY_TASK_ID}.
    */
-  static String slurm(Sweep s, List<String> launcher) {
+  static String slurm(Sweep s, String classPath, List<Path> plugins, Resources resources) {
     Path out = s.out().toAbsolutePath().normalize();
     StringBuilder b = new StringBuilder();
     b.append("#!/bin/bash\n");
     b.append("# lockvisor ").append(s.verb()).append(" [").append(s.name()).append("]: ").append(s.shards())
         .append(" shards as a Slurm job array, written by 'lockvisor ").append(s.verb()).append(" --emit slurm'.\n");
-    b.append("#   submit:  sbatch ").append(shellQuote(out.resolve(fileName(Target.SLURM)).toString())).append('\n');
+    b.append("#   submit:  sbatch ").append(shellQuote(out.resolve(FILE_NAME).toString())).append('\n');
     b.append("#   then:    lockvisor merge ").append(shellQuote(out.toString())).append("/shard-* --out ")
         .append(shellQuote(out.resolve("merged").toString())).append('\n');
     b.append("# Task i runs shard i/").append(s.shards()).append(" into shard-i; a requeued task resumes.\n");
+    b.append("# The output directory, the class path and the plugin jars must be on a file system every node shares.\n");
     b.append("#SBATCH --job-name=").append(jobName(s.name())).append('\n');
     b.append("#SBATCH --array=0-").append(s.shards() - 1).append('\n');
     b.append("#SBATCH --ntasks=1\n");
     b.append("#SBATCH --cpus-per-task=").append(s.jobsPerTask()).append('\n');
+    if (resources.time() != null) {
+      b.append("#SBATCH --time=").append(resources.time()).append('\n');
+    }
+    if (resources.mem() != null) {
+      b.append("#SBATCH --mem=").append(resources.mem()).append('\n');
+    }
+    if (resources.partition() != null) {
+      b.append("#SBATCH --partition=").append(resources.partition()).append('\n');
+    }
     b.append("#SBATCH --output=").append(out.resolve("slurm-%A_%a.out")).append('\n');
     b.append("set -euo pipefail\n");
     b.append("i=\"${SLURM_ARRAY_TASK_ID:?not a Slurm array task}\"\n");
-    b.append("exec");
-    for (String part : launcher) {
-      b.append(' ').append(shellQuote(part));
+    if (resources.java() != null) {
+      b.append("java=").append(shellQuote(resources.java())).append('\n');
+      b.append("[[ -x \"$java\" ]] || { echo \"lockvisor: no java at [$java] on $(hostname) (--java)\" >&2; exit 2; }\n");
+    } else {
+      b.append("# Java of this node: $JAVA_HOME/bin/java, else java on the PATH (emit with --java PATH to fix one)\n");
+      b.append("if [[ -n \"${JAVA_HOME:-}\" && -x \"$JAVA_HOME/bin/java\" ]]; then java=\"$JAVA_HOME/bin/java\"\n");
+      b.append("elif command -v java >/dev/null 2>&1; then java=\"$(command -v java)\"\n");
+      b.append("else echo \"lockvisor: no java on $(hostname): set JAVA_HOME, put java on the PATH, or emit with")
+          .append(" --java PATH\" >&2; exit 2\n");
+      b.append("fi\n");
+    }
+    b.append("exec \"$java\" -cp ").append(shellQuote(classPath)).append(' ').append(Lockvisor.class.getName());
+    if (!plugins.isEmpty()) {
+      b.append(" --plugins ").append(shellQuote(String.join(java.io.File.pathSeparator,
+          plugins.stream().map(p -> p.toAbsolutePath().normalize().toString()).toList())));
     }
     for (String part : s.sweepArguments(s.isReproduction() ? null : s.file().toAbsolutePath().normalize().toString())) {
       b.append(' ').append(shellQuote(part));
     }
     b.append(" --out ").append(shellQuote(out.toString())).append("/shard-\"$i\"");
     b.append(" --shard \"$i/").append(s.shards()).append("\"\n");
-    return b.toString();
-  }
-
-  /**
-   * A Kubernetes manifest: a ConfigMap holding the experiment file and an Indexed Job of {@code
-   * shards} completions whose pods write into the PersistentVolumeClaim {@code claim}.
-   */
-  static String kubernetes(Sweep s, String experimentYaml, String image, String claim) {
-    String name = jobName(s.name());
-    String fileName = "experiment.yaml";
-    StringBuilder b = new StringBuilder();
-    b.append("# lockvisor ").append(s.verb()).append(" [").append(s.name()).append("]: ").append(s.shards())
-        .append(" shards as a Kubernetes Indexed Job, written by 'lockvisor ").append(s.verb()).append(" --emit k8s'.\n");
-    b.append("#   submit:  kubectl apply -f ").append(fileName(Target.K8S)).append('\n');
-    b.append("#   then, with the claim mounted at /out:  lockvisor merge /out/shard-* --out /out/merged\n");
-    if (!s.isReproduction()) { // a reproduction is built into lockvisor: no file travels with it
-      b.append("apiVersion: v1\n");
-      b.append("kind: ConfigMap\n");
-      b.append("metadata:\n");
-      b.append("  name: ").append(name).append('\n');
-      b.append("data:\n");
-      b.append("  ").append(fileName).append(": |\n");
-      for (String line : experimentYaml.split("\n", -1)) {
-        b.append(line.isEmpty() ? "" : "    " + line).append('\n');
-      }
-      b.append("---\n");
-    }
-    b.append("apiVersion: batch/v1\n");
-    b.append("kind: Job\n");
-    b.append("metadata:\n");
-    b.append("  name: ").append(name).append('\n');
-    b.append("spec:\n");
-    b.append("  completionMode: Indexed\n");
-    b.append("  completions: ").append(s.shards()).append('\n');
-    b.append("  parallelism: ").append(s.shards()).append('\n');
-    b.append("  template:\n");
-    b.append("    spec:\n");
-    b.append("      restartPolicy: Never\n");
-    b.append("      containers:\n");
-    b.append("        - name: lockvisor\n");
-    b.append("          image: ").append(yamlQuote(image)).append('\n');
-    b.append("          command:\n");
-    b.append("            - lockvisor\n");
-    for (String part : s.sweepArguments(s.isReproduction() ? null : "/experiment/" + fileName)) {
-      b.append("            - ").append(yamlQuote(part)).append('\n');
-    }
-    b.append("            - --out\n");
-    b.append("            - /out/shard-$(JOB_COMPLETION_INDEX)\n");
-    b.append("            - --shard\n");
-    b.append("            - $(JOB_COMPLETION_INDEX)/").append(s.shards()).append('\n');
-    b.append("          env:\n");
-    b.append("            - name: JOB_COMPLETION_INDEX\n");
-    b.append("              valueFrom:\n");
-    b.append("                fieldRef:\n");
-    b.append("                  fieldPath: metadata.annotations['batch.kubernetes.io/job-completion-index']\n");
-    b.append("          resources:\n");
-    b.append("            requests:\n");
-    b.append("              cpu: \"").append(s.jobsPerTask()).append("\"\n");
-    b.append("          volumeMounts:\n");
-    if (!s.isReproduction()) {
-      b.append("            - name: experiment\n");
-      b.append("              mountPath: /experiment\n");
-      b.append("              readOnly: true\n");
-    }
-    b.append("            - name: out\n");
-    b.append("              mountPath: /out\n");
-    b.append("      volumes:\n");
-    if (!s.isReproduction()) {
-      b.append("        - name: experiment\n");
-      b.append("          configMap:\n");
-      b.append("            name: ").append(name).append('\n');
-    }
-    b.append("        - name: out\n");
-    b.append("          persistentVolumeClaim:\n");
-    b.append("            claimName: ").append(yamlQuote(claim)).append('\n');
     return b.toString();
   }
 
@@ -287,26 +282,5 @@ final class ClusterJobs {
       return s;
     }
     return "'" + s.replace("'", "'\\''") + "'";
-  }
-
-  /** A YAML scalar in double quotes (JSON escaping is valid YAML). */
-  private static String yamlQuote(String s) {
-    StringBuilder b = new StringBuilder("\"");
-    for (char c : s.toCharArray()) {
-      switch (c) {
-        case '"' -> b.append("\\\"");
-        case '\\' -> b.append("\\\\");
-        case '\n' -> b.append("\\n");
-        case '\t' -> b.append("\\t");
-        default -> {
-          if (c < 0x20) {
-            b.append(String.format("\\u%04x", (int) c));
-          } else {
-            b.append(c);
-          }
-        }
-      }
-    }
-    return b.append('"').toString();
   }
 }

@@ -122,7 +122,7 @@ final class EnvelopeReport {
       List<String> plots = plots(dir.resolve("plots"), s, partial);
       AtomicFiles.writeString(dir.resolve(HTML), html(plan, s, plots, partial));
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot write the envelope into [" + dir + "]: " + e.getMessage(), e);
+      throw new UncheckedIOException("cannot write the envelope into [" + dir + "]", e); // the reason: Lockvisor.ioReason
     }
   }
 

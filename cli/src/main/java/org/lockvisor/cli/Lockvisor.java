@@ -169,6 +169,16 @@ public final class Lockvisor implements Runnable {
         path.jars().stream().map(Object::toString).toList()));
   }
 
+  /** An environment variable as this invocation sees it (tests give their own). */
+  String environment(String name) {
+    return environment.apply(name);
+  }
+
+  /** The plugin jars this invocation loads ({@code --plugins} or the environment), absolute; none by default. */
+  java.util.List<java.nio.file.Path> pluginJars() {
+    return pluginPath().jars();
+  }
+
   /** The application injector, built once per invocation and only by commands that need plugins. */
   Injector injector() {
     if (injector == null) {
@@ -211,6 +221,14 @@ public final class Lockvisor implements Runnable {
   private static int handleParameterException(ParameterException e, String[] args) {
     CommandLine command = e.getCommandLine();
     String suggestion = "";
+    if (e instanceof UnmatchedArgumentException unmatched && command.getParent() == null
+        && !unmatched.getUnmatched().isEmpty() && !unmatched.getUnmatched().get(0).startsWith("-")) {
+      // "lockvisor rn x.yaml": the first word is a mistyped command, not an extra argument
+      command.getErr().println("lockvisor: " + oneLine(DidYouMean.unknownMessage("command",
+          unmatched.getUnmatched().get(0), command.getSubcommands().keySet())) + " (see 'lockvisor --help')");
+      command.getErr().flush();
+      return EXIT_USAGE;
+    }
     if (e instanceof UnmatchedArgumentException unmatched) {
       suggestion = suggestOption(command, unmatched.getUnmatched());
     }
@@ -269,19 +287,44 @@ public final class Lockvisor implements Runnable {
     return exitCode;
   }
 
-  /** An I/O failure in words, without the library's class name: {@code no space left on device}. */
+  /**
+   * An I/O failure in words, without the libraries' class names: {@code no space left on device}.
+   * The cause chain is walked to its root (an XML or image writer wraps the file system's error in
+   * its own exceptions, a SAX or transformer chain), and a file system's reason wins.
+   */
   static String ioReason(Throwable cause) {
-    if (cause instanceof java.nio.file.AccessDeniedException) {
-      return "permission denied";
+    Throwable root = cause;
+    for (Throwable t = cause; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof java.nio.file.AccessDeniedException) {
+        return "permission denied";
+      }
+      if (t instanceof java.nio.file.NoSuchFileException) {
+        return "no such file or directory";
+      }
+      if (t instanceof java.nio.file.FileSystemException fs && fs.getReason() != null) {
+        return fs.getReason();
+      }
+      root = t;
     }
-    if (cause instanceof java.nio.file.NoSuchFileException) {
-      return "no such file or directory";
+    String message = root == null ? null : root.getMessage();
+    if (message == null || message.isBlank()) {
+      message = cause == null ? null : cause.getMessage();
     }
-    if (cause instanceof java.nio.file.FileSystemException fs && fs.getReason() != null) {
-      return fs.getReason();
+    if (message == null || message.isBlank()) {
+      return "I/O error";
     }
-    String message = cause == null ? null : cause.getMessage();
-    return message == null || message.isBlank() ? "I/O error" : message;
+    // "javax.xml.transform.TransformerException: org.xml.sax.SAXException: No space left on device"
+    String plain = CLASS_PREFIX.matcher(message.strip()).replaceAll("");
+    return plain.isBlank() ? "I/O error" : firstLine(plain);
+  }
+
+  /** A qualified exception class name and its colon at the head of a message. */
+  private static final java.util.regex.Pattern CLASS_PREFIX =
+      java.util.regex.Pattern.compile("(?:[a-z_][\\w$]*\\.)+[A-Z][\\w$]*(?:Exception|Error)(?::\\s*|$)");
+
+  private static String firstLine(String text) {
+    int nl = text.indexOf('\n');
+    return (nl < 0 ? text : text.substring(0, nl)).strip();
   }
 
   private static boolean isDebug(CommandLine command) {
@@ -292,13 +335,34 @@ public final class Lockvisor implements Runnable {
     return root.getCommand() instanceof Lockvisor lockvisor && lockvisor.debug;
   }
 
-  /** Messages from nested causes may span lines; the contract is one line. */
+  /**
+   * Messages from nested causes may span lines; the contract is one line. Control characters a
+   * user's input brought into the message (BEL, ESC of a terminal sequence) are shown escaped,
+   * {@code [\u0007]}, never sent raw to the terminal.
+   */
   static String oneLine(String message) {
     if (message == null) {
       return "";
     }
-    String line = message.strip().replaceAll("\\s*\\R\\s*", "; ");
+    String line = escapeControls(message.strip().replaceAll("\\s*\\R\\s*", "; "));
     return line.length() <= MAX_LINE ? line
         : line.substring(0, MAX_LINE) + "... (" + (line.length() - MAX_LINE) + " more characters)";
+  }
+
+  /** {@code text} with every C0/C1 control character and DEL as {@code \\uXXXX}. */
+  static String escapeControls(String text) {
+    StringBuilder b = null;
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) {
+        if (b == null) {
+          b = new StringBuilder(text.length() + 8).append(text, 0, i);
+        }
+        b.append(String.format("\\u%04x", (int) c));
+      } else if (b != null) {
+        b.append(c);
+      }
+    }
+    return b == null ? text : b.toString();
   }
 }

@@ -52,6 +52,21 @@ public final class PluginsCommand implements Runnable {
           + " parameters.")
   private String optionsOf;
 
+  @Option(names = "--wide", description = "One line per plugin with its jar's path, however long (default: the"
+      + " summaries wrapped to the terminal's width, $COLUMNS, else 100 columns).")
+  private boolean wide;
+
+  /** The terminal's width from {@code COLUMNS} (a shell's), else 100. */
+  private int width() {
+    String columns = lockvisor.environment("COLUMNS");
+    try {
+      int c = columns == null ? 100 : Integer.parseInt(columns.strip());
+      return Math.max(60, Math.min(c, 1000));
+    } catch (NumberFormatException e) {
+      return 100;
+    }
+  }
+
   @Override
   public void run() {
     PluginCatalog catalog = lockvisor.injector().getInstance(PluginCatalog.class);
@@ -90,7 +105,7 @@ public final class PluginsCommand implements Runnable {
       out.println("no plugins registered" + (kind == null ? "" : " of kind [" + kind + "]")
           + "; kinds: " + catalog.kinds());
     } else {
-      printTable(out, plugins, catalog);
+      printTable(out, plugins, catalog, wide ? 0 : width());
     }
     out.flush();
   }
@@ -227,7 +242,12 @@ public final class PluginsCommand implements Runnable {
   }
 
   /** KIND NAME VERSION SUMMARY, and JAR (built-in, or the plugin jar's path) last. */
-  private static void printTable(PrintWriter out, List<PluginDescriptor> plugins, PluginCatalog catalog) {
+  /**
+   * The table: KIND, NAME, VERSION and SUMMARY, the summary wrapped to {@code width} columns (its
+   * further lines under its first), and the JAR column as a number whose path is listed once below
+   * the table. With {@code --wide}, one line per plugin with the jar's path, as long as it takes.
+   */
+  private static void printTable(PrintWriter out, List<PluginDescriptor> plugins, PluginCatalog catalog, int width) {
     int kindWidth = "KIND".length();
     int nameWidth = "NAME".length();
     int versionWidth = "VERSION".length();
@@ -238,11 +258,56 @@ public final class PluginsCommand implements Runnable {
       versionWidth = Math.max(versionWidth, p.version().length());
       summaryWidth = Math.max(summaryWidth, p.summary().length());
     }
-    String row = "%-" + kindWidth + "s  %-" + nameWidth + "s  %-" + versionWidth + "s  %-" + summaryWidth
-        + "s  %s%n";
-    out.printf(row, "KIND", "NAME", "VERSION", "SUMMARY", "JAR");
-    for (PluginDescriptor p : plugins) {
-      out.printf(row, p.kind(), p.name(), p.version(), p.summary(), catalog.origin(p));
+    if (width <= 0) {
+      String row = "%-" + kindWidth + "s  %-" + nameWidth + "s  %-" + versionWidth + "s  %-" + summaryWidth
+          + "s  %s%n";
+      out.printf(row, "KIND", "NAME", "VERSION", "SUMMARY", "JAR");
+      for (PluginDescriptor p : plugins) {
+        out.printf(row, p.kind(), p.name(), p.version(), p.summary(), catalog.origin(p));
+      }
+      return;
     }
+    List<String> jars = new java.util.ArrayList<>();
+    for (PluginDescriptor p : plugins) {
+      String jar = String.valueOf(catalog.origin(p));
+      if (!jars.contains(jar)) {
+        jars.add(jar);
+      }
+    }
+    int jarWidth = Math.max("JAR".length(), Integer.toString(jars.size()).length() + 2);
+    int left = kindWidth + nameWidth + versionWidth + 6;
+    int room = Math.max(30, width - left - jarWidth - 2);
+    String row = "%-" + kindWidth + "s  %-" + nameWidth + "s  %-" + versionWidth + "s  %-" + room + "s  %s";
+    out.println(String.format(java.util.Locale.ROOT, row, "KIND", "NAME", "VERSION", "SUMMARY", "JAR").stripTrailing());
+    for (PluginDescriptor p : plugins) {
+      List<String> lines = wrap(p.summary(), room);
+      String jar = "[" + (jars.indexOf(String.valueOf(catalog.origin(p))) + 1) + "]";
+      out.println(String.format(java.util.Locale.ROOT, row, p.kind(), p.name(), p.version(), lines.get(0), jar)
+          .stripTrailing());
+      for (String more : lines.subList(1, lines.size())) {
+        out.println((" ".repeat(left) + more).stripTrailing());
+      }
+    }
+    out.println();
+    for (int i = 0; i < jars.size(); i++) {
+      out.println("[" + (i + 1) + "] " + jars.get(i));
+    }
+    out.println("(--wide: one line per plugin, with the jar's path)");
+  }
+
+  /** {@code text} in lines of at most {@code width} characters, broken at spaces where it can be. */
+  static List<String> wrap(String text, int width) {
+    List<String> lines = new java.util.ArrayList<>();
+    String rest = text.strip();
+    while (rest.length() > width) {
+      int cut = rest.lastIndexOf(' ', width);
+      if (cut <= 0) {
+        cut = width;
+      }
+      lines.add(rest.substring(0, cut).stripTrailing());
+      rest = rest.substring(cut).strip();
+    }
+    lines.add(rest);
+    return lines;
   }
 }

@@ -148,25 +148,12 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
   private String shard;
 
   @Option(names = "--resume", description = "With --envelope and --out: skip the runs already written in DIR by the"
-      + " same envelope.")
+      + " same envelope; a DIR holding another plan (other --samples, --seeds, --param, --set) is refused, naming the"
+      + " difference, unless --force (which replaces its runs).")
   private boolean resume;
 
-  @Option(names = "--emit", paramLabel = "slurm|k8s", description = "With --envelope and --out: run nothing; write into"
-      + " DIR a Slurm job array (lockvisor-sweep.sbatch) or a Kubernetes Indexed Job (lockvisor-sweep-job.yaml) whose"
-      + " task i runs shard i of the envelope into DIR/shard-i; merge them with 'lockvisor merge'.")
-  private String emit;
-
-  @Option(names = "--shards", paramLabel = "N", description = "With --emit: the number of tasks (default: one per"
-      + " sample).")
-  private Integer shards;
-
-  @Option(names = "--image", paramLabel = "IMAGE", description = "With --emit k8s: the container image, with lockvisor"
-      + " on its PATH.")
-  private String image;
-
-  @Option(names = "--claim", paramLabel = "PVC", description = "With --emit k8s: the PersistentVolumeClaim mounted at"
-      + " /out, shared by every task.")
-  private String claim;
+  @Mixin
+  private EmitOptions emitOptions = new EmitOptions();
 
   @Override
   public Integer call() {
@@ -177,9 +164,10 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
       return exportExperiments();
     }
     if (calibrate) {
-      if (samples != null || seed != null || effect != null || shard != null || resume) {
-        throw new UserInputException("--samples, --seed, --effect, --shard and --resume are options of --envelope,"
-            + " not of --calibrate");
+      if (samples != null || seed != null || effect != null || shard != null || resume
+          || emitOptions.firstGiven() != null) {
+        throw new UserInputException("--samples, --seed, --effect, --shard, --resume and " + (emitOptions.firstGiven()
+            == null ? "--emit" : emitOptions.firstGiven()) + " are options of --envelope, not of --calibrate");
       }
       Reproductions registry = lockvisor.injector().getInstance(Reproductions.class);
       return calibrate(ALL.equals(target) ? registry.all().values().asList()
@@ -188,8 +176,9 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
     if (maxEvaluations != null) {
       throw new UserInputException("--max-evaluations takes effect only with --calibrate");
     }
-    if (!envelope && (emit != null || shards != null || image != null || claim != null)) {
-      throw new UserInputException("--emit, --shards, --image and --claim take effect only with --envelope");
+    if (!envelope && emitOptions.firstGiven() != null) {
+      throw new UserInputException(emitOptions.firstGiven() + " takes effect only with --envelope (--emit, --shards,"
+          + " --java, --time, --mem and --partition are options of an envelope's --emit slurm)");
     }
     if (envelope) {
       return runEnvelope();
@@ -310,6 +299,11 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
     }
     Reproductions registry = lockvisor.injector().getInstance(Reproductions.class);
     Reproduction reproduction = registry.choose(target);
+    if (effect != null && !reproduction.bandKeys().contains(effect)) {
+      throw new UserInputException("--effect [" + effect + "] is not a band " + reproduction.name() + " judges; "
+          + (reproduction.bandKeys().isEmpty() ? "it declares none (leave --effect out for the default)"
+              : "known: " + reproduction.bandKeys()));
+    }
     ReproductionEnvelope subject = new ReproductionEnvelope(reproduction, EnvelopeCommands.profiles());
     ImmutableList<org.lockvisor.studies.envelope.Dimension> dims = subject.dimensions(params);
     if (subject.seedParameter().isEmpty() && k > 1) {
@@ -333,12 +327,12 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
     for (var sample : plan.sampled()) {
       subject.whatIf(quick, settings, sample.values(), root);
     }
-    if (emit != null) {
+    if (emitOptions.emitting()) {
       return emitClusterJob(reproduction.name(), n, k, root);
     }
-    if (shards != null || image != null || claim != null) {
-      throw new UserInputException((shards != null ? "--shards" : image != null ? "--image" : "--claim")
-          + " takes effect only with --emit slurm|k8s");
+    emitOptions.checkNotEmitting();
+    if (resume && out != null) {
+      EnvelopeRunner.checkResume(plan, out, force); // another plan's runs: refused, or replaced with --force
     }
     OutputDirectory.prepare("--out", out, force, resume ? null : spec.commandLine().getErr());
     PrintWriter stdout = spec.commandLine().getOut();
@@ -384,12 +378,12 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
    * with the same samples, seeds, parameters and settings; nothing runs here.
    */
   private int emitClusterJob(String name, int n, int k, long root) {
-    ClusterJobs.Target target = ClusterJobs.Target.of(emit);
+    ClusterJobs.Resources resources = emitOptions.resources();
     if (out == null) {
       throw new UserInputException("--emit needs --out DIR (the shared directory the tasks write their shards into)");
     }
-    ClusterJobs.checkEmit(target, shard != null, resume, image, claim);
-    int tasks = shards == null ? n : shards;
+    ClusterJobs.checkEmit(shard != null, resume);
+    int tasks = emitOptions.shards == null ? n : emitOptions.shards;
     if (tasks < 1 || tasks > n) {
       throw new UserInputException("--shards [" + tasks + "] is out of range; allowed: [1, " + n + "] (the samples)");
     }
@@ -408,10 +402,11 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
       extra.add(effect);
     }
     ClusterJobs.Sweep job = ClusterJobs.Sweep.reproduction(name, out, tasks, perTask, root, settings, extra);
-    String text = target == ClusterJobs.Target.SLURM ? ClusterJobs.slurm(job, SweepCommand.launcher())
-        : ClusterJobs.kubernetes(job, null, image, claim);
+    List<Path> plugins = lockvisor.pluginJars();
+    String text = ClusterJobs.slurm(job, SweepCommand.classPath(), plugins, resources);
+    EmitOptions.warnNodeLocal(out, plugins, spec.commandLine().getErr());
     OutputDirectory.prepare("--out", out, force, spec.commandLine().getErr());
-    ClusterJobs.write(target, out, text, "envelope of " + name + ": " + n + " samples x " + k + " seeds in " + tasks
+    ClusterJobs.write(out, text, "envelope of " + name + ": " + n + " samples x " + k + " seeds in " + tasks
         + " shards", spec.commandLine().getOut());
     return Lockvisor.EXIT_OK;
   }
@@ -420,7 +415,7 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
   private int exportExperiments() {
     if (calibrate || envelope || out != null || traceOptions.requested() || samples != null || seeds != null
         || seed != null || jobs != null || !params.isEmpty() || effect != null || shard != null || resume
-        || emit != null || shards != null || image != null || claim != null || maxEvaluations != null) {
+        || emitOptions.firstGiven() != null || maxEvaluations != null) {
       throw new UserInputException("--export-experiments runs nothing: it takes only --set, --quick and --force,"
           + " not the options of a run (--out, --trace, --envelope, --calibrate and theirs)");
     }

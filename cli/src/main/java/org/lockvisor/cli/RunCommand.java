@@ -18,6 +18,7 @@ import org.lockvisor.experiment.model.Durations;
 import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.model.ExperimentYaml;
 import org.lockvisor.experiment.runner.ExperimentResult;
+import org.lockvisor.workloads.spi.Workload;
 import org.lockvisor.experiment.runner.ExperimentRunner;
 import org.lockvisor.experiment.runner.Provenance;
 import org.lockvisor.experiment.runner.ResultJson;
@@ -154,10 +155,31 @@ public final class RunCommand implements Callable<Integer> {
       results.forEach(r -> printText(stdout, r));
     }
     stdout.flush();
+    warnIdleTasks(results, spec.commandLine().getErr());
     if (out != null) {
       writeOutputs(e, provenance, document, outputs);
     }
     return Lockvisor.EXIT_OK;
+  }
+
+  /**
+   * One warning per workload with tasks that did no work in the measurement window ({@link
+   * Workload#IDLE_TASKS}): its figures are the busy tasks' alone, which a reader of IOPS or
+   * throughput would not guess.
+   */
+  static void warnIdleTasks(List<ExperimentResult> results, PrintWriter err) {
+    for (ExperimentResult r : results) {
+      for (ExperimentResult.WorkloadResult w : r.workloads()) {
+        Number idle = w.figures().get(Workload.IDLE_TASKS);
+        if (idle != null && idle.longValue() > 0) {
+          err.println("lockvisor: warning: [" + r.variant() + "] workload " + w.vm() + "/" + w.name() + ": "
+              + idle.longValue() + (idle.longValue() == 1 ? " task" : " tasks") + " did no work in the "
+              + Durations.format(r.simulatedNs()) + " measurement window, so its figures are the other tasks'"
+              + " alone (a vCPU that never ran? see kvm-stat.txt and the timeline; a longer duration may help)");
+        }
+      }
+    }
+    err.flush();
   }
 
   /** result.json, every run's files and the differential pairs ({@link RunFiles}), then report.html. */

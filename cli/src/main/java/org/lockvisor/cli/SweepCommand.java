@@ -27,8 +27,8 @@ import picocli.CommandLine.Spec;
  * {@code lockvisor sweep FILE --out DIR [--jobs N] [--shard i/N] [--resume]}: runs every point of
  * the file's {@code sweep} with its {@code replications}, writing one file per point atomically,
  * and {@code sweep.json} (means with 95 % intervals, paired variant differences) once every point
- * is in DIR. Progress goes to stderr. With {@code --emit slurm|k8s [--shards N]} it runs nothing
- * and writes a cluster job description instead ({@link ClusterJobs}).
+ * is in DIR. Progress goes to stderr. With {@code --emit slurm [--shards N]} it runs nothing and
+ * writes a Slurm job array instead ({@link ClusterJobs}).
  */
 @Command(name = "sweep", mixinStandardHelpOptions = true,
     description = "Runs the points x replications of an experiment's sweep, in parallel, resumable, shardable.")
@@ -72,22 +72,8 @@ public final class SweepCommand implements Callable<Integer> {
           + " (default and ceiling: three quarters of the JVM's maximum heap).")
   private String maxMemory;
 
-  @Option(names = "--emit", paramLabel = "slurm|k8s",
-      description = "Do not run here: write a Slurm job array script (slurm) or a Kubernetes Indexed Job (k8s)"
-          + " into DIR whose tasks run the shards into DIR/shard-<i>; merge them with 'lockvisor merge'.")
-  private String emit;
-
-  @Option(names = "--shards", paramLabel = "N",
-      description = "With --emit: the number of tasks, each running one shard (default: one per point).")
-  private Integer shards;
-
-  @Option(names = "--image", paramLabel = "IMAGE",
-      description = "With --emit k8s: the container image, with lockvisor on its PATH.")
-  private String image;
-
-  @Option(names = "--claim", paramLabel = "PVC",
-      description = "With --emit k8s: the PersistentVolumeClaim mounted at /out, shared by every task.")
-  private String claim;
+  @picocli.CommandLine.Mixin
+  private EmitOptions emitOptions = new EmitOptions();
 
   @Option(names = "--envelope", description = "Run a setup envelope: sample the --param ranges by Latin hypercube,"
       + " run the base and every variant at every sample with the same seeds, and judge the --band figures"
@@ -119,11 +105,8 @@ public final class SweepCommand implements Callable<Integer> {
     if (!envelope && (samples != null || seeds != null || !params.isEmpty() || !bands.isEmpty() || effect != null)) {
       throw new UserInputException("--samples, --seeds, --param, --band and --effect take effect only with --envelope");
     }
-    if (emit == null && (shards != null || image != null || claim != null)) {
-      throw new UserInputException((shards != null ? "--shards" : image != null ? "--image" : "--claim")
-          + " takes effect only with --emit slurm|k8s");
-    }
-    if (emit != null) {
+    emitOptions.checkNotEmitting();
+    if (emitOptions.emitting()) {
       return emitClusterJob();
     }
     int shardIndex = 0;
@@ -225,6 +208,9 @@ public final class SweepCommand implements Callable<Integer> {
   private int runEnvelope(ExperimentRunner runner, int threads, int shardIndex, int shardCount) {
     EnvelopeSetup setup = envelopeSetup(runner);
     EnvelopeRunner.Plan plan = setup.plan();
+    if (resume && out != null) {
+      EnvelopeRunner.checkResume(plan, out, force); // another plan's runs: refused, or replaced with --force
+    }
     OutputDirectory.prepare("--out", out, force, resume ? null : spec.commandLine().getErr());
     PrintWriter err = spec.commandLine().getErr();
     Progress progress = new Progress(err);
@@ -256,8 +242,8 @@ public final class SweepCommand implements Callable<Integer> {
    * and prints how to submit and merge it. Nothing runs here.
    */
   private int emitClusterJob() {
-    ClusterJobs.Target target = ClusterJobs.Target.of(emit);
-    ClusterJobs.checkEmit(target, shard != null, resume, image, claim);
+    ClusterJobs.Resources resources = emitOptions.resources();
+    ClusterJobs.checkEmit(shard != null, resume);
     int perTask = jobs == null ? 1 : jobs;
     if (perTask < 1 || perTask > 1024) {
       throw new UserInputException("--jobs [" + perTask + "] is out of range; allowed: [1, 1024]");
@@ -299,34 +285,24 @@ public final class SweepCommand implements Callable<Integer> {
       throw new UserInputException(file + ": nothing to sweep; add [sweep] parameters or [replications] (or use"
           + " 'lockvisor run')");
     }
-    int n = shards == null ? points : shards;
+    int n = emitOptions.shards == null ? points : emitOptions.shards;
     if (n < 1 || n > points) {
       throw new UserInputException("--shards [" + n + "] is out of range; allowed: [1, " + points
           + "] (the sweep's points)");
     }
     ClusterJobs.Sweep sweep = new ClusterJobs.Sweep(e.name(), file, out, n, perTask, seed, sets, extra);
-    String text;
-    if (target == ClusterJobs.Target.SLURM) {
-      text = ClusterJobs.slurm(sweep, launcher());
-    } else {
-      String yaml;
-      try {
-        yaml = Files.readString(file);
-      } catch (IOException ex) {
-        throw new UserInputException("cannot read [" + file + "]: " + ex.getMessage());
-      }
-      text = ClusterJobs.kubernetes(sweep, yaml, image, claim);
-    }
+    List<java.nio.file.Path> plugins = lockvisor.pluginJars();
+    String text = ClusterJobs.slurm(sweep, classPath(), plugins, resources);
+    EmitOptions.warnNodeLocal(out, plugins, spec.commandLine().getErr());
     OutputDirectory.prepare("--out", out); // after every check of the input: no directory for a bad command
-    ClusterJobs.write(target, out, text, "sweep [" + e.name() + "]: " + points + " points in " + n + " shards",
+    ClusterJobs.write(out, text, "sweep [" + e.name() + "]: " + points + " points in " + n + " shards",
         spec.commandLine().getOut());
     return Lockvisor.EXIT_OK;
   }
 
-  /** This lockvisor as a command: the same java and class path, so every task runs the same build and plugins. */
-  static List<String> launcher() {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    return List.of(java, "-cp", System.getProperty("java.class.path"), Lockvisor.class.getName());
+  /** This lockvisor's class path, so that every task runs the same build (on the file system the nodes share). */
+  static String classPath() {
+    return System.getProperty("java.class.path");
   }
 
   /** Plots of every metric against the first swept parameter, beside sweep.json. */

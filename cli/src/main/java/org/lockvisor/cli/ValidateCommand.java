@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import org.lockvisor.reproductions.api.WhatIf;
 import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.runner.ExperimentRunner;
 import picocli.CommandLine.Command;
@@ -33,7 +34,9 @@ public final class ValidateCommand implements Callable<Integer> {
   private Path file;
 
   @Option(names = "--set", paramLabel = "PATH=VALUE",
-      description = "Override a value before validating, e.g. vms[0].locks.spinlock=ticket (repeatable).")
+      description = {"Override a value before validating, e.g. vms[0].locks.spinlock=ticket (repeatable).",
+          "cost.<profile>.<COST_KEY>=<number> is checked as run takes it (a cost what-if), so a run's command"
+              + " line validates as it runs."})
   private List<String> sets = new ArrayList<>();
 
   @Option(names = "--max-memory", paramLabel = "SIZE",
@@ -46,10 +49,13 @@ public final class ValidateCommand implements Callable<Integer> {
     ExperimentRunner runner = lockvisor.injector().getInstance(ExperimentRunner.class);
     runner.limitBuilding(Long.MAX_VALUE, "");
     CheckOptions.limitMemory(runner, maxMemory, 1);
-    Experiment e = runner.validateTree(file.toString(), ExperimentFiles.load(file, sets, null));
+    Experiment e = runner.validateTree(file.toString(), ExperimentFiles.load(file, CostSettings.paths(sets), null));
+    // the cost what-ifs run accepts (--set cost.<profile>.<KEY>=N), checked by the same code
+    WhatIf whatIf = CostSettings.parse(CostSettings.costs(sets), e, runner);
     PrintWriter out = spec.commandLine().getOut();
     out.println(file + ": valid experiment [" + e.name() + "] with " + e.vms().size() + " VM(s)"
-        + (e.variants().isEmpty() ? "" : " and variants " + e.variants().keySet()));
+        + (e.variants().isEmpty() ? "" : " and variants " + e.variants().keySet())
+        + (whatIf.isEmpty() ? "" : "; " + CostSettings.label(whatIf)));
     out.flush();
     return Lockvisor.EXIT_OK;
   }

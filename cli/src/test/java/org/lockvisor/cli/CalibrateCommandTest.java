@@ -1,6 +1,7 @@
 package org.lockvisor.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.withinPercentage;
 import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -89,9 +90,13 @@ class CalibrateCommandTest {
     assertThat(json.get("baseline").asText()).isEqualTo("base");
     List<String> predicted = json.get("predictions").findValuesAsText("variant");
     assertThat(predicted).containsOnly("inside-lock", "arm64").contains("inside-lock", "arm64");
-    // Notify inside vq_lock costs IOPS (R2's direction), predicted at the fitted point.
+    // R2's directions at the example's numjobs=4, predicted at the fitted point: with the notify
+    // inside vq_lock and an exit to the VMM under its lock (arm64, 2014) IOPS drop; on x86 the
+    // seed mail saw "no obvious difference" above numjobs=2.
+    double armIops = predictionOf(json, "arm64", "fio.read.iops").get("mean").asDouble();
     double insideIops = predictionOf(json, "inside-lock", "fio.read.iops").get("mean").asDouble();
-    assertThat(insideIops).isLessThan(planted.get("fio.read.iops"));
+    assertThat(armIops).isLessThan(0.9 * planted.get("fio.read.iops"));
+    assertThat(insideIops).isCloseTo(planted.get("fio.read.iops"), withinPercentage(10));
     assertThat(Files.readString(out.resolve("calibration.txt"))).contains("IRQ_INJECT", "inside-lock");
     assertThat(Files.readString(out.resolve("report.html"))).contains("Calibrate, then predict", "IRQ_INJECT");
   }
@@ -145,8 +150,13 @@ class CalibrateCommandTest {
             List.of("outside the declared", "1500-5000")),
         Arguments.of("costWithoutRange", List.of("--params", "cost.x86_64-kvm.VMEXIT_ROUNDTRIP=1000..3000"),
             List.of("declares no range")),
-        Arguments.of("noRange", List.of("--params", "cost.x86_64-kvm.IRQ_INJECT"),
-            List.of("has no range")),
+        Arguments.of("noRangeOnAPath", List.of("--params", "vms[0].vcpus"),
+            List.of("[vms[0].vcpus] has no range", "only a cost.<profile>.<KEY> estimate brings its own")),
+        // a bare estimate takes its own range (as sweep --envelope does): the check after it speaks
+        Arguments.of("bareCostTakesItsRange", List.of("--params", "cost.x86_64-kvm.IRQ_INJECT", "--target",
+            IPERF_REAL), List.of("not producible", "iperf3.sent_gbps")),
+        Arguments.of("bareCostWithoutRange", List.of("--params", "cost.x86_64-kvm.VMEXIT_ROUNDTRIP"),
+            List.of("declares no range")),
         Arguments.of("emptyRange", List.of("--params", "cost.x86_64-kvm.IRQ_INJECT=5..5"),
             List.of("LOW < HIGH")),
         Arguments.of("figureNotInTarget", List.of("--figures", "fio.read.iopz"),

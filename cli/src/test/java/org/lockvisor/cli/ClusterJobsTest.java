@@ -2,13 +2,6 @@ package org.lockvisor.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.json.JsonMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
-import io.fabric8.kubernetes.api.model.ConfigMap;
-import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,14 +10,16 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.lockvisor.cli.CliFixture.Run;
+import org.lockvisor.reproductions.api.Reproduction;
 
 /**
- * {@code sweep --emit slurm|k8s}: the Slurm script is an array of one task per shard, each running
- * {@code --shard $SLURM_ARRAY_TASK_ID/N --resume} into its own directory with the command line's
- * overrides; the Kubernetes manifest binds, field for field, to the batch/v1 Job and v1 ConfigMap
- * of the Kubernetes object model (fabric8 kubernetes-model 8.0.0) with nothing left over, is an
- * Indexed Job of N completions, and its pods run the same arguments with the index the Job
- * controller publishes. Bad combinations are one line and exit 2 with no output directory.
+ * {@code sweep --emit slurm}: the script is an array of one task per shard, each running {@code
+ * --shard $SLURM_ARRAY_TASK_ID/N --resume} into its own directory with the command line's
+ * overrides and plugin jars, on the Java of the node it lands on ({@code --java}, else {@code
+ * JAVA_HOME}, else the PATH) with the {@code --time}, {@code --mem} and {@code --partition} asked
+ * for; an output directory under {@code /tmp} is warned of. A task run by bash as Slurm runs it
+ * writes its shard. There is no Kubernetes emitter. Bad combinations are one line and exit 2 with
+ * no output directory.
  */
 class ClusterJobsTest {
 
@@ -54,90 +49,79 @@ class ClusterJobsTest {
         .contains(" --resume ")
         .contains(" --seed 7 ")
         .contains(" --set warmup=0 --set duration=1500us")
-        .contains(" org.lockvisor.cli.Lockvisor sweep ");
+        .contains(" org.lockvisor.cli.Lockvisor sweep ")
+        .contains("exec \"$java\" -cp ");
     assertThat(out.resolve("lockvisor-sweep.sbatch").toFile().canExecute()).isTrue();
     assertThat(out.resolve("points")).doesNotExist(); // nothing ran here
   }
 
   @Test
-  void k8s_bindsToTheKubernetesModel_asAnIndexedJobOfOneCompletionPerShard() throws IOException {
+  void slurm_carriesThePluginJars_andFindsJavaOnTheNode() throws IOException {
+    Path jar = PluginPathCommandTest.servicesJar(temp.resolve("plugins.jar"), Reproduction.class,
+        FakeReproductions.Reproduces.class);
     Path out = temp.resolve("out");
-    Run run = emit(out, "--emit", "k8s", "--shards", "4", "--image", "registry.example/lockvisor:0.1",
-        "--claim", "sweep-results");
+    List<String> args = new ArrayList<>(List.of("--plugins", jar.toString(), "sweep",
+        SweepCommandsTest.SWEEP.toString(), "--out", out.toString(), "--set", "warmup=0", "--set", "duration=1500us",
+        "--emit", "slurm", "--shards", "2"));
+    Run run = CliFixture.run(args.toArray(String[]::new));
     assertThat(run.exitCode()).as(run.err()).isZero();
-    List<Object> docs = readAll(out.resolve("lockvisor-sweep-job.yaml"));
-    assertThat(docs).hasSize(2);
-    ConfigMap config = (ConfigMap) docs.get(0);
-    Job job = (Job) docs.get(1);
+    String script = Files.readString(out.resolve("lockvisor-sweep.sbatch"));
 
-    assertThat(config.getAdditionalProperties()).isEmpty();
-    assertThat(config.getData().get("experiment.yaml"))
-        .isEqualTo(Files.readString(SweepCommandsTest.SWEEP));
-    assertThat(job.getAdditionalProperties()).isEmpty();
-    assertThat(job.getApiVersion()).isEqualTo("batch/v1");
-    assertThat(job.getMetadata().getName()).isEqualTo("lockvisor-locktorture-sweep");
-    assertThat(job.getSpec().getAdditionalProperties()).isEmpty();
-    assertThat(job.getSpec().getCompletionMode()).isEqualTo("Indexed");
-    assertThat(job.getSpec().getCompletions()).isEqualTo(4);
-    assertThat(job.getSpec().getTemplate().getSpec().getRestartPolicy()).isEqualTo("Never");
-    assertThat(job.getSpec().getTemplate().getSpec().getAdditionalProperties()).isEmpty();
-    Container c = job.getSpec().getTemplate().getSpec().getContainers().get(0);
-    assertThat(c.getAdditionalProperties()).isEmpty();
-    assertThat(c.getImage()).isEqualTo("registry.example/lockvisor:0.1");
-    assertThat(c.getCommand()).startsWith("lockvisor", "sweep", "/experiment/experiment.yaml")
-        .endsWith("--out", "/out/shard-$(JOB_COMPLETION_INDEX)", "--shard", "$(JOB_COMPLETION_INDEX)/4")
-        .containsSubsequence("--set", "warmup=0", "--set", "duration=1500us");
-    assertThat(c.getEnv().get(0).getName()).isEqualTo("JOB_COMPLETION_INDEX");
-    assertThat(c.getEnv().get(0).getValueFrom().getFieldRef().getFieldPath())
-        .isEqualTo("metadata.annotations['batch.kubernetes.io/job-completion-index']");
-    var volumes = job.getSpec().getTemplate().getSpec().getVolumes();
-    assertThat(volumes).extracting(v -> v.getPersistentVolumeClaim() == null ? null
-        : v.getPersistentVolumeClaim().getClaimName()).contains("sweep-results");
-    assertThat(volumes).extracting(v -> v.getConfigMap() == null ? null : v.getConfigMap().getName())
-        .contains(config.getMetadata().getName());
+    assertThat(script).contains(" org.lockvisor.cli.Lockvisor --plugins " + jar.toAbsolutePath() + " sweep ")
+        .contains("$JAVA_HOME/bin/java", "command -v java", "emit with --java PATH")
+        .doesNotContain(System.getProperty("java.home"));
   }
 
   @Test
-  void k8s_reproductionEnvelope_bindsAsAnIndexedJobWithoutAConfigMap() throws IOException {
-    Path out = temp.resolve("r2");
-    Run run = CliFixture.run(ClusterJobsTest.class.getClassLoader(), "reproduce", "virtio-blk-notify", "--envelope", "--samples", "6", "--seeds", "1",
-        "--quick", "--out", out.toString(), "--emit", "k8s", "--shards", "3", "--image",
-        "registry.example/lockvisor:0.1", "--claim", "envelopes");
+  void slurm_javaAndResources_becomeTheScriptsLines() throws IOException {
+    Path out = temp.resolve("out");
+    Run run = emit(out, "--emit", "slurm", "--java", "/opt/jdk-17/bin/java", "--time", "2:00:00", "--mem", "4G",
+        "--partition", "batch");
     assertThat(run.exitCode()).as(run.err()).isZero();
-    List<Object> docs = readAll(out.resolve("lockvisor-sweep-job.yaml"));
-    assertThat(docs).hasSize(1);
-    Job job = (Job) docs.get(0);
-    assertThat(job.getAdditionalProperties()).isEmpty();
-    assertThat(job.getSpec().getAdditionalProperties()).isEmpty();
-    assertThat(job.getSpec().getCompletionMode()).isEqualTo("Indexed");
-    assertThat(job.getSpec().getCompletions()).isEqualTo(3);
-    Container c = job.getSpec().getTemplate().getSpec().getContainers().get(0);
-    assertThat(c.getAdditionalProperties()).isEmpty();
-    assertThat(c.getCommand()).startsWith("lockvisor", "reproduce", "virtio-blk-notify")
-        .containsSubsequence("--envelope", "--samples", "6", "--seeds", "1", "--quick")
-        .endsWith("--out", "/out/shard-$(JOB_COMPLETION_INDEX)", "--shard", "$(JOB_COMPLETION_INDEX)/3");
-    assertThat(c.getVolumeMounts()).extracting(m -> m.getMountPath()).containsExactly("/out");
-    assertThat(job.getSpec().getTemplate().getSpec().getVolumes()).hasSize(1);
+    String script = Files.readString(out.resolve("lockvisor-sweep.sbatch"));
+
+    assertThat(script).contains("#SBATCH --time=2:00:00\n", "#SBATCH --mem=4G\n", "#SBATCH --partition=batch\n",
+        "java=/opt/jdk-17/bin/java\n").doesNotContain("JAVA_HOME");
   }
 
-  /** Every document of a multi-document manifest, bound to the Kubernetes model by its kind. */
-  private static List<Object> readAll(Path file) throws IOException {
-    ObjectMapper yaml = new ObjectMapper(new YAMLFactory());
-    ObjectMapper json = JsonMapper.builder().build();
-    List<Object> docs = new ArrayList<>();
-    try (YAMLParser parser = new YAMLFactory().createParser(file.toFile())) {
-      var it = yaml.readValues(parser, com.fasterxml.jackson.databind.JsonNode.class);
-      while (it.hasNext()) {
-        var node = it.next();
-        Class<?> type = switch (node.get("kind").asText()) {
-          case "Job" -> Job.class;
-          case "ConfigMap" -> ConfigMap.class;
-          default -> throw new AssertionError("unexpected kind " + node.get("kind"));
-        };
-        docs.add(json.treeToValue(node, type));
-      }
-    }
-    return docs;
+  @Test
+  void slurm_outUnderTmp_warnsThatItIsNodeLocal() {
+    Path out = temp.resolve("out");
+    Run run = emit(out, "--emit", "slurm");
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(temp.toAbsolutePath().toString()).startsWith("/tmp");
+    assertThat(run.err()).contains("lockvisor: warning: --out [" + out.toAbsolutePath() + "] is under /tmp",
+        "local to each node");
+    assertThat(ClusterJobs.nodeLocalWarning("--out", Path.of("/shared/sweeps/x"))).isEmpty();
+  }
+
+  /**
+   * The script's task, run by bash as Slurm would run it (task 1 of 2, no JAVA_HOME: java from the
+   * PATH), writes its shard with the plugin its jar registers; without a Slurm.
+   */
+  @Test
+  void slurm_taskRunByBash_findsJavaOnThePath_andLoadsThePlugin() throws Exception {
+    Path jar = PluginPathCommandTest.servicesJar(temp.resolve("plugins.jar"), Reproduction.class,
+        FakeReproductions.WithEnvelope.class);
+    Path out = temp.resolve("shared");
+    Run emit = CliFixture.run(CliFixture.WITHOUT_BUILT_IN_REPRODUCTIONS, "--plugins", jar.toString(), "reproduce",
+        "fake-envelope", "--envelope", "--samples", "2", "--seeds", "1", "--out", out.toString(), "--emit", "slurm",
+        "--shards", "2");
+    assertThat(emit.exitCode()).as(emit.err()).isZero();
+
+    ProcessBuilder pb = new ProcessBuilder("bash", out.resolve("lockvisor-sweep.sbatch").toString())
+        .redirectErrorStream(true);
+    pb.environment().remove("JAVA_HOME");
+    pb.environment().put("SLURM_ARRAY_TASK_ID", "1");
+    pb.environment().put("PATH", Path.of(System.getProperty("java.home"), "bin") + ":/usr/bin:/bin");
+    Process p = pb.start();
+    String log = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(p.waitFor(120, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+
+    assertThat(p.exitValue()).as(log).isZero();
+    assertThat(out.resolve("shard-1").resolve("envelope-plan.json")).exists();
+    assertThat(out.resolve("shard-0")).doesNotExist();
   }
 
   @Test
@@ -160,8 +144,11 @@ class ClusterJobsTest {
     String[][] bad = {
         {"--emit", "pbs"},
         {"--emit", "k8s"},
-        {"--emit", "k8s", "--image", "i"},
         {"--emit", "slurm", "--image", "i"},
+        {"--emit", "slurm", "--mem", "lots"},
+        {"--emit", "slurm", "--java", "java"},
+        {"--emit", "slurm", "--partition", "a b"},
+        {"--time", "1:00:00"},
         {"--emit", "slurm", "--shard", "0/2"},
         {"--emit", "slurm", "--resume"},
         {"--emit", "slurm", "--shards", "0"},

@@ -80,4 +80,37 @@ class ExampleExperimentsTest {
     assertThat(run.exitCode()).as(run.err()).isZero();
     assertThat(run.err()).isEmpty();
   }
+
+  /**
+   * quick-virtio-blk shows four fio jobs' worth of IOPS in every variant: each job reaps I/O in the
+   * window (one of the four reaped none on every seed before, when the VMM main loop floated onto
+   * a vCPU's CPU and kept it), and the run says nothing of idle tasks.
+   */
+  @Test
+  void quickVirtioBlk_everyJobDoesIo_inEveryVariant() throws IOException {
+    Run run = CliFixture.run("run", DIR.resolve("quick-virtio-blk.yaml").toString(), "--format", "json");
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.err()).doesNotContain("did no work");
+    com.fasterxml.jackson.databind.JsonNode result = Json.MAPPER.readTree(run.out());
+    List<com.fasterxml.jackson.databind.JsonNode> fios = result.findParents("idle_tasks");
+    assertThat(fios).hasSize(3); // base, inside-lock, arm64
+    assertThat(fios).allSatisfy(f -> {
+      assertThat(f.get("idle_tasks").asLong()).as(f.toString()).isZero();
+      assertThat(f.get("completed").asLong()).as(f.toString()).isPositive();
+    });
+  }
+
+  /** A workload with a task that did no work is flagged on stderr, naming it. */
+  @Test
+  void workloadWithAnIdleTask_isFlagged() {
+    // the example as it was: four host CPUs for four pinned vCPUs and a floating VMM main loop
+    Run run = CliFixture.run("run", DIR.resolve("quick-virtio-blk.yaml").toString(), "--variant", "base", "--set",
+        "host.cpus=4", "--set", "vms[0].devices[0].options.vmm-cpu=-1");
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out()).contains("idle_tasks");
+    assertThat(run.errLines()).anySatisfy(line -> assertThat(line).startsWith("lockvisor: warning: [base] workload"
+        + " vm0/fio: 1 task did no work in the 3ms measurement window"));
+  }
 }

@@ -17,11 +17,13 @@ import org.lockvisor.cli.CliFixture.Run;
 /**
  * The hostile inputs of issue 24, one file each under {@code hostile-inputs/}: a {@code .yaml}
  * is an experiment given to {@code validate}; an {@code .args} file is a command line, one
- * argument per line ({@code <empty>} for an empty argument, {@code ${RES}} for the directory).
+ * argument per line ({@code <empty>} for an empty argument, {@code ${RES}} for the directory,
+ * {@code ${TMP}} for a fresh temporary directory).
  * Their headers say the exit status ({@code # exit:}), the stderr lines ({@code # lines:}, 1
  * unless said) and text that must appear ({@code # expect-text:} on stderr, {@code # expect-out:}
  * on stdout). Each is answered within 5 s in the test JVM's 1 GiB heap ({@code -Xmx1g}), by
- * lines that start with {@code lockvisor: }, never a stack trace.
+ * lines that start with {@code lockvisor: }, never a stack trace; a refusal (exit 2) creates no
+ * {@code --out} directory.
  */
 class HostileInputsTest {
 
@@ -65,7 +67,8 @@ class HostileInputsTest {
       } else if (line.startsWith("# expect-out: ")) {
         outTexts.add(line.substring(14).strip());
       } else if (!yaml && !line.startsWith("#") && !line.isEmpty()) {
-        args.add(line.equals("<empty>") ? "" : line.replace("${RES}", DIR.toString()));
+        args.add(line.equals("<empty>") ? "" : line.replace("${RES}", DIR.toString())
+            .replace("${TMP}", temp.toString()));
       }
     }
     if (yaml) {
@@ -81,6 +84,8 @@ class HostileInputsTest {
     assertThat(run.exitCode()).as(context).isEqualTo(exit);
     assertThat(run.err()).as(context).doesNotContain("\tat ", "Exception", "internal error")
         .doesNotContain("org.yaml.", "com.fasterxml.", "java.lang.", "java.nio.");
+    assertThat(run.err().replace("\n", "").replace("\r", "")).as("%s: no raw control character on stderr", file)
+        .doesNotContainPattern("[\\x00-\\x1f\\x7f-\\x9f]");
     errTexts.forEach(text -> assertThat(run.err()).as(context).contains(text));
     outTexts.forEach(text -> assertThat(run.out()).as(context).contains(text));
     if (exit != 0) {
@@ -88,6 +93,13 @@ class HostileInputsTest {
           .allSatisfy(line -> assertThat(line).startsWith("lockvisor: ").hasSizeLessThan(1_200));
     }
     assertThat(nanos).as("%s answered within 5 s", file).isLessThan(MAX_NANOS);
+    if (exit == 2) {
+      for (int i = 0; i + 1 < args.size(); i++) {
+        if (args.get(i).equals("--out") && args.get(i + 1).startsWith(temp.toString())) {
+          assertThat(Path.of(args.get(i + 1))).as("%s: a refusal creates no --out", file).doesNotExist();
+        }
+      }
+    }
   }
 
   @Test

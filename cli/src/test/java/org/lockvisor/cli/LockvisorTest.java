@@ -139,12 +139,29 @@ class LockvisorTest {
 
     assertThat(run.exitCode()).isZero();
     List<String> lines = run.out().lines().toList();
-    assertThat(lines).hasSize(3);
+    assertThat(lines).hasSize(6); // header, two plugins, blank, the jar [1], the hint for --wide
     assertThat(lines.get(0)).matches("KIND +NAME +VERSION +SUMMARY +JAR");
+    assertThat(lines.get(4)).startsWith("[1] ");
     assertThat(lines.get(1)).startsWith("reproduction  fake-miss").contains("never reproduces");
     int summaryColumn = lines.get(0).indexOf("SUMMARY");
     assertThat(lines.get(1).indexOf("never reproduces")).isEqualTo(summaryColumn);
     assertThat(lines.get(2).indexOf("always reproduces")).isEqualTo(summaryColumn);
+  }
+
+  @Test
+  void plugins_text_wrappedToTheTerminal_wideKeepsOneLinePerPlugin() throws Exception {
+    // every built-in: ~250-character lines before (summary and jar path on one line)
+    Run wrapped = CliFixture.run(HostileInputsTest.class.getClassLoader(), "plugins");
+    Run wide = CliFixture.run(HostileInputsTest.class.getClassLoader(), "plugins", "--wide");
+
+    assertThat(wrapped.exitCode()).as(wrapped.err()).isZero();
+    assertThat(wrapped.out().lines()).allSatisfy(line -> assertThat(line.length()).as(line).isLessThanOrEqualTo(100));
+    assertThat(wrapped.out()).contains("qspinlock", "[1] ");
+    assertThat(wide.exitCode()).as(wide.err()).isZero();
+    Run json = CliFixture.run(HostileInputsTest.class.getClassLoader(), "plugins", "--format", "json");
+    int plugins = Json.MAPPER.readTree(json.out()).size();
+    assertThat(wide.out().lines()).hasSize(1 + plugins); // the header and one line per plugin
+    assertThat(PluginsCommand.wrap("aaa bbb ccc ddd", 7)).containsExactly("aaa bbb", "ccc ddd");
   }
 
   @Test

@@ -19,7 +19,9 @@ import picocli.CommandLine;
 /**
  * {@code --plugins PATH[:PATH...]} and {@code LOCKVISOR_PLUGINS}: the jars named (or every jar of
  * a named directory) are searched for plugins, the option wins over the variable, and a path that
- * is not a jar or a directory of jars is one line and exit 2 before anything runs.
+ * is not a jar or a directory of jars is one line and exit 2 before anything runs, and so is a jar
+ * cut short (it starts as a zip but has no central directory: the class loader skipped it without a
+ * word) and a plugin class registered by two jars (only the first would load), naming both jars.
  */
 class PluginPathCommandTest {
 
@@ -28,10 +30,14 @@ class PluginPathCommandTest {
 
   /** A jar holding only a services file that registers the fake reproduction {@code fake-ok}. */
   private Path pluginJar(String name) throws IOException {
-    Path jar = temp.resolve(name);
+    return servicesJar(temp.resolve(name), Reproduction.class, FakeReproductions.Reproduces.class);
+  }
+
+  /** A jar at {@code jar} holding only a services file that registers {@code provider} as a {@code service}. */
+  static Path servicesJar(Path jar, Class<?> service, Class<?> provider) throws IOException {
     try (OutputStream file = Files.newOutputStream(jar); JarOutputStream out = new JarOutputStream(file)) {
-      out.putNextEntry(new JarEntry("META-INF/services/" + Reproduction.class.getName()));
-      out.write((FakeReproductions.Reproduces.class.getName() + "\n").getBytes(StandardCharsets.UTF_8));
+      out.putNextEntry(new JarEntry("META-INF/services/" + service.getName()));
+      out.write((provider.getName() + "\n").getBytes(StandardCharsets.UTF_8));
       out.closeEntry();
     }
     return jar;
@@ -124,5 +130,33 @@ class PluginPathCommandTest {
   void run_badPluginPath_refusedBeforeRunning() {
     assertOneLineUsageError(run(Map.of(), "--plugins", temp.resolve("x.jar").toString(), "run",
         "../examples/experiments/quick-locks.yaml"), "no such jar or directory");
+  }
+
+  @Test
+  void plugins_truncatedJar_oneLineExit2NamingIt() throws IOException {
+    Path jar = pluginJar("fake.jar");
+    byte[] whole = Files.readAllBytes(jar);
+    Path cut = Files.write(temp.resolve("cut.jar"), java.util.Arrays.copyOf(whole, whole.length / 2));
+
+    assertOneLineUsageError(run(Map.of(), "--plugins", cut.toString(), "plugins", "--kind", "reproduction"),
+        "[" + cut.toAbsolutePath() + "] cannot be read as a jar (truncated or corrupt");
+  }
+
+  @Test
+  void plugins_truncatedJarInADirectory_refusedNotSkipped() throws IOException {
+    Path dir = Files.createDirectory(temp.resolve("dir"));
+    Files.write(dir.resolve("a.jar"), new byte[] {'P', 'K', 3, 4, 0, 0});
+
+    assertOneLineUsageError(run(Map.of(), "--plugins", dir.toString(), "plugins"), "a.jar] cannot be read as a jar");
+  }
+
+  @Test
+  void plugins_samePluginInTwoJars_oneLineExit2NamingBothJars() throws IOException {
+    Path first = pluginJar("first.jar");
+    Path second = pluginJar("second.jar");
+
+    Run run = run(Map.of(), "--plugins", first + java.io.File.pathSeparator + second, "plugins");
+
+    assertOneLineUsageError(run, "is in two jars", "first.jar]", "second.jar]");
   }
 }

@@ -70,13 +70,20 @@ class ReproduceEnvelopeTest {
         Arguments.of(List.of("fake-envelope", "--envelope", "--set", "level=3"), List.of("[level] is set by the"
             + " envelope")),
         Arguments.of(List.of("fake-envelope", "--samples", "4"), List.of("take effect only with --envelope")),
-        Arguments.of(List.of("fake-envelope", "--emit", "slurm"), List.of("--emit, --shards, --image and --claim take"
-            + " effect only with --envelope")),
+        Arguments.of(List.of("fake-envelope", "--emit", "slurm"), List.of("--emit takes effect only with --envelope")),
+        Arguments.of(List.of("fake-envelope", "--mem", "4G"), List.of("--mem takes effect only with --envelope")),
+        Arguments.of(List.of("fake-envelope", "--envelope", "--time", "1:00:00"),
+            List.of("--time takes effect only with --emit slurm")),
+        Arguments.of(List.of("fake-envelope", "--envelope", "--emit", "slurm", "--time", "soon", "--out", "OUT"),
+            List.of("--time [soon] is not a Slurm time limit")),
+        Arguments.of(List.of("fake-envelope", "--calibrate", "--emit", "slurm"),
+            List.of("--emit are options of --envelope, not of --calibrate")),
         Arguments.of(List.of("fake-envelope", "--envelope", "--emit", "pbs"), List.of("--emit [pbs] is not a cluster"
             + " scheduler")),
         Arguments.of(List.of("fake-envelope", "--envelope", "--emit", "slurm", "--shards", "5", "--samples", "4"),
             List.of("--shards [5] is out of range; allowed: [1, 4]")),
-        Arguments.of(List.of("fake-envelope", "--envelope", "--emit", "k8s"), List.of("--emit k8s needs --image")),
+        Arguments.of(List.of("fake-envelope", "--envelope", "--emit", "k8s"), List.of("--emit [k8s] is not a cluster"
+            + " scheduler; allowed: [slurm] (the Kubernetes emitter was removed")),
         Arguments.of(List.of("fake-envelope", "--envelope", "--emit", "slurm", "--shard", "0/2"),
             List.of("--shard cannot be given with --emit")),
         Arguments.of(List.of("fake-envelope", "--envelope", "--shards", "2"),
@@ -164,13 +171,6 @@ class ReproduceEnvelopeTest {
       assertThat(files.map(f -> f.getFileName().toString()).filter(f -> !f.startsWith(".")))
           .containsExactly("lockvisor-sweep.sbatch");
     }
-    Path k8s = temp.resolve("k8s");
-    Run manifest = CliFixture.run(fakes, "reproduce", "fake-envelope", "--envelope", "--samples", "4", "--out",
-        k8s.toString(), "--emit", "k8s", "--image", "example/lockvisor:1", "--claim", "envelopes");
-    assertThat(manifest.exitCode()).as(manifest.err()).isZero();
-    String yaml = java.nio.file.Files.readString(k8s.resolve("lockvisor-sweep-job.yaml"));
-    assertThat(yaml).contains("completionMode: Indexed", "completions: 4", "- \"reproduce\"", "claimName:")
-        .doesNotContain("kind: ConfigMap", "/experiment");
   }
 
   @Test

@@ -21,7 +21,9 @@ import org.lockvisor.cli.CliFixture.Run;
  * cluster (munged, slurmctld and slurmd of the Debian packages slurm-wlm and munge, started by
  * {@code src/test/resources/slurm/cluster.sh} with a generated slurm.conf in a directory of its
  * own) runs the script with {@code sbatch --wait}; the shards it wrote, merged, equal the
- * unsharded sweep, and likewise a small setup envelope ({@code sweep --envelope}). Every daemon the test started is stopped, whatever happens.
+ * unsharded sweep, and likewise a small setup envelope ({@code sweep --envelope}), a seed
+ * reproduction's envelope and the envelope of a reproduction that only a plugin jar brings (the
+ * array carries {@code --plugins} and finds Java on the node). Every daemon the test started is stopped, whatever happens.
  *
  * <p>CI installs the packages ({@code .ci/run}) and runs as root, and there the test must run: with
  * {@code CI} set, a missing Slurm fails it. Elsewhere it is skipped with the reason.
@@ -114,6 +116,29 @@ class SlurmSweepTest {
       assertThat(r2Run.exitCode()).as(r2Run.err()).isZero();
       assertThat(MAPPER.readTree(r2Merged.resolve("envelope.json").toFile()))
           .isEqualTo(MAPPER.readTree(r2Full.resolve("envelope.json").toFile()));
+
+      // a reproduction that only a plugin jar brings: the array carries --plugins (its tasks failed
+      // with "unknown reproduction" when the script dropped them), on the Java found on the node
+      Path jar = PluginPathCommandTest.servicesJar(temp.resolve("plugins.jar"),
+          org.lockvisor.reproductions.api.Reproduction.class, FakeReproductions.WithEnvelope.class);
+      String[] fake = {"--plugins", jar.toString(), "reproduce", "fake-envelope", "--envelope", "--samples", "6",
+          "--seeds", "2", "--param", "level=2..8"};
+      Path fakeShared = temp.resolve("plugin-shared");
+      Run fakeEmit = CliFixture.run(CliFixture.WITHOUT_BUILT_IN_REPRODUCTIONS, with(fake, "--out",
+          fakeShared.toString(), "--emit", "slurm", "--shards", "3"));
+      assertThat(fakeEmit.exitCode()).as(fakeEmit.err()).isZero();
+      sh(List.of("sbatch", "--wait", fakeShared.resolve("lockvisor-sweep.sbatch").toString()), conf);
+      Path fakeMerged = temp.resolve("plugin-merged");
+      Run fakeMerge = CliFixture.run(CliFixture.WITHOUT_BUILT_IN_REPRODUCTIONS, "merge",
+          fakeShared.resolve("shard-0").toString(), fakeShared.resolve("shard-1").toString(),
+          fakeShared.resolve("shard-2").toString(), "--out", fakeMerged.toString());
+      assertThat(fakeMerge.exitCode()).as(fakeMerge.err()).isZero();
+      Path fakeFull = temp.resolve("plugin-full");
+      Run fakeRun = CliFixture.run(CliFixture.WITHOUT_BUILT_IN_REPRODUCTIONS, with(fake, "--out",
+          fakeFull.toString(), "--jobs", "1"));
+      assertThat(fakeRun.exitCode()).as(fakeRun.err()).isZero();
+      assertThat(MAPPER.readTree(fakeMerged.resolve("envelope.json").toFile()))
+          .isEqualTo(MAPPER.readTree(fakeFull.resolve("envelope.json").toFile()));
     } finally {
       sh(List.of("bash", script.toString(), "stop", cluster.toString()), null);
     }

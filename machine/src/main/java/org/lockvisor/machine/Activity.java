@@ -1,7 +1,7 @@
 package org.lockvisor.machine;
 
 /** What a task that is current on its CPU is doing between op boundaries. */
-public enum Activity {
+enum Activity {
   /** Executing ops; no time passes until an op starts something. */
   NONE,
   /** Burning CPU for a known remaining time (completion event pending while it runs). */

@@ -2,6 +2,7 @@ package org.lockvisor.machine;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
+import org.lockvisor.arch.spi.ArchCosts;
 import org.lockvisor.arch.spi.Topology;
 
 /**
@@ -61,6 +62,16 @@ public final class CacheLines {
   public static CacheLines of(Topology topology, long atomicNs, long accessNs, long smtNs, long socketNs,
       long remoteNs) {
     return new CacheLines(topology, atomicNs, accessNs, smtNs, socketNs, remoteNs);
+  }
+
+  /**
+   * Pricing with {@code costs} on a one-socket host of {@code hostCpus} CPUs (every transfer the
+   * costs' {@link ArchCosts#lineTransferNs}): for hand-built machines and tests; experiments price
+   * lines by the arch profile's topology ({@code Platforms.configureCacheLines}).
+   */
+  public static CacheLines flat(int hostCpus, ArchCosts costs) {
+    return of(new Topology(1, hostCpus, 1), costs.atomicNs(), 0, costs.lineTransferNs(), costs.lineTransferNs(),
+        costs.lineTransferNs());
   }
 
   /** Pricing where every access is free, on a flat host of {@code cpus} CPUs: an explicit choice for tests. */

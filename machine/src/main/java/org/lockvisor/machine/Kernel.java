@@ -49,9 +49,11 @@ public final class Kernel {
     this.vm = vm;
     this.vcpuPreemptedReads = new VcpuPreemptedReads(machine);
     this.symTick = machine.symbols().symbol("scheduler_tick", Machine.DOMAIN_KERNEL);
-    this.symIdle = machine.symbols().symbol(vm == null ? "intel_idle" : "default_idle", Machine.DOMAIN_IDLE);
+    // names from the arch profile (KernelSymbols): the idle loop and the tick's handler of this architecture
+    var names = machine.kernelSymbols();
+    this.symIdle = machine.symbols().symbol(vm == null ? names.hostIdle() : names.guestIdle(), Machine.DOMAIN_IDLE);
     this.ttwu = new Ttwu(this);
-    this.tickHandler = Program.interruptHandler("apic_timer_interrupt")
+    this.tickHandler = Program.interruptHandler(vm == null ? names.hostTimerInterrupt() : names.guestTimerInterrupt())
         .op(new Op() {
           @Override
           public int execute(Task t, int phase) {

@@ -56,6 +56,8 @@ public final class Machine {
     this.workJitter = jitter;
   }
 
+  private org.lockvisor.arch.spi.KernelSymbols kernelSymbols = org.lockvisor.arch.spi.KernelSymbols.X86_64;
+
   public Machine(Simulation sim) {
     this.sim = sim;
     this.symSchedule = symbols.symbol("__schedule", DOMAIN_KERNEL);
@@ -99,6 +101,22 @@ public final class Machine {
    * Sets how shared cache lines are priced on this machine's host (from the arch profile:
    * {@code Platforms.cacheLines}); the host must exist and fit the pricing's topology.
    */
+  /**
+   * The architecture's symbol and exit names ({@link org.lockvisor.arch.spi.KernelSymbols}), set from
+   * the arch profile before the host and VMs are created (their handlers are named then); x86-64's
+   * by default.
+   */
+  public void setKernelSymbols(org.lockvisor.arch.spi.KernelSymbols names) {
+    checkArgument(names != null, "kernel symbols must not be null");
+    checkState(host == null, "set the kernel symbols before creating the host");
+    this.kernelSymbols = names;
+  }
+
+  /** The architecture's symbol and exit names. */
+  public org.lockvisor.arch.spi.KernelSymbols kernelSymbols() {
+    return kernelSymbols;
+  }
+
   public void setCacheLines(CacheLines pricing) {
     checkArgument(pricing != null, "cache-line pricing must not be null");
     checkState(host != null, "create the host before setting its cache-line pricing");

@@ -358,7 +358,15 @@ public non-sealed class Task implements EventHandler, SpinWatch {
   // ---------------------------------------------------------------------------------------
   // Ops API: what ops may start.
 
-  /** Starts {@code ns} of work charged to {@code symbol} under the current frame. */
+  /**
+   * Starts {@code ns} of work charged to {@code symbol} under the current frame ({@code user}:
+   * charged as user time); the op returns {@link Op#AGAIN} and is called with its next phase when
+   * the work is done. Work is CPU time that reads no shared state: a preempted task's work freezes
+   * and resumes with what remained; {@link #poke} does not shorten it (a poke is dropped unless the
+   * task spins), and PLE never sees it (a pause-loop exit counts only {@link #startSpin spins} in
+   * guest mode). Model a delay loop that does not read the lock word ({@code ndelay}, a backoff
+   * that only counts) as work, and a loop that reads it as a spin.
+   */
   public void startWork(long ns, int symbol, boolean user) {
     checkState(activity == Activity.NONE, "%s: work started while %s", name, activity);
     activity = Activity.WORK;
@@ -370,9 +378,22 @@ public non-sealed class Task implements EventHandler, SpinWatch {
 
   /**
    * Starts spinning, charged to {@code symbol}, until {@code condition} holds, or until the spin
-   * has run for {@code budgetNs} of CPU time (then {@link #spinTimedOut()} is true on resume).
-   * {@code watch} is the {@link SpinWatch} whose state changes must re-evaluate the condition (the
-   * owner's CPU for on_cpu and vcpu_is_preempted, a task for its on_cpu); null watches nothing.
+   * has run for {@code budgetNs} of CPU time (then {@link #spinTimedOut()} is true on resume); the
+   * op returns {@link Op#AGAIN} and is called with its next phase when the spin ends. A budget of
+   * 0 (or less) means no budget: the spin ends only when its condition holds.
+   *
+   * <p>The condition is evaluated when the spin starts (a condition already true ends it at once),
+   * when the spinner is {@linkplain #poke poked} (a lock hand-off, need_resched), when {@code
+   * watch} changes state, and when the spinner's CPU resumes after a freeze; never polled in small
+   * steps. {@code watch} is the {@link SpinWatch} whose state changes must re-evaluate the
+   * condition (the owner's CPU for on_cpu and vcpu_is_preempted, a task for its on_cpu); null
+   * watches nothing, and then a condition that reads another task's state (owner on CPU, vCPU
+   * preempted) goes stale until the next poke: a spin on an owner that is preempted while the
+   * spinner spins keeps spinning unless something pokes it.
+   *
+   * <p>A spin occupies its CPU like work, but in a guest it is what PLE sees: a vCPU that spins in
+   * guest mode for the hypervisor's PLE window takes a pause-loop exit (and, with directed yield,
+   * {@code kvm_vcpu_on_spin}); work never does.
    */
   public void startSpin(int symbol, SpinCondition condition, long budgetNs, SpinWatch watch) {
     startSpin(symbol, condition, budgetNs, watch, 0);
@@ -429,7 +450,17 @@ public non-sealed class Task implements EventHandler, SpinWatch {
     return share;
   }
 
-  /** Asks a spinning task to re-evaluate its spin condition after {@code delayNs}. */
+  /**
+   * Asks a spinning task to re-evaluate its spin condition after {@code delayNs} (the time the
+   * changed lock word takes to reach it, e.g. a line transfer). A poke reaches only a spin: when
+   * the task is not spinning (it works, sleeps, or has not started its spin yet) the poke is
+   * dropped, on purpose, because no loop is reading the lock word then; the spin it starts later
+   * evaluates its condition at its start, so a hand-off that happened meanwhile is not lost. A poke
+   * does not end a spin whose condition is still false (a poke is "read the lock word again", not
+   * "wake up"), and a spinner that is not running when the re-evaluation is due (its vCPU
+   * preempted) re-evaluates when it runs again. A waiter that must be woken from a sleep is woken
+   * with {@link Ops#wake}, from work by nothing: it sees the change when its work ends.
+   */
   public void poke(long delayNs) {
     if (activity != Activity.SPIN) {
       return;

@@ -31,9 +31,10 @@ final class Ttwu {
     this.kernel = kernel;
     // interned here, in this order, as they always were (symbol ids order perf's ties)
     kernel.machine.symbols().symbol("scheduler_ipi", Machine.DOMAIN_KERNEL);
+    var names = kernel.machine.kernelSymbols(); // the architecture's IPI paths (arch profile)
     kernel.machine.symbols().symbol(
-        kernel.vm == null ? "native_smp_send_reschedule" : "kvm_send_ipi", Machine.DOMAIN_KERNEL);
-    this.reschedIpiHandler = Program.interruptHandler("reschedule_interrupt")
+        kernel.vm == null ? names.reschedSend() : names.guestIpiSend(), Machine.DOMAIN_KERNEL);
+    this.reschedIpiHandler = Program.interruptHandler(names.reschedInterrupt())
         .op(Ops.call(t -> this.ipiAccept))
         .op(new Op() {
           @Override
@@ -71,11 +72,14 @@ final class Ttwu {
         Program handler = Program.named("H_IPI").op(Vm.hypervisorWork(kernel.machine, kernel.config.ipiSendNs(), "H_IPI")).build();
         ipiSendProgram = Program.named("smp_muxed_ipi_message_pass").op(Ops.vmExit("H_IPI", handler)).build();
       } else if (kernel.vm != null && kernel.config.ipiExits()) {
-        Program handler = Program.named("handle_wrmsr").work(kernel.config.ipiSendNs(), "kvm_apic_send_ipi").build();
-        ipiSendProgram = Program.named("native_smp_send_reschedule").op(Ops.vmExit("MSR_WRITE", handler)).build();
+        var names = kernel.machine.kernelSymbols();
+        Program handler = Program.named(names.guestIpiHandler()).work(kernel.config.ipiSendNs(), names.guestIpiWork())
+            .build();
+        ipiSendProgram = Program.named(names.reschedSend()).op(Ops.vmExit("MSR_WRITE", handler)).build();
       } else {
-        ipiSendProgram = Program.named("native_smp_send_reschedule")
-            .work(kernel.config.ipiSendNs(), kernel.vm == null ? "x2apic_send_IPI" : "kvm_send_ipi").build();
+        var names = kernel.machine.kernelSymbols();
+        ipiSendProgram = Program.named(names.reschedSend())
+            .work(kernel.config.ipiSendNs(), kernel.vm == null ? names.hostIpiSend() : names.guestIpiSend()).build();
       }
     }
     return ipiSendProgram;

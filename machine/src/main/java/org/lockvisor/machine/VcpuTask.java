@@ -108,7 +108,7 @@ public final class VcpuTask extends Task {
   /** Called by a guest op on {@link #guestCpu}: leave guest mode and run {@code handler}. */
   void requestExit(String reason, Program handler) {
     pendingExit = handler;
-    pendingReason = reason;
+    pendingReason = machine.kernelSymbols().exitName(reason); // the architecture's perf kvm stat name
     exitStart = machine.sim().now();
     cpu.flushAccounting();
     activity = Activity.NONE;

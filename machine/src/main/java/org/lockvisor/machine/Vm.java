@@ -54,12 +54,13 @@ public final class Vm {
           .build();
       return;
     }
+    var names = machine.kernelSymbols(); // the architecture's guest entry and halt handler (arch profile)
     this.exitOverhead = hv.exitRoundtripNs() > 0
-        ? Program.named("vcpu_enter_guest").work(hv.exitRoundtripNs(), "vmx_vcpu_run").build()
+        ? Program.named(names.guestEntry()).work(hv.exitRoundtripNs(), names.guestEntryWork()).build()
         : null;
     int pollSym = machine.symbols().symbol("kvm_vcpu_block", Machine.DOMAIN_KERNEL);
-    this.haltHandler = Program.named("kvm_emulate_halt")
-        .work(hv.exitHltNs(), "handle_halt")
+    this.haltHandler = Program.named(names.haltHandler())
+        .work(hv.exitHltNs(), names.haltWork())
         .op(new HaltOp(pollSym))
         .build();
   }

@@ -5,6 +5,12 @@ import java.util.ArrayDeque;
 /**
  * A kernel wait queue ({@code wait_queue_head_t}): tasks that sleep until a condition holds.
  * FIFO; waking one takes the first waiter (exclusive wait).
+ *
+ * <p>A waiter queues itself, sets a sleeping {@link TaskState} and calls {@link Task#scheduleNow}
+ * ({@link Ops#sleepUntil} does all three and re-checks its condition after each wakeup, as {@code
+ * wait_event} does); a waker takes a waiter off the queue and wakes it with {@link Ops#wake}, a
+ * real {@code try_to_wake_up} charged to the waker. Check the condition after queueing and before
+ * sleeping: a wakeup sent before the waiter queued is otherwise lost, as in the kernel.
  */
 public final class WaitQueue {
   private final String name;

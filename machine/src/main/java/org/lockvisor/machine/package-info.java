@@ -1,8 +1,48 @@
 /**
  * The machine: physical CPUs running host tasks, vCPU threads whose guest mode is a guest CPU,
  * guest tasks, programs of ops and their interpreter, interrupts, IPIs, VM exits, halt and kick.
+ * It depends only on {@code core}, the arch profiles' SPI, the JDK and Guava.
  *
- * <p>This package is the kernel API that the lock, device, workload and scheduler SPIs build on;
- * it depends only on {@code core}, the JDK and Guava.
+ * <h2>The plugin API</h2>
+ *
+ * <p>This package is the only machine code a lock, device, workload or scheduler plugin imports,
+ * and of it only these types (held by {@code PluginApiTest} in {@code examples} for the example
+ * plugins and the archetypes made from them):
+ *
+ * <ul>
+ *   <li>code paths: {@link org.lockvisor.machine.Program} (built once, run by many tasks), {@link
+ *       org.lockvisor.machine.Op} (the op protocol: phases, {@link org.lockvisor.machine.Op#AGAIN}
+ *       and {@link org.lockvisor.machine.Op#NEXT}) and the stock ops of {@link
+ *       org.lockvisor.machine.Ops};
+ *   <li>the running task: {@link org.lockvisor.machine.Task} (what an op may start: work, a spin,
+ *       a sleep, a call; pokes; preemption and interrupt state), {@link
+ *       org.lockvisor.machine.TaskState}, {@link org.lockvisor.machine.TaskAttachment} (a plugin's
+ *       per-task state), {@link org.lockvisor.machine.SpinCondition} and {@link
+ *       org.lockvisor.machine.SpinWatch} (when a spin ends), {@link
+ *       org.lockvisor.machine.WaitQueue} (when a sleep ends);
+ *   <li>where it runs: {@link org.lockvisor.machine.Kernel}, {@link org.lockvisor.machine.Cpu},
+ *       {@link org.lockvisor.machine.Vm}, {@link org.lockvisor.machine.VcpuTask} and {@link
+ *       org.lockvisor.machine.Machine} (the simulation clock, symbols, host threads), {@link
+ *       org.lockvisor.machine.SharedLine} (a cache line priced by where it was);
+ *   <li>for scheduler plugins: {@link org.lockvisor.machine.Scheduler}, {@link
+ *       org.lockvisor.machine.SchedStats}, {@link org.lockvisor.machine.MigrationCause}, {@link
+ *       org.lockvisor.machine.CpuTopology}.
+ * </ul>
+ *
+ * <p>Spin versus work: {@link org.lockvisor.machine.Task#startWork work} is CPU time that reads
+ * nothing (pokes do not end it, PLE does not see it); a {@link
+ * org.lockvisor.machine.Task#startSpin spin} is CPU time that ends on its condition, evaluated at
+ * its start, on a poke, on a change of what it watches and on resume, or on its budget (0: none),
+ * and in a guest it is what a pause-loop exit counts. Pokes reach spins only: see {@link
+ * org.lockvisor.machine.Task#poke}. Sleepers wait on a {@link org.lockvisor.machine.WaitQueue}
+ * (or a plugin's own list) and are woken with {@link org.lockvisor.machine.Ops#wake}.
+ *
+ * <p>The other public types build and observe a machine ({@code KernelConfig}, {@code
+ * HypervisorConfig}, {@code CacheLines}, {@code TtwuQueueMode}, {@code SpinTrapConfig}, {@code
+ * DirectedYield}, {@code HostActivity}, {@code VcpuPreemptedHook}, {@code MachineTrace}, {@code
+ * MachineInvariants}, {@code InvariantViolation}, {@code YieldStats}, {@code
+ * VcpuPreemptedReads}): the composition root, the test kits and hand-assembled machines use
+ * them; a plugin does not. The interpreter's own types ({@code Activity}, {@code Ttwu}, {@code
+ * TaskWatchers}, {@code IrqSavedContext}, {@code HostBackground}) are not public.
  */
 package org.lockvisor.machine;

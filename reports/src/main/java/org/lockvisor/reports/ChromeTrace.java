@@ -231,8 +231,15 @@ public final class ChromeTrace implements MachineTrace {
       meta(g, "process_name", THREADS_PID + pid, 0, "vm " + vm.name() + " threads");
       pid++;
     }
+    // an idle task (swapper/N) gets a track only when it ran something: interrupt work while idle
+    java.util.Set<Task> onTrack = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    for (int i = 0; i < size; i++) {
+      if ((type[i] == SLICE_TASK || type[i] == SLICE_SPIN) && subject[i] instanceof Task t) {
+        onTrack.add(t);
+      }
+    }
     for (Task t : machine.tasks()) {
-      if (!t.name().startsWith("swapper/")) {
+      if (!t.name().startsWith("swapper/") || onTrack.contains(t)) {
         meta(g, "thread_name", threadsPid(t), t.id(), t.name());
       }
     }

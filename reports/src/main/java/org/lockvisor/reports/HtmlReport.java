@@ -19,7 +19,7 @@ public final class HtmlReport {
       color:#1b1b1b;line-height:1.4;padding:0 1em}
       h1{font-size:1.6em;border-bottom:2px solid #1f77b4;padding-bottom:.2em}
       h2{font-size:1.2em;margin-top:1.6em}
-      .verdict{padding:.6em 1em;border-radius:4px;font-weight:600}
+      .verdict{padding:.6em 1em;border-radius:4px;font-weight:600;overflow-wrap:anywhere}
       .ok{background:#e6f4ea;color:#1e7b34}.miss{background:#fdecea;color:#a52714}
       table{border-collapse:collapse;margin:.6em 0;font-variant-numeric:tabular-nums}
       th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}th{background:#f3f3f3}

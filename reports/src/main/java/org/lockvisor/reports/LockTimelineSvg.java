@@ -295,11 +295,14 @@ final class LockTimelineSvg {
             + "height=\"%d\" viewBox=\"0 0 %d %d\" data-t0=\"0\" data-t1=\"%d\" data-x0=\"%d\" data-xw=\"%d\" "
             + "font-family=\"sans-serif\" font-size=\"10\">\n", LABEL + PLOT + 10, height, LABEL + PLOT + 10, height, span,
         LABEL, PLOT));
+    // the labels' column: a name never runs into the plot
+    s.append(String.format(Locale.ROOT, "<clipPath id=\"tllabels\"><rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\"/>"
+        + "</clipPath>\n", LABEL - 4, height));
     for (int r = 0; r < rows.size(); r++) {
       int y = top + r * ROW;
       s.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>"
-          + "<text x=\"2\" y=\"%d\">%s</text>\n", LABEL, y, PLOT, ROW - 2, r % 2 == 0 ? "#f4f4f4" : "#ebebeb", y + 10,
-          esc(rowLabel(rows.get(r)))));
+          + "<text x=\"2\" y=\"%d\" clip-path=\"url(#tllabels)\">%s<title>%s</title></text>\n", LABEL, y, PLOT,
+          ROW - 2, r % 2 == 0 ? "#f4f4f4" : "#ebebeb", y + 10, esc(rowLabel(rows.get(r))), esc(fullLabel(rows.get(r)))));
     }
     for (Item it : items) {
       int y = top + rows.indexOf(it.row()) * ROW;
@@ -331,12 +334,30 @@ final class LockTimelineSvg {
     return s.toString();
   }
 
-  /** A lock's own row shows its name; the rows under it ({@code lock\0what}) are indented. */
-  private static String rowLabel(String row) {
+  /**
+   * A lock's own row shows its name; the rows under it ({@code lock\0what}) are indented. A name
+   * too long for the column keeps its head (the VM and the lock's class) and its tail, with an
+   * ellipsis between; the whole name is the label's tooltip ({@link #fullLabel}).
+   */
+  static String rowLabel(String row) {
+    String label = fullLabel(row);
     int cut = row.indexOf('\u0000');
-    String label = cut < 0 ? row : "\u2003" + row.substring(cut + 1);
+    if (cut >= 0) {
+      label = "\u2003" + label;
+    }
     int chars = (LABEL - 6) / 6;
-    return label.length() <= chars ? label : ".." + label.substring(label.length() - chars + 2);
+    if (label.length() <= chars) {
+      return label;
+    }
+    int head = (chars - 1) / 2;
+    int tail = chars - 1 - head;
+    return label.substring(0, head) + "\u2026" + label.substring(label.length() - tail);
+  }
+
+  /** The row's whole name, without the indentation marker. */
+  static String fullLabel(String row) {
+    int cut = row.indexOf('\u0000');
+    return cut < 0 ? row : row.substring(cut + 1);
   }
 
   private static String kernelName(Kernel k) {

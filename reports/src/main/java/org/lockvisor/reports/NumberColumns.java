@@ -50,6 +50,10 @@ public final class NumberColumns {
     return Math.max(0, Math.min(MAX_DECIMALS, d));
   }
 
+  /** Units of an amount that a {@code _s} after them makes a rate: {@code bw_kib_s}, {@code rx_bytes_s}. */
+  private static final String[][] RATES = {{"kib", "KiB"}, {"mib", "MiB"}, {"gib", "GiB"}, {"kb", "kB"},
+      {"mb", "MB"}, {"gb", "GB"}, {"bytes", "bytes"}, {"ios", "IO"}, {"ops", "ops"}};
+
   /**
    * The unit of a figure named with a unit suffix, as the workloads name them ({@code total_time_s},
    * {@code lat_p99_us}, {@code acquisitions_per_s}, {@code throughput_gbps}); {@code ""} when the
@@ -59,6 +63,12 @@ public final class NumberColumns {
     String f = figure.toLowerCase(Locale.ROOT);
     if (f.endsWith("_per_s") || f.endsWith("_per_sec")) {
       return "1/s";
+    }
+    // a rate of a quantity with its own unit: bw_kib_s is KiB/s, not seconds
+    for (String[] rate : RATES) {
+      if (f.endsWith("_" + rate[0] + "_s") || f.endsWith("_" + rate[0] + "_per_s") || f.equals(rate[0] + "_s")) {
+        return rate[1] + "/s";
+      }
     }
     if (f.endsWith("_gbps")) {
       return "Gbit/s";

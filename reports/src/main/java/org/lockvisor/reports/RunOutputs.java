@@ -256,11 +256,13 @@ public final class RunOutputs implements RunObserver {
   }
 
   /** The root frame: {@code host} or the VM's name; idle tasks are left out. */
+  /**
+   * The root frame: the VM's name or {@code host}. The idle task is not left out here: interrupt
+   * work done while a CPU idles (a virtio-blk completion in {@code swapper}) is on CPU; idle time
+   * itself is left out by its leaf's domain ({@link #onCpu}).
+   */
   private static String root(Machine machine, int cpuId, int threadId) {
     Cpu cpu = machine.cpuById(cpuId);
-    if (machine.taskById(threadId) == cpu.idleTask()) {
-      return null;
-    }
     return cpu.kernel().isGuest() ? cpu.kernel().vm().name() : "host";
   }
 

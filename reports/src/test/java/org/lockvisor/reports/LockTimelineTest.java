@@ -98,4 +98,18 @@ class LockTimelineTest {
     // Only waits that began before the window opened are cut (at most one per writer).
     assertThat(lock.waitTotalNs() - drawn).isLessThanOrEqualTo(16 * lock.waitMaxNs());
   }
+
+  @Test
+  void longLockName_keepsItsHeadAndTail_wholeNameInTheTooltip() {
+    String name = "vm0/virtio-blk0/virtqueue_request_queue_0/vq_lock_of_a_very_long_named_device_queue";
+
+    String label = LockTimelineSvg.rowLabel(name);
+    String under = LockTimelineSvg.rowLabel(name + "\u0000holder's vCPU preempted");
+
+    // the head names the VM and the device: it was cut away (".." + tail) before
+    assertThat(label).startsWith("vm0/virtio-blk0/").endsWith("device_queue").contains("\u2026")
+        .hasSizeLessThanOrEqualTo(40);
+    assertThat(under).startsWith("\u2003holder's vCPU preempted");
+    assertThat(LockTimelineSvg.fullLabel(name + "\u0000waits: x")).isEqualTo("waits: x");
+  }
 }

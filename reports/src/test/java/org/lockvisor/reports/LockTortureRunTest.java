@@ -23,7 +23,7 @@ import org.lockvisor.experiment.runner.ExperimentRunner;
 import org.lockvisor.experiment.runner.LockClassStats;
 import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.locking.spi.LockContext;
-import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.arch.spi.ArchCosts;
 import org.lockvisor.locking.spi.LockFactory;
 import org.lockvisor.locking.spi.LockMode;
 import org.lockvisor.locking.spi.LockStats;
@@ -176,7 +176,7 @@ class LockTortureRunTest {
       }
 
       @Override
-      public ArchProfile create() {
+      public ArchProfile create(org.lockvisor.core.plugin.PluginContext context) {
         return noPle;
       }
     });

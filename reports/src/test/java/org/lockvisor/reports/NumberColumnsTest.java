@@ -35,5 +35,8 @@ class NumberColumnsTest {
     assertThat(NumberColumns.unitOf("runtime_ns")).isEqualTo("ns");
     assertThat(NumberColumns.unitOf("throughput_gbps")).isEqualTo("Gbit/s");
     assertThat(NumberColumns.unitOf("acquisitions")).isEmpty();
+    // fio's bandwidth is KiB per second, not seconds (report.html said "s")
+    assertThat(NumberColumns.unitOf("bw_kib_s")).isEqualTo("KiB/s");
+    assertThat(NumberColumns.unitOf("rx_bytes_s")).isEqualTo("bytes/s");
   }
 }

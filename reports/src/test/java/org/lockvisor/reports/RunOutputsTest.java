@@ -102,7 +102,10 @@ class RunOutputsTest {
       String[] frames = stack.split(";");
       assertThat(frames.length).as(stack).isGreaterThanOrEqualTo(3);
       assertThat(frames[0]).isIn("host", "vm0");
-      assertThat(frames[1]).doesNotStartWith("swapper/");
+      if (frames[1].startsWith("swapper/")) {
+        // interrupt work done in the idle task is on CPU; the idle loop itself never is
+        assertThat(frames[frames.length - 1]).as(stack).isNotIn("intel_idle", "default_idle");
+      }
     }
     // The spin graph is the same account filtered by leaf: every spin stack is an on-CPU stack
     // with the same weight.

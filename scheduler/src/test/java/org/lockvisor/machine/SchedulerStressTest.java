@@ -13,6 +13,7 @@ import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.scheduler.builtin.CfsSchedulerFactory;
 import org.lockvisor.scheduler.builtin.PowervmDispatchSchedulerFactory;
 import org.lockvisor.scheduler.builtin.RoundRobinSchedulerFactory;
+import org.lockvisor.scheduler.builtin.SchedulerContexts;
 
 /**
  * The built-in scheduling policies keep every machine invariant (runqueues hold exactly the
@@ -27,14 +28,14 @@ class SchedulerStressTest {
 
   private static Supplier<Scheduler> policy(String name) {
     return switch (name) {
-      case "cfs" -> () -> new CfsSchedulerFactory().create(Map.of());
-      case "cfs-hrtick" -> () -> new CfsSchedulerFactory().create(Map.of("hrtick", "true", "scaling", "none"));
-      case "powervm" -> () -> new PowervmDispatchSchedulerFactory().create(Map.of("entitlement", "1.0", "window", "2ms"));
-      case "powervm-capped" -> () -> new PowervmDispatchSchedulerFactory().create(
+      case "cfs" -> () -> SchedulerContexts.create(new CfsSchedulerFactory(), Map.of());
+      case "cfs-hrtick" -> () -> SchedulerContexts.create(new CfsSchedulerFactory(), Map.of("hrtick", "true", "scaling", "none"));
+      case "powervm" -> () -> SchedulerContexts.create(new PowervmDispatchSchedulerFactory(), Map.of("entitlement", "1.0", "window", "2ms"));
+      case "powervm-capped" -> () -> SchedulerContexts.create(new PowervmDispatchSchedulerFactory(), 
           Map.of("entitlement", "2.0", "window", "2ms", "capped", "true"));
-      case "powervm-smt2" -> () -> new PowervmDispatchSchedulerFactory().create(
+      case "powervm-smt2" -> () -> SchedulerContexts.create(new PowervmDispatchSchedulerFactory(), 
           Map.of("entitlement", "1.0", "window", "2ms", "smt", "2"));
-      case "round-robin" -> () -> new RoundRobinSchedulerFactory().create(Map.of());
+      case "round-robin" -> () -> SchedulerContexts.create(new RoundRobinSchedulerFactory(), Map.of());
       default -> throw new IllegalArgumentException(name);
     };
   }

@@ -163,7 +163,9 @@ public final class ArchProfileYaml {
       HypervisorBehaviour h = hypervisor;
       ArchProfile profile = attempt("name", () -> new ArchProfile(name,
           summary != null ? summary : base.summary() + " (" + name + ": overrides from " + origin + ")",
-          description != null ? description : base.description(), t, c, h));
+          description != null ? description : base.description(), t, c, h,
+          // a profile extending another is that architecture: its symbols (KernelSymbols) come along
+          base != null ? base.symbols() : org.lockvisor.arch.spi.KernelSymbols.X86_64));
       if (!problems.isEmpty()) {
         throw new ProfileException(origin, problems);
       }

@@ -9,6 +9,7 @@ import com.google.auto.service.AutoService;
 import java.util.Set;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.arch.spi.ArchProfileFactory;
+import org.lockvisor.core.plugin.PluginContext;
 import org.lockvisor.arch.spi.CostTable;
 import org.lockvisor.arch.spi.HypervisorBehaviour;
 import org.lockvisor.arch.spi.HypervisorBehaviour.NotifyPath;
@@ -140,7 +141,8 @@ public final class Arm64KvmArchProfile implements ArchProfileFactory {
           250, // [M] arm64 default CONFIG_HZ
           250,
           0,
-          1.0));
+          1.0),
+      org.lockvisor.arch.spi.KernelSymbols.ARM64);
 
   @Override
   public String name() {
@@ -184,7 +186,7 @@ public final class Arm64KvmArchProfile implements ArchProfileFactory {
           + "vcpu_put/vcpu_load; never merged upstream)", VcpuPreemptedSemantics.ARM64_PV_SCHED));
 
   @Override
-  public ArchProfile create() {
+  public ArchProfile create(PluginContext context) {
     return PROFILE;
   }
 }

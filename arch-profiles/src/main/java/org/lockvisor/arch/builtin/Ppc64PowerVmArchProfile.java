@@ -8,6 +8,7 @@ import static org.lockvisor.arch.spi.CostKey.*;
 import com.google.auto.service.AutoService;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.arch.spi.ArchProfileFactory;
+import org.lockvisor.core.plugin.PluginContext;
 import org.lockvisor.arch.spi.CostTable;
 import org.lockvisor.arch.spi.HypervisorBehaviour;
 import org.lockvisor.arch.spi.HypervisorBehaviour.NotifyPath;
@@ -134,7 +135,8 @@ public final class Ppc64PowerVmArchProfile implements ArchProfileFactory {
           10_000_000, // [V] KERNEL-MODEL 2.3: PowerVM dispatch window 10 ms (IBM docs)
           // [E] 0.5 processing units per virtual processor = 2x overcommit (KERNEL-MODEL 13.4);
           // PowerVM allows down to 0.05 per VP [M]
-          0.5));
+          0.5),
+      org.lockvisor.arch.spi.KernelSymbols.PPC64_POWERVM);
 
   @Override
   public String name() {
@@ -147,7 +149,7 @@ public final class Ppc64PowerVmArchProfile implements ArchProfileFactory {
   }
 
   @Override
-  public ArchProfile create() {
+  public ArchProfile create(PluginContext context) {
     return PROFILE;
   }
 }

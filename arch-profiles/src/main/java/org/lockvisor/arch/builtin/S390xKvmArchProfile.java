@@ -8,6 +8,7 @@ import static org.lockvisor.arch.spi.CostKey.*;
 import com.google.auto.service.AutoService;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.arch.spi.ArchProfileFactory;
+import org.lockvisor.core.plugin.PluginContext;
 import org.lockvisor.arch.spi.CostTable;
 import org.lockvisor.arch.spi.HypervisorBehaviour;
 import org.lockvisor.arch.spi.HypervisorBehaviour.NotifyPath;
@@ -107,7 +108,8 @@ public final class S390xKvmArchProfile implements ArchProfileFactory {
           100, // [M] s390 defconfig HZ_100
           100,
           0,
-          1.0));
+          1.0),
+      org.lockvisor.arch.spi.KernelSymbols.S390X);
 
   @Override
   public String name() {
@@ -120,7 +122,7 @@ public final class S390xKvmArchProfile implements ArchProfileFactory {
   }
 
   @Override
-  public ArchProfile create() {
+  public ArchProfile create(PluginContext context) {
     return PROFILE;
   }
 }

@@ -9,6 +9,7 @@ import com.google.auto.service.AutoService;
 import java.util.Set;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.arch.spi.ArchProfileFactory;
+import org.lockvisor.core.plugin.PluginContext;
 import org.lockvisor.arch.spi.CostTable;
 import org.lockvisor.arch.spi.HypervisorBehaviour;
 import org.lockvisor.arch.spi.HypervisorBehaviour.NotifyPath;
@@ -157,7 +158,8 @@ public final class X86KvmArchProfile implements ArchProfileFactory {
           250, // [M] distro server kernels of the era (SLES 11: 250)
           250, // [M] KERNEL-MODEL 2.3: x86 guests 250-1000
           0,
-          1.0));
+          1.0),
+      org.lockvisor.arch.spi.KernelSymbols.X86_64);
 
   @Override
   public String name() {
@@ -176,7 +178,7 @@ public final class X86KvmArchProfile implements ArchProfileFactory {
   }
 
   @Override
-  public ArchProfile create() {
+  public ArchProfile create(PluginContext context) {
     return PROFILE;
   }
 }

@@ -14,9 +14,11 @@ import static com.google.common.base.Preconditions.checkNotNull;
  * @param topology default host topology (experiments usually set their own)
  * @param costs one sourced cost per {@link CostKey}
  * @param hypervisor switches and semantics of the hypervisor
+ * @param symbols the kernel symbols and exit names of this architecture ({@link KernelSymbols})
  */
 public record ArchProfile(
-    String name, String summary, String description, Topology topology, CostTable costs, HypervisorBehaviour hypervisor) {
+    String name, String summary, String description, Topology topology, CostTable costs, HypervisorBehaviour hypervisor,
+    KernelSymbols symbols) {
 
   public ArchProfile {
     checkArgument(name != null && name.matches("[a-z0-9][a-z0-9_-]*"),
@@ -26,6 +28,16 @@ public record ArchProfile(
     checkNotNull(topology, "profile [%s] needs a topology", name);
     checkNotNull(costs, "profile [%s] needs a cost table", name);
     checkNotNull(hypervisor, "profile [%s] needs a hypervisor behaviour", name);
+    checkNotNull(symbols, "profile [%s] needs its kernel symbols", name);
+  }
+
+  /**
+   * A profile that names no symbols of its own: x86-64's, the names the machine always charged
+   * (profiles written before {@link KernelSymbols} keep their outputs).
+   */
+  public ArchProfile(String name, String summary, String description, Topology topology, CostTable costs,
+      HypervisorBehaviour hypervisor) {
+    this(name, summary, description, topology, costs, hypervisor, KernelSymbols.X86_64);
   }
 
   /** Shorthand for {@code costs().ns(key)}. */
@@ -40,18 +52,18 @@ public record ArchProfile(
 
   /** A copy under another name, e.g. for a derived hardware description. */
   public ArchProfile withName(String newName, String newSummary) {
-    return new ArchProfile(newName, newSummary, description, topology, costs, hypervisor);
+    return new ArchProfile(newName, newSummary, description, topology, costs, hypervisor, symbols);
   }
 
   public ArchProfile withTopology(Topology t) {
-    return new ArchProfile(name, summary, description, t, costs, hypervisor);
+    return new ArchProfile(name, summary, description, t, costs, hypervisor, symbols);
   }
 
   public ArchProfile withCosts(CostTable c) {
-    return new ArchProfile(name, summary, description, topology, c, hypervisor);
+    return new ArchProfile(name, summary, description, topology, c, hypervisor, symbols);
   }
 
   public ArchProfile withHypervisor(HypervisorBehaviour h) {
-    return new ArchProfile(name, summary, description, topology, costs, h);
+    return new ArchProfile(name, summary, description, topology, costs, h, symbols);
   }
 }

@@ -3,7 +3,9 @@ package org.lockvisor.arch.spi;
 import com.google.common.collect.ImmutableSortedSet;
 import java.util.Locale;
 import java.util.Set;
+import org.lockvisor.core.plugin.OptionBinder;
 import org.lockvisor.core.plugin.Plugin;
+import org.lockvisor.core.plugin.PluginContext;
 
 /**
  * Plugin SPI for arch profiles. Implementations are one small {@code final} class registered with
@@ -20,8 +22,16 @@ public interface ArchProfileFactory extends Plugin {
     return KIND;
   }
 
-  /** The profile; immutable, so implementations may return a shared instance. */
-  ArchProfile create();
+  /**
+   * The profile, as {@code context} describes it (its options bound by the framework; the built-in
+   * profiles declare none). Immutable, so implementations may return a shared instance.
+   */
+  ArchProfile create(PluginContext context);
+
+  /** The profile with no options given (every declared option at its default). */
+  default ArchProfile create() {
+    return create(PluginContext.of(name(), OptionBinder.bind(this, java.util.Map.of())));
+  }
 
   /**
    * The {@code vcpu_is_preempted} semantics an experiment may choose on this profile ({@code

@@ -5,13 +5,20 @@ import static com.google.common.base.Preconditions.checkArgument;
 import com.google.common.collect.ImmutableList;
 import java.io.File;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.MalformedURLException;
 import java.net.URL;
 import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
 import java.util.stream.Stream;
 
 /**
@@ -83,8 +90,10 @@ public final class PluginPath {
     if (jars.isEmpty()) {
       throw new PluginDiscoveryException(source + ": empty plugin path [" + spec + "]");
     }
-    return new PluginPath(source, ImmutableList.copyOf(jars.stream().map(p -> p.toAbsolutePath().normalize())
-        .distinct().toList()));
+    ImmutableList<Path> distinct = ImmutableList.copyOf(jars.stream().map(p -> p.toAbsolutePath().normalize())
+        .distinct().toList());
+    checkReadableAndDistinct(source, distinct);
+    return new PluginPath(source, distinct);
   }
 
   /**
@@ -128,6 +137,44 @@ public final class PluginPath {
     return new URLClassLoader("lockvisor-plugins", urls, parent);
   }
 
+  /**
+   * Opens every jar as the class loader will (its central directory, which a truncated copy lacks:
+   * the class loader would skip it without a word) and reads its service registrations: a provider
+   * class registered by two jars is found only in the first (one loader, parent first, and
+   * ServiceLoader lists a class once), so the second would be ignored silently; both jars are named.
+   */
+  private static void checkReadableAndDistinct(String source, List<Path> jars) {
+    Map<String, Path> providers = new TreeMap<>();
+    for (Path jar : jars) {
+      try (JarFile file = new JarFile(jar.toFile())) {
+        for (JarEntry entry : Collections.list(file.entries())) {
+          String name = entry.getName();
+          if (!name.startsWith("META-INF/services/") || entry.isDirectory()) {
+            continue;
+          }
+          String text;
+          try (InputStream in = file.getInputStream(entry)) {
+            text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+          }
+          for (String line : text.split("\\R")) {
+            String provider = line.replaceFirst("#.*", "").strip();
+            if (provider.isEmpty()) {
+              continue;
+            }
+            Path first = providers.putIfAbsent(provider, jar);
+            if (first != null && !first.equals(jar)) {
+              throw new PluginDiscoveryException(source + ": plugin class [" + provider + "] is in two jars, ["
+                  + first + "] and [" + jar + "]; only the first would load: keep one of them");
+            }
+          }
+        }
+      } catch (IOException e) {
+        throw new PluginDiscoveryException(source + ": [" + jar + "] cannot be read as a jar (truncated or corrupt: "
+            + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()) + ")", e);
+      }
+    }
+  }
+
   private static boolean isJar(Path path) {
     if (!Files.isRegularFile(path) || !path.getFileName().toString().endsWith(".jar")) {
       return false;
@@ -142,7 +189,9 @@ public final class PluginPath {
 
   private static List<Path> jarsIn(Path directory) {
     try (Stream<Path> files = Files.list(directory)) {
-      return files.filter(PluginPath::isJar).sorted().toList();
+      // every *.jar is taken, so that a corrupt one is refused by name rather than skipped
+      return files.filter(p -> Files.isRegularFile(p) && p.getFileName().toString().endsWith(".jar")).sorted()
+          .toList();
     } catch (IOException e) {
       throw new PluginDiscoveryException("cannot list plugin directory [" + directory + "]: " + e, e);
     }

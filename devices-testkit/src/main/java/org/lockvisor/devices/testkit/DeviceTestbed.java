@@ -7,13 +7,15 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.lockvisor.core.plugin.OptionBinder;
+import org.lockvisor.machine.CacheLines;
 import org.lockvisor.arch.builtin.X86KvmArchProfile;
 import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.devices.spi.BlockBatch;
 import org.lockvisor.devices.spi.BlockCompletion;
 import org.lockvisor.devices.spi.BlockDevice;
 import org.lockvisor.devices.spi.BlockRequest;
-import org.lockvisor.devices.spi.CostSource;
+import org.lockvisor.arch.spi.ArchCosts;
 import org.lockvisor.devices.spi.Device;
 import org.lockvisor.devices.spi.DeviceContext;
 import org.lockvisor.devices.spi.DeviceFactory;
@@ -21,8 +23,8 @@ import org.lockvisor.locking.builtin.OwnerMutexFactory;
 import org.lockvisor.locking.builtin.QueuedRwlockFactory;
 import org.lockvisor.locking.builtin.TicketSpinLockFactory;
 import org.lockvisor.locking.builtin.XaddRwsemFactory;
-import org.lockvisor.locking.spi.LockContext;
-import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.locking.spi.KernelLocks;
+import org.lockvisor.arch.spi.ArchCosts;
 import org.lockvisor.locking.spi.LockFactory;
 import org.lockvisor.machine.HypervisorConfig;
 import org.lockvisor.machine.KernelConfig;
@@ -77,22 +79,24 @@ public final class DeviceTestbed {
         machine.host().spawn("hog/" + c + "/" + h, hog, c);
       }
     }
-    LockCosts lockCosts = new LockCosts(6, 60, 4, 1 << 13, 1_500, 300, 1_000);
-    machine.setCacheLines(lockCosts.flatCacheLines(b.physicalCpus)); // atomics priced by where the line was
-    Device created = b.factory.create("vdk", b.options);
+    ArchCosts lockCosts = ArchCosts.ofLocks(6, 60, 4, 1 << 13, 1_500, 300, 1_000);
+    machine.setCacheLines(CacheLines.flat(b.physicalCpus, lockCosts)); // atomics priced by where the line was
+    // The device's context, as the framework makes it: options bound by the one binder, the
+    // x86_64-kvm profile's costs, the kernel locks (spinlock ticket, mutex owner, rwsem xadd, qrwlock).
+    KernelLocks locks = KernelLocks.of(lockCosts, kind -> switch (kind) {
+      case SPINLOCK -> new TicketSpinLockFactory();
+      case MUTEX -> new OwnerMutexFactory();
+      case RWSEM -> new XaddRwsemFactory();
+      case RWLOCK -> new QueuedRwlockFactory();
+      case OSQ -> throw new IllegalArgumentException("no OSQ for devices");
+    });
+    DeviceContext context = DeviceContext.of("vdk", OptionBinder.bind(b.factory, b.options),
+        ArchCosts.of(new X86KvmArchProfile().create()), locks, vm);
+    Device created = b.factory.create(context);
     checkArgument(created instanceof BlockDevice, "device plugin [%s] does not create a BlockDevice: %s",
         b.factory.name(), created.getClass().getName());
     this.device = (BlockDevice) created;
-    device.attach(new DeviceContext(machine, vm, (kernel1, name, kind) -> {
-      LockFactory f = switch (kind) {
-        case SPINLOCK -> new TicketSpinLockFactory();
-        case MUTEX -> new OwnerMutexFactory();
-        case RWSEM -> new XaddRwsemFactory();
-        case RWLOCK -> new QueuedRwlockFactory();
-        case OSQ -> throw new IllegalArgumentException("no OSQ for devices");
-      };
-      return LockContext.builder(kernel1, lockCosts).name(name).create(f);
-    }, CostSource.of(new X86KvmArchProfile().create())));
+    device.attach(context);
     Program submitPath = device.submitPath(t -> submitter(t).batch);
     Program iteration = Program.named("kit_io_loop")
         .run(t -> submitter(t).prepare())

@@ -129,7 +129,7 @@ class BrokenDevicesTest {
       }
 
       @Override
-      public Device create(String instanceName, Map<String, String> options) {
+      public Device create(DeviceContext context) {
         return new Broken(fault);
       }
     };

@@ -19,7 +19,10 @@ public interface Device {
   /** The plugin name of the model, e.g. {@code virtio-blk}. */
   String model();
 
-  /** Wires the device into {@code context.vm()}; called once, before the simulation runs. */
+  /**
+   * Wires the device into {@code context.vm()}; called once, before the simulation runs, with the
+   * context the factory created it with, the machine now built.
+   */
   void attach(DeviceContext context);
 
   /**

@@ -1,6 +1,5 @@
 package org.lockvisor.devices.spi;
 
-import java.util.Map;
 import org.lockvisor.core.plugin.Plugin;
 
 /**
@@ -16,9 +15,10 @@ public interface DeviceFactory extends Plugin {
   }
 
   /**
-   * A new, not yet attached device instance called {@code instanceName} (e.g. {@code vdb}),
-   * configured by {@code options}. Unknown option keys and bad values are errors, all reported
-   * at once (see {@link OptionValues}).
+   * A new, not yet attached device instance as {@code context} describes it: its name (e.g. {@code
+   * vdb}), its options bound by the framework against {@link #options()} (strict: unknown keys and
+   * bad values were refused before this call, all at once), the arch profile's costs and the kernel
+   * locks. The VM is not there yet ({@link DeviceContext#vm()} is read in {@link Device#attach}).
    */
-  Device create(String instanceName, Map<String, String> options);
+  Device create(DeviceContext context);
 }

@@ -6,8 +6,9 @@
  * ({@link org.lockvisor.devices.spi.Virtqueue}) every virtio device model shares.
  *
  * <p>Depends only on the JDK, Guava, core's plugin API, the machine and the lock SPI, so that
- * third-party devices build against it alone. Costs reach a device through
- * {@link org.lockvisor.devices.spi.CostSource} (filled from the arch profile by the composition
- * root), never through experiment options: one profile serves every experiment.
+ * third-party devices build against it alone. A device gets everything from its one {@link
+ * org.lockvisor.devices.spi.DeviceContext}: bound options, the arch profile's costs ({@link
+ * org.lockvisor.arch.spi.ArchCosts}, never experiment options: one profile serves every
+ * experiment) and the kernel locks ({@link org.lockvisor.locking.spi.KernelLocks}).
  */
 package org.lockvisor.devices.spi;

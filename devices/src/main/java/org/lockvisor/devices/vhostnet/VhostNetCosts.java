@@ -8,11 +8,11 @@ import static org.lockvisor.arch.spi.CostKey.VIRTQUEUE_ADD;
 import static org.lockvisor.arch.spi.CostKey.VIRTQUEUE_KICK_PREPARE;
 import static org.lockvisor.arch.spi.CostKey.VMEXIT_ROUNDTRIP;
 
-import org.lockvisor.devices.spi.CostSource;
+import org.lockvisor.arch.spi.ArchCosts;
 
 /**
  * CPU costs of the vhost-net paths, in ns (copies in ps per byte). Defaults are estimates (tag
- * [E], KERNEL-MODEL section 10 style: ranges, not measurements); {@link #from(CostSource)} reads
+ * [E], KERNEL-MODEL section 10 style: ranges, not measurements); {@link #from(ArchCosts)} reads
  * the profile-backed ones from the arch profile's {@code CostKey}s.
  * try_to_wake_up, locks, context switches and the hardware exit/entry round trip are priced by the
  * machine and the lock plugins and are not repeated here. None is fitted to a reproduction.
@@ -91,7 +91,7 @@ public record VhostNetCosts(
    * shared lines (llist, work flags) are priced by the machine's {@code CacheLines} where the line
    * last was, not here.
    */
-  public static VhostNetCosts from(CostSource s) {
+  public static VhostNetCosts from(ArchCosts s) {
     VhostNetCosts e = ESTIMATES;
     long ioExit = Math.max(0, s.ns(EXIT_IO_KERNEL) - s.ns(VMEXIT_ROUNDTRIP));
     return new VhostNetCosts(

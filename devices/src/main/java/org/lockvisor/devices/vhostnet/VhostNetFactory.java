@@ -4,10 +4,12 @@ import com.google.auto.service.AutoService;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.lockvisor.core.plugin.BoundOptions;
+import org.lockvisor.core.plugin.OptionBinder;
 import org.lockvisor.core.plugin.PluginOption;
 import org.lockvisor.devices.spi.Device;
+import org.lockvisor.devices.spi.DeviceContext;
 import org.lockvisor.devices.spi.DeviceFactory;
-import org.lockvisor.devices.spi.OptionValues;
 
 /** Plugin entry for {@link VhostNet}. */
 @AutoService(DeviceFactory.class)
@@ -67,13 +69,17 @@ public final class VhostNetFactory implements DeviceFactory {
   }
 
   @Override
-  public Device create(String instanceName, Map<String, String> options) {
-    return new VhostNet(instanceName, config(options));
+  public Device create(DeviceContext context) {
+    return new VhostNet(context.name(), config(context.options()));
   }
 
-  /** The validated configuration for {@code options}. */
+  /** The validated configuration for {@code options}, bound by the framework's binder (tests, tools). */
   public static VhostNetConfig config(Map<String, String> options) {
-    OptionValues o = OptionValues.parse(NAME, OPTIONS, options);
+    return config(OptionBinder.bind(new VhostNetFactory(), options == null ? Map.of() : options));
+  }
+
+  /** The configuration of options bound against {@link #options()}. */
+  public static VhostNetConfig config(BoundOptions o) {
     return new VhostNetConfig(
         VhostNetConfig.WorkQueue.of(o.string("work-queue")),
         (int) o.integer("ring-size"),

@@ -3,11 +3,11 @@ package org.lockvisor.devices.virtioblk;
 import static com.google.common.base.Preconditions.checkArgument;
 
 import org.lockvisor.arch.spi.CostKey;
-import org.lockvisor.devices.spi.CostSource;
+import org.lockvisor.arch.spi.ArchCosts;
 
 /**
  * The CPU costs of the virtio-blk paths, in ns, derived at attach from the arch profile's cost
- * table ({@link #from(CostSource)}): every field comes from one {@link CostKey}, so the same code
+ * table ({@link #from(ArchCosts)}): every field comes from one {@link CostKey}, so the same code
  * path costs what {@code x86_64-kvm} or {@code arm64-kvm} says, with the source and confidence
  * the profile gives (see docs/plugins/&lt;profile&gt;.md). None is fitted to a reproduction's
  * throughput. Costs that try_to_wake_up, locks, the hardware exit/entry round trip
@@ -91,7 +91,7 @@ public record VirtioBlkCosts(
   }
 
   /** The costs of the profile behind {@code s}; see each field for its key. */
-  public static VirtioBlkCosts from(CostSource s) {
+  public static VirtioBlkCosts from(ArchCosts s) {
     long roundtrip = s.ns(CostKey.VMEXIT_ROUNDTRIP);
     long emulation = s.ns(CostKey.VMM_REQUEST_EMULATION);
     return new VirtioBlkCosts(

@@ -4,10 +4,12 @@ import com.google.auto.service.AutoService;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.lockvisor.core.plugin.BoundOptions;
+import org.lockvisor.core.plugin.OptionBinder;
 import org.lockvisor.core.plugin.PluginOption;
 import org.lockvisor.devices.spi.Device;
+import org.lockvisor.devices.spi.DeviceContext;
 import org.lockvisor.devices.spi.DeviceFactory;
-import org.lockvisor.devices.spi.OptionValues;
 
 /** Plugin entry for {@link VirtioBlk}. */
 @AutoService(DeviceFactory.class)
@@ -73,13 +75,17 @@ public final class VirtioBlkFactory implements DeviceFactory {
   }
 
   @Override
-  public Device create(String instanceName, Map<String, String> options) {
-    return new VirtioBlk(instanceName, config(options));
+  public Device create(DeviceContext context) {
+    return new VirtioBlk(context.name(), config(context.options()));
   }
 
-  /** The validated configuration for {@code options}. */
+  /** The validated configuration for {@code options}, bound by the framework's binder (tests, tools). */
   public static VirtioBlkConfig config(Map<String, String> options) {
-    OptionValues o = OptionValues.parse(NAME, OPTIONS, options);
+    return config(OptionBinder.bind(new VirtioBlkFactory(), options == null ? Map.of() : options));
+  }
+
+  /** The configuration of options bound against {@link #options()}. */
+  public static VirtioBlkConfig config(BoundOptions o) {
     return new VirtioBlkConfig(
         VirtioBlkConfig.NotifyMode.of(o.string("notify")),
         o.string("notify-path"),

@@ -2,7 +2,7 @@ package org.lockvisor.devices.testing;
 
 import org.lockvisor.arch.catalog.ArchProfiles;
 import org.lockvisor.core.sim.Simulation;
-import org.lockvisor.devices.spi.CostSource;
+import org.lockvisor.arch.spi.ArchCosts;
 import org.lockvisor.machine.HypervisorConfig;
 import org.lockvisor.machine.KernelConfig;
 import org.lockvisor.machine.Machine;
@@ -20,7 +20,7 @@ import org.lockvisor.scheduler.builtin.RoundRobinScheduler;
 public final class TestMachines {
   public static final long MS = 1_000_000;
   /** The x86_64-kvm profile's costs (device and workload tests price their paths with them). */
-  public static final CostSource X86_COSTS = CostSource.of(ArchProfiles.byName("x86_64-kvm"));
+  public static final ArchCosts X86_COSTS = ArchCosts.of(ArchProfiles.byName("x86_64-kvm"));
 
   private TestMachines() {}
 

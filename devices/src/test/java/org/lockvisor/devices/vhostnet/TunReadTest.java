@@ -5,6 +5,7 @@ import static org.lockvisor.devices.testing.TestMachines.MS;
 
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.lockvisor.core.plugin.BoundOptions;
 import org.lockvisor.devices.spi.DeviceContext;
 import org.lockvisor.devices.testing.TestLocks;
 import org.lockvisor.devices.testing.TestMachines;
@@ -32,7 +33,7 @@ class TunReadTest {
       Machine m = TestMachines.machine(11, 6);
       Vm vm = TestMachines.vm(m, 2);
       dev = new VhostNet("eth0", VhostNetConfig.defaults().withTunRead(era), VhostNetCosts.ESTIMATES);
-      dev.attach(new DeviceContext(m, vm, new TestLocks(60), TestMachines.X86_COSTS));
+      dev.attach(DeviceContext.of("dev", BoundOptions.none("test device"), TestMachines.X86_COSTS, new TestLocks(60), vm));
       dev.setProtocol(() -> Program.named("tcp_v4_rcv").run(t -> dev.rxAcked(t)).build());
       Program xmit = dev.xmitPath(t -> (int) (t.id() % 8), t -> 30_000);
       Program loop = Program.named("sender").loopWhile(t -> true,

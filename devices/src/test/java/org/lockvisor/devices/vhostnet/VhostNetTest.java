@@ -6,7 +6,8 @@ import static org.lockvisor.devices.testing.TestMachines.MS;
 
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.lockvisor.devices.spi.CostSource;
+import org.lockvisor.core.plugin.BoundOptions;
+import org.lockvisor.arch.spi.ArchCosts;
 import org.lockvisor.devices.spi.DeviceContext;
 import org.lockvisor.devices.testing.TestLocks;
 import org.lockvisor.devices.testing.TestMachines;
@@ -26,7 +27,7 @@ class VhostNetTest {
   /** A guest sender: {@code senders} tasks transmitting {@code bytes}-byte packets back to back. */
   private static VhostNet sender(Machine m, Vm vm, VhostNetConfig config, int senders, int bytes) {
     VhostNet dev = new VhostNet("eth0", config, VhostNetCosts.ESTIMATES);
-    dev.attach(new DeviceContext(m, vm, new TestLocks(60), org.lockvisor.devices.testing.TestMachines.X86_COSTS));
+    dev.attach(DeviceContext.of("dev", BoundOptions.none("test device"), org.lockvisor.devices.testing.TestMachines.X86_COSTS, new TestLocks(60), vm));
     long[] acked = new long[1];
     dev.setProtocol(() -> Program.named("tcp_v4_rcv").run(t -> acked[0] += dev.rxAcked(t)).build());
     Program xmit = dev.xmitPath(t -> 0, t -> bytes);
@@ -76,7 +77,7 @@ class VhostNetTest {
     Machine m = TestMachines.machine(3, 2 + wakers + 2);
     Vm vm = TestMachines.vm(m, 1);
     VhostNet dev = new VhostNet("eth0", VhostNetConfig.defaults().withWorkQueue(variant), VhostNetCosts.ESTIMATES);
-    dev.attach(new DeviceContext(m, vm, new TestLocks(60), org.lockvisor.devices.testing.TestMachines.X86_COSTS));
+    dev.attach(DeviceContext.of("dev", BoundOptions.none("test device"), org.lockvisor.devices.testing.TestMachines.X86_COSTS, new TestLocks(60), vm));
     Program waker = Program.named("waker").loopWhile(t -> true, Program.named("softirq")
         .work(300, "netif_receive_skb").op(Ops.irqDisable()).call(dev.txWorkQueuePath()).op(Ops.irqEnable()).build())
         .build();
@@ -118,7 +119,7 @@ class VhostNetTest {
     Machine m = TestMachines.machine(4, 6);
     Vm vm = TestMachines.vm(m, 1);
     VhostNet dev = new VhostNet("eth0", VhostNetConfig.defaults().withWorkQueue(variant), VhostNetCosts.ESTIMATES);
-    dev.attach(new DeviceContext(m, vm, new TestLocks(60), org.lockvisor.devices.testing.TestMachines.X86_COSTS));
+    dev.attach(DeviceContext.of("dev", BoundOptions.none("test device"), org.lockvisor.devices.testing.TestMachines.X86_COSTS, new TestLocks(60), vm));
     dev.setProtocol(() -> Program.named("tcp_v4_rcv").run(t -> dev.rxAcked(t)).build());
     Program xmit = dev.xmitPath(t -> 0, t -> 1_500);
     vm.guest().spawn("sender", Program.named("sender").loopWhile(t -> true,

@@ -6,6 +6,7 @@ import static org.lockvisor.devices.testing.TestMachines.MS;
 
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.lockvisor.core.plugin.BoundOptions;
 import org.lockvisor.devices.spi.DeviceContext;
 import org.lockvisor.devices.spi.Virtqueue;
 import org.lockvisor.devices.testing.TestLocks;
@@ -26,7 +27,7 @@ class QemuDeviceModelsTest {
 
   private static VirtioBlk attach(Machine m, Vm vm, VirtioBlkConfig config) {
     VirtioBlk d = new VirtioBlk("vda", config, VirtioBlkCosts.from(TestMachines.X86_COSTS));
-    d.attach(new DeviceContext(m, vm, new TestLocks(60), TestMachines.X86_COSTS));
+    d.attach(DeviceContext.of("dev", BoundOptions.none("test device"), TestMachines.X86_COSTS, new TestLocks(60), vm));
     return d;
   }
 
@@ -174,7 +175,7 @@ class QemuDeviceModelsTest {
     Vm vm = TestMachines.vm(m, 2);
     VirtioBlk d = new VirtioBlk("vda", VirtioBlkConfig.defaults(), VirtioBlkCosts.from(TestMachines.X86_COSTS),
         counting);
-    d.attach(new DeviceContext(m, vm, new TestLocks(60), TestMachines.X86_COSTS));
+    d.attach(DeviceContext.of("dev", BoundOptions.none("test device"), TestMachines.X86_COSTS, new TestLocks(60), vm));
     new VirtioBlkTest.Submitters(m, vm, d, 2, 4);
     m.sim().runUntil(5 * MS);
     assertThat(pops[0]).isPositive();

@@ -6,6 +6,7 @@ import static org.lockvisor.devices.testing.TestMachines.MS;
 
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.lockvisor.core.plugin.BoundOptions;
 import org.lockvisor.devices.spi.BlockBatch;
 import org.lockvisor.devices.spi.BlockRequest;
 import org.lockvisor.devices.spi.DeviceContext;
@@ -65,7 +66,7 @@ class VirtioBlkTest {
 
   private static VirtioBlk attach(Machine m, Vm vm, VirtioBlkConfig config) {
     VirtioBlk d = new VirtioBlk("vda", config, VirtioBlkCosts.from(TestMachines.X86_COSTS));
-    d.attach(new DeviceContext(m, vm, new TestLocks(60), TestMachines.X86_COSTS));
+    d.attach(DeviceContext.of("dev", BoundOptions.none("test device"), TestMachines.X86_COSTS, new TestLocks(60), vm));
     return d;
   }
 
@@ -168,7 +169,7 @@ class VirtioBlkTest {
 
   @Test
   void factory_unknownOption_failsWithSuggestion() {
-    assertThatThrownBy(() -> new VirtioBlkFactory().create("vda", Map.of("notfy", "inside-lock", "irq-cpu", "-2")))
+    assertThatThrownBy(() -> VirtioBlkFactory.config(Map.of("notfy", "inside-lock", "irq-cpu", "-2")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("unknown option [notfy]; known: [")
         .hasMessageContaining("did you mean [notify]?")
@@ -177,7 +178,7 @@ class VirtioBlkTest {
 
   @Test
   void factory_queueSizeNotPowerOfTwo_rejected() {
-    assertThatThrownBy(() -> new VirtioBlkFactory().create("vda", Map.of("queue-size", "100")))
+    assertThatThrownBy(() -> VirtioBlkFactory.config(Map.of("queue-size", "100")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("power of two");
   }

@@ -4,9 +4,10 @@ import com.google.auto.service.AutoService;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.lockvisor.core.plugin.BoundOptions;
 import org.lockvisor.core.plugin.PluginOption;
-import org.lockvisor.devices.spi.OptionValues;
 import org.lockvisor.workloads.spi.Workload;
+import org.lockvisor.workloads.spi.WorkloadContext;
 import org.lockvisor.workloads.spi.WorkloadFactory;
 
 /** Plugin entry for {@link BrokenWorkerWorkload}: an example of a race that {@code lockvisor explore} finds. */
@@ -48,9 +49,9 @@ public final class BrokenWorkerFactory implements WorkloadFactory {
   }
 
   @Override
-  public Workload create(String instanceName, Map<String, String> options) {
-    OptionValues o = OptionValues.parse(NAME, OPTIONS, options);
-    return new BrokenWorkerWorkload(instanceName, o.string("order").equals("check-then-sleep"),
+  public Workload create(WorkloadContext context) {
+    BoundOptions o = context.options();
+    return new BrokenWorkerWorkload(context.name(), o.string("order").equals("check-then-sleep"),
         (int) o.integer("burst"), o.integer("gap-ns"), o.integer("period-ns"), o.integer("process-ns"),
         o.integer("window-ns"));
   }

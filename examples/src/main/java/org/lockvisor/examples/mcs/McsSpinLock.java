@@ -6,7 +6,7 @@ import static com.google.common.base.Preconditions.checkState;
 import java.util.Arrays;
 import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.locking.spi.LockContext;
-import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.arch.spi.ArchCosts;
 import org.lockvisor.locking.spi.LockMode;
 import org.lockvisor.machine.Op;
 import org.lockvisor.machine.SharedLine;
@@ -31,7 +31,7 @@ import org.lockvisor.machine.Task;
  */
 final class McsSpinLock implements KernelLock {
   private final String name;
-  private final LockCosts costs;
+  private final ArchCosts costs;
   private final SharedLine tailLine;
   private final Op[] lockOps = new Op[LockMode.values().length];
   private final Op[] unlockOps = new Op[LockMode.values().length];

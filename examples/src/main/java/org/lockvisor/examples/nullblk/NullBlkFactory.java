@@ -4,10 +4,11 @@ import com.google.auto.service.AutoService;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.lockvisor.core.plugin.BoundOptions;
 import org.lockvisor.core.plugin.PluginOption;
 import org.lockvisor.devices.spi.Device;
+import org.lockvisor.devices.spi.DeviceContext;
 import org.lockvisor.devices.spi.DeviceFactory;
-import org.lockvisor.devices.spi.OptionValues;
 
 /** A third-party device plugin: {@code null_blk} with timer or inline completions. */
 @AutoService(DeviceFactory.class)
@@ -43,8 +44,8 @@ public final class NullBlkFactory implements DeviceFactory {
   }
 
   @Override
-  public Device create(String instanceName, Map<String, String> options) {
-    OptionValues o = OptionValues.parse(NAME, OPTIONS, options);
-    return new NullBlk(instanceName, o.string("irqmode").equals("timer"), o.integer("completion-nsec"));
+  public Device create(DeviceContext context) {
+    BoundOptions o = context.options();
+    return new NullBlk(context.name(), o.string("irqmode").equals("timer"), o.integer("completion-nsec"));
   }
 }

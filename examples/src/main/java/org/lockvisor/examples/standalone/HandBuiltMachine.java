@@ -1,10 +1,11 @@
 package org.lockvisor.examples.standalone;
 
+import org.lockvisor.machine.CacheLines;
 import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.locking.builtin.TicketSpinLockFactory;
 import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.locking.spi.LockContext;
-import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.arch.spi.ArchCosts;
 import org.lockvisor.locking.spi.LockMode;
 import org.lockvisor.locking.spi.LockStats;
 import org.lockvisor.machine.HypervisorConfig;
@@ -39,8 +40,8 @@ public final class HandBuiltMachine {
     Vm vm = machine.createVm("vm0", vcpus, kernel, new RoundRobinScheduler(1_000_000),
         new HypervisorConfig(700, 500, 0), pinning);
     Kernel guest = vm.guest();
-    LockCosts costs = new LockCosts(6, 60, 4, 1 << 15, 1_500, 300, 1_000);
-    machine.setCacheLines(costs.flatCacheLines(cpus)); // the lock word's atomics, priced by where the line was
+    ArchCosts costs = ArchCosts.ofLocks(6, 60, 4, 1 << 15, 1_500, 300, 1_000);
+    machine.setCacheLines(CacheLines.flat(cpus, costs)); // the lock word's atomics, priced by where the line was
     KernelLock lock = LockContext.builder(guest, costs).name("demo_lock").create(new TicketSpinLockFactory());
     Program iteration = Program.named("demo_iteration")
         .op(lock.lock(LockMode.PLAIN))

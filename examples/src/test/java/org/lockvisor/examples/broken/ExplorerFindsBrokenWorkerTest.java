@@ -28,6 +28,7 @@ import org.lockvisor.machine.Program;
 import org.lockvisor.machine.WaitQueue;
 import org.lockvisor.workloads.spi.Workload;
 import org.lockvisor.workloads.spi.WorkloadContext;
+import org.lockvisor.workloads.spi.WorkloadContext;
 import org.lockvisor.workloads.spi.WorkloadFactory;
 
 /**
@@ -163,7 +164,8 @@ class ExplorerFindsBrokenWorkerTest {
     }
 
     @Override
-    public Workload create(String instanceName, Map<String, String> options) {
+    public Workload create(WorkloadContext context) {
+      String instanceName = context.name();
       return new Workload() {
         @Override
         public String name() {

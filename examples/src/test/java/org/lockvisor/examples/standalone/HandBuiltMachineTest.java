@@ -9,7 +9,8 @@ import org.junit.jupiter.api.Test;
 import org.lockvisor.locking.spi.LockStats;
 
 /**
- * The standalone example uses only core, scheduler and locking (no Guice, no experiment model),
+ * The standalone example uses only core, scheduler and locking, and the arch profiles' cost view
+ * its locks read (no Guice, no experiment model),
  * and measures something: a lock shared by more tasks than CPUs is contended, one with a single
  * task never is.
  */
@@ -20,7 +21,7 @@ class HandBuiltMachineTest {
     classes().that().resideInAPackage("org.lockvisor.examples.standalone..")
         .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "org.lockvisor.core..",
             "org.lockvisor.machine..", "org.lockvisor.scheduler..", "org.lockvisor.locking..",
-            "org.lockvisor.examples.standalone..")
+            "org.lockvisor.arch.spi..", "org.lockvisor.examples.standalone..")
         .check(new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
             .importPackages("org.lockvisor.examples.standalone"));
   }

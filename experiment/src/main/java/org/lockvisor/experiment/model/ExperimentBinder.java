@@ -84,8 +84,8 @@ final class ExperimentBinder {
   /** The hypervisor section: known keys, scalar values (checked against the profile by the validator). */
   Map<String, String> hypervisor(JsonNode node, String path) {
     Map<String, String> settings = new LinkedHashMap<>();
-    if (node == null || node.isNull()) {
-      return settings;
+    if (node == null || node.isNull() || (node.isTextual() && node.asText().isEmpty())) {
+      return settings; // "hypervisor:" with nothing after it: no settings, as when the key is left out
     }
     ObjectNode o = object(node, path);
     if (o == null) {
@@ -99,6 +99,8 @@ final class ExperimentBinder {
       JsonNode v = e.getValue();
       if (v.isContainerNode() || v.isNull()) {
         problems.add(new Problem(join(path, e.getKey()), "expected a value, got " + describe(v)));
+      } else if (v instanceof YamlTree.PlainFloat f && e.getKey().equals("kernel-era")) {
+        settings.put(e.getKey(), f.text()); // kernel-era: 5.10 names the era [5.10], not the number 5.1
       } else {
         settings.put(e.getKey(), v.asText());
       }
@@ -489,6 +491,9 @@ final class ExperimentBinder {
       return "the number [" + node.asText() + "]";
     }
     String text = node.asText();
+    if (text.isEmpty()) {
+      return "nothing (the key has no value)";
+    }
     return "the text [" + (text.length() > 60 ? text.substring(0, 60) + "..." : text) + "]";
   }
 }

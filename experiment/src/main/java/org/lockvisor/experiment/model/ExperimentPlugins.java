@@ -5,6 +5,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.lockvisor.arch.spi.ArchCosts;
+import org.lockvisor.devices.spi.Device;
+import org.lockvisor.devices.spi.DeviceContext;
+import org.lockvisor.locking.spi.KernelLocks;
+import org.lockvisor.machine.Scheduler;
+import org.lockvisor.scheduler.spi.SchedulerContext;
+import org.lockvisor.workloads.spi.Workload;
+import org.lockvisor.workloads.spi.WorkloadContext;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.arch.spi.ArchProfileFactory;
 import org.lockvisor.core.plugin.Plugin;
@@ -82,7 +90,7 @@ public final class ExperimentPlugins {
       }
 
       @Override
-      public ArchProfile create() {
+      public ArchProfile create(org.lockvisor.core.plugin.PluginContext context) {
         return change.apply(f.create());
       }
 
@@ -140,5 +148,37 @@ public final class ExperimentPlugins {
   /** The values as the plugin binds them: durations with units become whole nanoseconds. */
   public static Map<String, String> normalizeOptions(Plugin plugin, Map<String, String> given) {
     return OptionBinder.normalize(plugin.options(), given);
+  }
+
+  /**
+   * The costs of arch profile {@code arch} as plugins read them; when there is no such profile
+   * (reported elsewhere) a view that refuses every read.
+   */
+  public ArchCosts costs(String arch) {
+    ArchProfileFactory f = arches.get(arch);
+    return f != null ? ArchCosts.of(f.create()) : ArchCosts.unavailable("no arch profile [" + arch + "]");
+  }
+
+  /**
+   * A device made from its options alone, before any machine exists (validation, estimates): the
+   * framework binds the options ({@link OptionBinder#bind}) and the factory creates; the context
+   * has no VM and no locks.
+   *
+   * @throws IllegalArgumentException the options' or the factory's own refusal, one line
+   */
+  public static Device detached(DeviceFactory f, String name, Map<String, String> given, ArchCosts costs) {
+    return f.create(DeviceContext.of(name, OptionBinder.bind(f, normalizeOptions(f, given)), costs,
+        KernelLocks.NONE, null));
+  }
+
+  /** A workload made from its options alone, before any machine exists (see {@link #detached(DeviceFactory, String, Map, ArchCosts)}). */
+  public static Workload detached(WorkloadFactory f, String name, Map<String, String> given, ArchCosts costs) {
+    return f.create(WorkloadContext.of(name, OptionBinder.bind(f, normalizeOptions(f, given)), costs,
+        KernelLocks.NONE, null, Map.of()));
+  }
+
+  /** A scheduler made from its options alone, for kernel {@code kernel} (see {@link #detached(DeviceFactory, String, Map, ArchCosts)}). */
+  public static Scheduler detached(SchedulerFactory f, String kernel, Map<String, String> given, ArchCosts costs) {
+    return f.create(SchedulerContext.of(kernel, OptionBinder.bind(f, normalizeOptions(f, given)), costs));
   }
 }

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
+import org.lockvisor.arch.spi.ArchCosts;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.arch.spi.ArchProfileFactory;
 import org.lockvisor.arch.spi.HypervisorBehaviour.VcpuPreemptedSemantics;
@@ -164,22 +165,23 @@ public final class ExperimentValidator {
         }
       }
     }
-    plugin(problems, "host.scheduler", "scheduler", e.host().scheduler(), plugins.schedulers());
+    ArchCosts costs = plugins.costs(e.arch());
+    plugin(problems, "host.scheduler", "scheduler", e.host().scheduler(), plugins.schedulers(), "host", costs);
     lockChoices(problems, "host.locks", e.host().locks());
     for (int i = 0; i < e.vms().size(); i++) {
       VmSpec vm = e.vms().get(i);
       String p = "vms[" + i + "]";
-      plugin(problems, p + ".scheduler", "scheduler", vm.scheduler(), plugins.schedulers());
+      plugin(problems, p + ".scheduler", "scheduler", vm.scheduler(), plugins.schedulers(), vm.name(), costs);
       lockChoices(problems, p + ".locks", vm.locks());
-      components(problems, p + ".devices", "device", vm.devices(), plugins.devices());
-      components(problems, p + ".workloads", "workload", vm.workloads(), plugins.workloads());
+      components(problems, p + ".devices", "device", vm.devices(), plugins.devices(), costs);
+      components(problems, p + ".workloads", "workload", vm.workloads(), plugins.workloads(), costs);
     }
     workloadsFinish(problems, e);
     return problems;
   }
 
   private static void plugin(List<Problem> problems, String path, String kind, Choice c,
-      Map<String, ? extends SchedulerFactory> known) {
+      Map<String, ? extends SchedulerFactory> known, String kernel, ArchCosts costs) {
     SchedulerFactory f = known.get(c.name());
     if (f == null) {
       problems.add(new Problem(path, DidYouMean.unknownMessage(kind, c.name(), known.keySet())));
@@ -190,7 +192,7 @@ public final class ExperimentValidator {
     problems.addAll(optionProblems);
     if (optionProblems.isEmpty()) {
       try {
-        f.create(ExperimentPlugins.normalizeOptions(f, c.options()));
+        ExperimentPlugins.detached(f, kernel, c.options(), costs);
       } catch (IllegalArgumentException ex) {
         problems.add(new Problem(optionsPath, oneLine(ex.getMessage())));
       }
@@ -225,7 +227,7 @@ public final class ExperimentValidator {
   }
 
   private static <F extends Plugin> void components(List<Problem> problems, String path, String kind,
-      List<ComponentSpec> components, Map<String, F> known) {
+      List<ComponentSpec> components, Map<String, F> known, ArchCosts costs) {
     for (int i = 0; i < components.size(); i++) {
       ComponentSpec c = components.get(i);
       String p = path + "[" + i + "]";
@@ -244,9 +246,9 @@ public final class ExperimentValidator {
         try {
           Map<String, String> normalized = ExperimentPlugins.normalizeOptions(f, c.options());
           if (f instanceof DeviceFactory d) {
-            d.create(c.name(), normalized);
+            ExperimentPlugins.detached(d, c.name(), normalized, costs);
           } else if (f instanceof WorkloadFactory w) {
-            w.create(c.name(), normalized);
+            ExperimentPlugins.detached(w, c.name(), normalized, costs);
           }
         } catch (IllegalArgumentException ex) {
           problems.add(new Problem(p + ".options", oneLine(ex.getMessage())));
@@ -423,7 +425,7 @@ public final class ExperimentValidator {
         }
         boolean finishes;
         try {
-          finishes = f.create(c.name(), ExperimentPlugins.normalizeOptions(f, c.options())).finishes();
+          finishes = ExperimentPlugins.detached(f, c.name(), c.options(), plugins.costs(e.arch())).finishes();
         } catch (IllegalArgumentException ex) {
           continue; // reported at its options
         }

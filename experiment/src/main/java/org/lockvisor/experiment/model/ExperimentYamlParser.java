@@ -59,6 +59,10 @@ final class ExperimentYamlParser {
     if (text.isBlank()) {
       throw invalid(source, "", "the file is empty; an experiment needs at least [vms]");
     }
+    String unprintable = firstUnprintable(text);
+    if (unprintable != null) {
+      throw invalid(source, "", "YAML syntax error at " + unprintable);
+    }
     JsonNode tree;
     try {
       tree = YamlTree.read(MAPPER, text); // aliases expanded, one document, bounded size and depth
@@ -76,6 +80,35 @@ final class ExperimentYamlParser {
       throw invalid(source, "", "expected a mapping of experiment keys at the top, got " + ExperimentBinder.describe(tree));
     }
     return tree;
+  }
+
+  /**
+   * Where the first character YAML does not allow in a stream is, in words: {@code line 19, column 8:
+   * control character [\u001a] is not allowed in YAML text}; null when there is none. YAML 1.1
+   * (SnakeYAML's StreamReader.isPrintable) allows tab, line feed, carriage return, the printable
+   * ASCII, NEL and the non-control Unicode ranges; SnakeYAML's own error for the others names the
+   * start of the stream, since Jackson reports where its parser stood, not where the reader did.
+   */
+  static String firstUnprintable(String text) {
+    int line = 1;
+    int column = 1;
+    for (int i = 0; i < text.length(); ) {
+      int c = text.codePointAt(i);
+      boolean printable = c == 0x9 || c == 0xA || c == 0xD || (c >= 0x20 && c <= 0x7E) || c == 0x85
+          || (c >= 0xA0 && c <= 0xD7FF) || (c >= 0xE000 && c <= 0xFFFD) || (c >= 0x10000 && c <= 0x10FFFF);
+      if (!printable) {
+        return "line " + line + ", column " + column + ": control character [" + String.format("\\u%04x", c)
+            + "] is not allowed in YAML text";
+      }
+      if (c == '\n') {
+        line++;
+        column = 1;
+      } else {
+        column++;
+      }
+      i += Character.charCount(c);
+    }
+    return null;
   }
 
   /**

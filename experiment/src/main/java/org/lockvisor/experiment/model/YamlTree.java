@@ -56,6 +56,25 @@ final class YamlTree {
     }
   }
 
+  /**
+   * A plain scalar YAML reads as a float, with the text it was written as: {@code 5.10} is the
+   * number 5.1 but the kernel era [5.10], so a key whose values are names (an era) takes the text.
+   */
+  static final class PlainFloat extends com.fasterxml.jackson.databind.node.DoubleNode {
+    private static final long serialVersionUID = 1L;
+    private final String text;
+
+    PlainFloat(double value, String text) {
+      super(value);
+      this.text = text;
+    }
+
+    /** The scalar as written in the YAML text. */
+    String text() {
+      return text;
+    }
+  }
+
   private final ObjectMapper mapper;
   private final YAMLParser parser;
   private final Map<String, JsonNode> anchors = new HashMap<>();
@@ -135,6 +154,9 @@ final class YamlTree {
         list.add(value(depth + 1));
       }
       node = list;
+    } else if (token == JsonToken.VALUE_NUMBER_FLOAT) {
+      count(1);
+      node = new PlainFloat(parser.getDoubleValue(), parser.getText());
     } else {
       count(1);
       node = mapper.readTree(parser);

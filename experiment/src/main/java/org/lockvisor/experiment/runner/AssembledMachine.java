@@ -7,15 +7,15 @@ import java.util.Map;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.devices.spi.Device;
-import org.lockvisor.devices.spi.LockProvider;
 import org.lockvisor.experiment.check.CheckedLock;
 import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.model.ExperimentPlugins;
 import org.lockvisor.experiment.model.LockChoices;
 import org.lockvisor.experiment.model.VmSpec;
 import org.lockvisor.locking.spi.KernelLock;
+import org.lockvisor.locking.spi.KernelLocks;
 import org.lockvisor.locking.spi.LockContext;
-import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.arch.spi.ArchCosts;
 import org.lockvisor.locking.spi.LockFactory;
 import org.lockvisor.locking.spi.LockFactory.LockKind;
 import org.lockvisor.machine.Kernel;
@@ -23,16 +23,15 @@ import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.VcpuTask;
 import org.lockvisor.machine.Vm;
 import org.lockvisor.workloads.spi.Workload;
-import org.lockvisor.workloads.spi.WorkloadLocks;
 
 /**
  * The machine of one run, as {@link MachineAssembler} built it, and everything needed to reset
  * and read it: its devices and workloads in model order, and the locks it created. It is the
- * {@link LockProvider} of its devices and the {@link WorkloadLocks} of its workloads, so every
+ * {@link KernelLocks} of its devices and workloads, so every
  * lock they create takes the experiment's choice for its kernel (and its options) and is
  * registered for the run's lock_stat.
  */
-final class AssembledMachine implements LockProvider, WorkloadLocks {
+final class AssembledMachine implements KernelLocks {
 
   /** The option of sleeping-lock plugins that names their wait_lock's spinlock algorithm. */
   static final String WAIT_LOCK = "wait-lock";
@@ -43,7 +42,7 @@ final class AssembledMachine implements LockProvider, WorkloadLocks {
   private final ExperimentPlugins plugins;
   final Machine machine;
   final ArchProfile profile;
-  final LockCosts lockCosts;
+  final ArchCosts lockCosts;
   final Kernel host;
   final LockChoices hostLocks;
   final List<Vm> vms = new ArrayList<>();
@@ -63,7 +62,7 @@ final class AssembledMachine implements LockProvider, WorkloadLocks {
     this.plugins = plugins;
     this.machine = machine;
     this.profile = profile;
-    this.lockCosts = LockCosts.fromProfile(profile);
+    this.lockCosts = ArchCosts.of(profile);
     this.host = host;
     this.hostLocks = hostLocks;
   }
@@ -85,11 +84,6 @@ final class AssembledMachine implements LockProvider, WorkloadLocks {
           + "] (4.x arch/s390/lib/spinlock.c _raw_read_lock_wait); choose one, e.g. locks: {rwlock: qrwlock}");
     }
     return algorithm;
-  }
-
-  @Override
-  public KernelLock create(Kernel kernel, String name, LockKind kind) {
-    return create(kernel, name, algorithm(kernel, kind), kind, Map.of());
   }
 
   /**

@@ -1,13 +1,15 @@
 package org.lockvisor.experiment.runner;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.arch.spi.ArchProfileFactory;
 import org.lockvisor.experiment.model.HypervisorSettings;
 import org.lockvisor.core.sim.Simulation;
-import org.lockvisor.devices.spi.CostSource;
+import org.lockvisor.arch.spi.ArchCosts;
+import org.lockvisor.core.plugin.OptionBinder;
 import org.lockvisor.devices.spi.Device;
 import org.lockvisor.devices.spi.DeviceContext;
 import org.lockvisor.devices.spi.DeviceFactory;
@@ -31,6 +33,7 @@ import org.lockvisor.machine.Scheduler;
 import org.lockvisor.machine.TtwuQueueMode;
 import org.lockvisor.machine.Vm;
 import org.lockvisor.platform.Platforms;
+import org.lockvisor.scheduler.spi.SchedulerContext;
 import org.lockvisor.scheduler.spi.SchedulerFactory;
 import org.lockvisor.workloads.spi.Workload;
 import org.lockvisor.workloads.spi.WorkloadContext;
@@ -145,14 +148,16 @@ final class MachineAssembler {
     // The experiment's hypervisor: section (checked by the validator) changes the profile it runs on.
     ArchProfileFactory archFactory = plugins.arches().get(e.arch());
     ArchProfile profile = HypervisorSettings.apply(archFactory, archFactory.create(), e.hypervisor());
+    ArchCosts costs = ArchCosts.of(profile);
     Simulation simulation = new Simulation(e.seed());
     Machine machine = new Machine(simulation);
+    machine.setKernelSymbols(profile.symbols()); // the profile's architecture names every symbol it charges
     if (checks.perturbSeed() != 0) {
       Perturbation.install(machine, checks.perturbSeed(), checks.jitterPercent());
     }
     int cpus = e.host().cpus() > 0 ? e.host().cpus() : profile.topology().cpus();
     KernelConfig hostConfig = Platforms.hostKernel(profile, ttwuQueue(e.host().kernel()), e.host().preemptible());
-    Kernel host = machine.createHost("host", cpus, hostConfig, scheduler(e.host().scheduler()));
+    Kernel host = machine.createHost("host", cpus, hostConfig, scheduler(e.host().scheduler(), "host", costs));
     Platforms.configureCacheLines(machine, profile);
     host.setTtwuWaitsOnCpu(e.host().kernel().ttwuWaitsOnCpu());
     host.setIrqTimeAccounting(e.host().kernel().irqTimeAccounting());
@@ -162,12 +167,11 @@ final class MachineAssembler {
     Platforms.configureHost(host, profile, hypervisor.hostActivity());
     AssembledMachine a = new AssembledMachine(plugins, machine, profile, host, e.host().locks());
     a.checkLocks = checks.invariants();
-    CostSource costs = CostSource.of(profile);
     for (int i = 0; i < e.vms().size(); i++) {
       VmSpec spec = e.vms().get(i);
       KernelSpec kernel = spec.kernel();
       KernelConfig guestConfig = Platforms.guestKernel(profile, spec.vcpus(), ttwuQueue(kernel), spec.preemptible());
-      Vm vm = machine.createVm(spec.name(), spec.vcpus(), guestConfig, scheduler(spec.scheduler()), hypervisor,
+      Vm vm = machine.createVm(spec.name(), spec.vcpus(), guestConfig, scheduler(spec.scheduler(), spec.name(), costs), hypervisor,
           pins(spec.pinning()));
       Platforms.configureGuest(vm, profile);
       if (kernel.threadsPerCore() > 1) {
@@ -187,7 +191,7 @@ final class MachineAssembler {
     for (int i = 0; i < e.background().vms().size(); i++) {
       BackgroundSpec.BackgroundVm spec = e.background().vms().get(i);
       KernelConfig guestConfig = Platforms.guestKernel(profile, spec.vcpus(), TtwuQueueMode.CROSS_LLC, false);
-      Vm vm = machine.createVm(spec.name(), spec.vcpus(), guestConfig, scheduler(Choice.of("cfs")), hypervisor,
+      Vm vm = machine.createVm(spec.name(), spec.vcpus(), guestConfig, scheduler(Choice.of("cfs"), spec.name(), costs), hypervisor,
           pins(spec.pinning()));
       Platforms.configureGuest(vm, profile);
       Program hog = hog("background_vm_loop");
@@ -203,19 +207,21 @@ final class MachineAssembler {
     for (int i = 0; i < e.vms().size(); i++) {
       VmSpec spec = e.vms().get(i);
       Vm vm = a.vms.get(i);
-      List<Device> vmDevices = new ArrayList<>();
+      Map<String, Device> vmDevices = new LinkedHashMap<>();
       for (int d = 0; d < spec.devices().size(); d++) {
         ComponentSpec c = spec.devices().get(d);
         String path = "vms[" + i + "].devices[" + d + "]";
         try {
           DeviceFactory f = plugins.devices().get(c.type());
-          Device device = guarded(f, "creating " + path, () -> f.create(c.name(),
-              ExperimentPlugins.normalizeOptions(f, profileDefaults(f, c.options(), profile))));
+          DeviceContext context = guarded(f, "creating " + path, () -> DeviceContext.of(c.name(),
+              OptionBinder.bind(f, ExperimentPlugins.normalizeOptions(f, profileDefaults(f, c.options(), profile))),
+              costs, a, vm));
+          Device device = guarded(f, "creating " + path, () -> f.create(context));
           guarded(f, "attaching " + path, () -> {
-            device.attach(new DeviceContext(machine, vm, a, costs));
+            device.attach(context);
             return device;
           });
-          vmDevices.add(device);
+          vmDevices.put(device.name(), device);
           a.devices.add(device);
           a.deviceVms.add(vm.name());
         } catch (IllegalArgumentException | IllegalStateException ex) {
@@ -228,10 +234,11 @@ final class MachineAssembler {
         String path = "vms[" + i + "].workloads[" + w + "]";
         try {
           WorkloadFactory f = plugins.workloads().get(c.type());
-          Workload workload = guarded(f, "creating " + path, () -> f.create(c.name(),
-              ExperimentPlugins.normalizeOptions(f, c.options())));
+          WorkloadContext context = guarded(f, "creating " + path, () -> WorkloadContext.of(c.name(),
+              OptionBinder.bind(f, ExperimentPlugins.normalizeOptions(f, c.options())), costs, a, vm, vmDevices));
+          Workload workload = guarded(f, "creating " + path, () -> f.create(context));
           guarded(f, "starting " + path, () -> {
-            workload.start(new WorkloadContext(machine, vm, vmDevices, costs, a));
+            workload.start(context);
             return workload;
           });
           a.workloads.add(workload);
@@ -253,9 +260,10 @@ final class MachineAssembler {
     return a;
   }
 
-  private Scheduler scheduler(Choice c) {
+  private Scheduler scheduler(Choice c, String kernel, ArchCosts costs) {
     SchedulerFactory f = plugins.schedulers().get(c.name());
-    return guarded(f, "creating", () -> f.create(ExperimentPlugins.normalizeOptions(f, c.options())));
+    return guarded(f, "creating", () -> f.create(SchedulerContext.of(kernel,
+        OptionBinder.bind(f, ExperimentPlugins.normalizeOptions(f, c.options())), costs)));
   }
 
   /**

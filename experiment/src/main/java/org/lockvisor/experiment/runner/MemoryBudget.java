@@ -60,7 +60,7 @@ final class MemoryBudget {
     for (int i = 0; i < e.vms().size(); i++) {
       List<ComponentSpec> workloads = e.vms().get(i).workloads();
       for (int w = 0; w < workloads.size(); w++) {
-        Footprint f = footprint(plugins, workloads.get(w));
+        Footprint f = footprint(plugins, e.arch(), workloads.get(w));
         total = Footprint.plus(total, f.bytes());
         if (f.bytes() > largest.bytes()) {
           largest = new Footprint(f.bytes(), workloads.get(w).type() + ": " + f.basis());
@@ -79,13 +79,13 @@ final class MemoryBudget {
   }
 
   /** The footprint of a workload as configured; nothing when its configuration is refused (reported elsewhere). */
-  private static Footprint footprint(ExperimentPlugins plugins, ComponentSpec c) {
+  private static Footprint footprint(ExperimentPlugins plugins, String arch, ComponentSpec c) {
     WorkloadFactory f = plugins.workloads().get(c.type());
     if (f == null) {
       return Footprint.NONE;
     }
     try {
-      Workload workload = f.create(c.name(), ExperimentPlugins.normalizeOptions(f, c.options()));
+      Workload workload = ExperimentPlugins.detached(f, c.name(), c.options(), plugins.costs(arch));
       Footprint footprint = workload.footprint();
       return footprint == null ? Footprint.NONE : footprint;
     } catch (RuntimeException ex) {

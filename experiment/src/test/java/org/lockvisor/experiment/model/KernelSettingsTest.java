@@ -13,7 +13,7 @@ import org.lockvisor.experiment.runner.ExperimentRunner;
 import org.lockvisor.experiment.runner.RunObserver;
 import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.locking.spi.LockContext;
-import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.arch.spi.ArchCosts;
 import org.lockvisor.locking.spi.LockFactory;
 import org.lockvisor.machine.Kernel;
 import org.lockvisor.machine.Machine;

@@ -34,6 +34,14 @@ public abstract class LockContractTest {
   /** Simulated time within which a workload must finish: far beyond any legitimate run. */
   protected static final long BOUND_NS = 20_000_000_000L;
 
+  /**
+   * The liveness invariant's bound: under the locktorture run of {@link
+   * #liveness_lockTorture_everyWorkerAcquiresWithinTheBound}, no worker goes this long without the
+   * lock (from its start or its previous acquisition). 100 ms of simulated time: thousands of the
+   * run's critical sections, and dozens of the host's time slices that preempt the vCPUs.
+   */
+  protected static final long LIVENESS_BOUND_NS = 100_000_000L;
+
   /** The plugin under test. */
   protected abstract LockFactory factory();
 
@@ -93,6 +101,23 @@ public abstract class LockContractTest {
     assertThat(w.violations()).as("mutual exclusion violations").isEmpty();
     assertThat(w.allFinished()).as("every task finishes (no lost wakeup); stuck: %s", w.unfinished()).isTrue();
     assertThat(w.totalAcquisitions()).isEqualTo(w.expectedAcquisitions());
+  }
+
+  /**
+   * Named invariant {@code liveness}: under a locktorture run (16 workers, the workload's critical
+   * sections and think times, the testbed's overcommitted host) every worker acquires the lock
+   * within {@link #LIVENESS_BOUND_NS}; a lock that starves a waiter fails naming the worker, how
+   * long it went without the lock and since when.
+   */
+  @Test
+  void liveness_lockTorture_everyWorkerAcquiresWithinTheBound() {
+    LockTestbed bed = testbed(17).build();
+    KernelLock lock = newLock(bed);
+    LockWorkload w = LockWorkload.on(bed, lock).mode(exclusiveModes(lock).get(0)).tasks(16).iterations(40)
+        .livenessBoundNs(LIVENESS_BOUND_NS).start().run(BOUND_NS);
+
+    assertThat(w.violations()).as("liveness and mutual exclusion violations").isEmpty();
+    assertThat(w.allFinished()).as("every task finishes; stuck: %s", w.unfinished()).isTrue();
   }
 
   @Test

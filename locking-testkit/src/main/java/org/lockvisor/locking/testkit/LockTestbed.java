@@ -3,10 +3,11 @@ package org.lockvisor.locking.testkit;
 import static com.google.common.base.Preconditions.checkArgument;
 
 import java.util.Map;
+import org.lockvisor.machine.CacheLines;
 import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.locking.spi.LockContext;
-import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.arch.spi.ArchCosts;
 import org.lockvisor.locking.spi.LockFactory;
 import org.lockvisor.machine.HypervisorConfig;
 import org.lockvisor.machine.Kernel;
@@ -30,14 +31,14 @@ public final class LockTestbed {
   private final Machine machine;
   private final Kernel host;
   private final Vm vm;
-  private final LockCosts costs;
+  private final ArchCosts costs;
   private final boolean vcpuIsPreemptedCheck;
 
   private LockTestbed(Builder b) {
     this.sim = new Simulation(b.seed);
     this.machine = new Machine(sim);
     this.host = machine.createHost("host", b.physicalCpus, b.hostConfig, new RoundRobinScheduler(b.hostQuantumNs));
-    machine.setCacheLines(b.costs.flatCacheLines(b.physicalCpus));
+    machine.setCacheLines(CacheLines.flat(b.physicalCpus, b.costs));
     int[] pinning = new int[b.vcpus];
     for (int i = 0; i < b.vcpus; i++) {
       pinning[i] = i % b.physicalCpus;
@@ -61,8 +62,8 @@ public final class LockTestbed {
   }
 
   /** Costs close to KERNEL-MODEL §10 (x86, same socket), with a short SPIN_THRESHOLD. */
-  public static LockCosts defaultCosts() {
-    return new LockCosts(6, 60, 4, 1 << 13, 1_500, 300, 1_000);
+  public static ArchCosts defaultCosts() {
+    return ArchCosts.ofLocks(6, 60, 4, 1 << 13, 1_500, 300, 1_000);
   }
 
   /** A guest kernel: HZ=250, not preemptible, realistic scheduling path costs. */
@@ -96,7 +97,7 @@ public final class LockTestbed {
     return vm.guest();
   }
 
-  public LockCosts costs() {
+  public ArchCosts costs() {
     return costs;
   }
 
@@ -142,7 +143,7 @@ public final class LockTestbed {
     private long exitRoundtripNs = 700;
     private long exitHltNs = 500;
     private long haltPollNs;
-    private LockCosts costs = defaultCosts();
+    private ArchCosts costs = defaultCosts();
     private VcpuPreemptedHook hook = VcpuPreemptedHook.NEVER;
     private boolean vcpuIsPreemptedCheck;
 
@@ -199,7 +200,7 @@ public final class LockTestbed {
       return this;
     }
 
-    public Builder costs(LockCosts c) {
+    public Builder costs(ArchCosts c) {
       this.costs = c;
       return this;
     }

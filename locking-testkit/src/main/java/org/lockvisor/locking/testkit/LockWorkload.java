@@ -41,10 +41,16 @@ public final class LockWorkload {
   private long totalAcquisitions;
   private long finishedAt = -1;
   private final MachineInvariants invariants;
+  /** Liveness: the longest a worker may go without an acquisition, 0 for no bound. */
+  private final long livenessBoundNs;
+  private long nextLivenessCheckNs;
 
   private static final class Worker {
     int left;
     final SplittableRandom rng;
+    /** When the worker started, or last acquired the lock. */
+    long lastProgressNs;
+    boolean reportedStarving;
 
     Worker(int left, SplittableRandom rng) {
       this.left = left;
@@ -57,6 +63,7 @@ public final class LockWorkload {
     this.lock = b.lock;
     this.tasks = b.tasks;
     this.iterations = b.iterations;
+    this.livenessBoundNs = b.livenessBoundNs;
     Program[] cs = variants("torture_lock_busy_wait", b.csMinNs, b.csMaxNs, false);
     Program[] think = variants("torture_think", b.thinkMinNs, b.thinkMaxNs, true);
     Program write = body("lock_torture_writer", b.mode, false, cs, think);
@@ -70,7 +77,9 @@ public final class LockWorkload {
         .build();
     for (int i = 0; i < tasks; i++) {
       Task t = bed.guest().spawn("torture/" + i, main);
-      WORKER.set(t, new Worker(iterations, bed.sim().streams().get("locktorture/" + lock.name() + "/" + i)));
+      Worker w = new Worker(iterations, bed.sim().streams().get("locktorture/" + lock.name() + "/" + i));
+      w.lastProgressNs = bed.sim().now();
+      WORKER.set(t, w);
       workers.add(t);
     }
     if (b.machineInvariants) {
@@ -132,6 +141,7 @@ public final class LockWorkload {
 
   private void enter(Task t, boolean reader) {
     totalAcquisitions++;
+    worker(t).lastProgressNs = bed.sim().now();
     if (reader) {
       if (writersInside > 0) {
         violation("reader " + t + " entered while writer " + writerInside + " is inside");
@@ -166,7 +176,31 @@ public final class LockWorkload {
     }
   }
 
+  /**
+   * Liveness: every worker that has iterations left acquires the lock within {@link
+   * Builder#livenessBoundNs} of starting or of its previous acquisition. A lock that starves a
+   * waiter (or a machine that never runs one) fails naming the worker and how long it went
+   * without the lock. Checked at most once per tenth of the bound, so the check costs nothing
+   * per event.
+   */
+  private void checkLiveness() {
+    long now = bed.sim().now();
+    if (livenessBoundNs <= 0 || now < nextLivenessCheckNs) {
+      return;
+    }
+    nextLivenessCheckNs = now + Math.max(1, livenessBoundNs / 10);
+    for (Task t : workers) {
+      Worker w = worker(t);
+      if (w.left > 0 && !w.reportedStarving && now - w.lastProgressNs > livenessBoundNs) {
+        w.reportedStarving = true;
+        violation("liveness: " + t + " has not acquired the lock for " + (now - w.lastProgressNs)
+            + " ns (since t=" + w.lastProgressNs + "ns), over the bound of " + livenessBoundNs + " ns");
+      }
+    }
+  }
+
   private void checkInvariants() {
+    checkLiveness();
     if (writersInside > 1) {
       violation(writersInside + " tasks inside the critical section");
     }
@@ -261,6 +295,7 @@ public final class LockWorkload {
     private long thinkMinNs = 500;
     private long thinkMaxNs = 20_000;
     private boolean machineInvariants = true;
+    private long livenessBoundNs;
 
     private Builder(LockTestbed bed, KernelLock lock) {
       this.bed = bed;
@@ -314,6 +349,17 @@ public final class LockWorkload {
      */
     public Builder machineInvariants(boolean on) {
       this.machineInvariants = on;
+      return this;
+    }
+
+    /**
+     * The liveness invariant's bound: a worker with iterations left that goes this long without
+     * acquiring the lock (from its start, or from its last acquisition) is a violation naming it.
+     * 0 (the default) checks no liveness.
+     */
+    public Builder livenessBoundNs(long ns) {
+      checkArgument(ns >= 0, "liveness bound must not be negative: %s", ns);
+      this.livenessBoundNs = ns;
       return this;
     }
 

@@ -8,7 +8,7 @@ import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.locking.spi.LockAccounting;
 import org.lockvisor.locking.spi.LockContext;
-import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.arch.spi.ArchCosts;
 import org.lockvisor.locking.spi.LockMode;
 import org.lockvisor.locking.spi.LockStats;
 import org.lockvisor.machine.Cpu;
@@ -38,7 +38,7 @@ abstract class BaseLock implements KernelLock {
   final Kernel kernel;
   final Machine machine;
   final Simulation sim;
-  final LockCosts costs;
+  final ArchCosts costs;
   final boolean vcpuCheck;
   final LockAccounting accounting;
   final LockStats stats;

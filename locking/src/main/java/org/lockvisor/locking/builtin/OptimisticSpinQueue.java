@@ -2,7 +2,7 @@ package org.lockvisor.locking.builtin;
 
 import static com.google.common.base.Preconditions.checkState;
 
-import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.arch.spi.ArchCosts;
 import org.lockvisor.locking.spi.LockStats;
 import org.lockvisor.machine.Kernel;
 import org.lockvisor.machine.Machine;
@@ -39,7 +39,7 @@ public final class OptimisticSpinQueue {
   private static final int UNLOCK_WAIT = 5;
 
   private final Kernel kernel;
-  private final LockCosts costs;
+  private final ArchCosts costs;
   private final boolean vcpuCheck;
   private final LockStats stats;
   private final int symLock;
@@ -75,7 +75,7 @@ public final class OptimisticSpinQueue {
    * An OSQ in {@code kernel}; bail-outs are also counted in {@code stats} (the owning lock's), so
    * the lock's lock_stat line shows them.
    */
-  public OptimisticSpinQueue(Kernel kernel, LockCosts costs, boolean vcpuIsPreemptedCheck, LockStats stats) {
+  public OptimisticSpinQueue(Kernel kernel, ArchCosts costs, boolean vcpuIsPreemptedCheck, LockStats stats) {
     this.kernel = kernel;
     this.costs = costs;
     this.vcpuCheck = vcpuIsPreemptedCheck;

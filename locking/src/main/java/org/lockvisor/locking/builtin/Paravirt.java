@@ -3,7 +3,7 @@ package org.lockvisor.locking.builtin;
 import static com.google.common.base.Preconditions.checkState;
 
 import java.util.function.Function;
-import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.arch.spi.ArchCosts;
 import org.lockvisor.machine.Kernel;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.Op;
@@ -22,7 +22,7 @@ final class Paravirt {
   private Paravirt() {}
 
   /** A program that halts the calling guest task's vCPU (pv_wait). */
-  static Program waitProgram(Kernel guest, LockCosts costs, String frame) {
+  static Program waitProgram(Kernel guest, ArchCosts costs, String frame) {
     checkState(guest.isGuest(), "pv_wait in a host kernel");
     return Program.named(frame)
         .work(costs.pvWaitNs(), "native_safe_halt")
@@ -34,7 +34,7 @@ final class Paravirt {
    * A program that kicks the vCPU of {@code target.apply(unlocker)} through a hypercall exit of the
    * unlocker's vCPU (pv_kick).
    */
-  static Program kickProgram(Machine machine, LockCosts costs, String frame, Function<Task, Task> target) {
+  static Program kickProgram(Machine machine, ArchCosts costs, String frame, Function<Task, Task> target) {
     int symKick = machine.symbols().symbol("kvm_pv_kick_cpu_op", Machine.DOMAIN_KERNEL);
     Program hostSide = Program.named("kvm_emulate_hypercall")
         .op(new Op() {

@@ -1,10 +1,11 @@
 package org.lockvisor.locking.builtin;
 
 import java.util.Map;
+import org.lockvisor.machine.CacheLines;
 import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.locking.spi.LockContext;
-import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.arch.spi.ArchCosts;
 import org.lockvisor.locking.spi.LockFactory;
 import org.lockvisor.locking.spi.LockMode;
 import org.lockvisor.machine.HypervisorConfig;
@@ -23,7 +24,7 @@ import org.lockvisor.scheduler.builtin.RoundRobinScheduler;
  * over the physical CPUs, optional host hogs, and a hammer workload.
  */
 final class Rig {
-  static final LockCosts COSTS = new LockCosts(6, 60, 4, 1 << 13, 1_500, 300, 1_000);
+  static final ArchCosts COSTS = ArchCosts.ofLocks(6, 60, 4, 1 << 13, 1_500, 300, 1_000);
   static final KernelConfig KERNEL = new KernelConfig(4_000_000, false, TtwuQueueMode.NEVER, 1 << 16, 1_500,
       2_000, 100, 500, 1_000, 300, false, 300);
 
@@ -40,7 +41,7 @@ final class Rig {
     sim = new Simulation(seed);
     machine = new Machine(sim);
     host = machine.createHost("host", physicalCpus, KERNEL, new RoundRobinScheduler(1_000_000));
-    machine.setCacheLines(COSTS.flatCacheLines(physicalCpus));
+    machine.setCacheLines(CacheLines.flat(physicalCpus, COSTS));
     int[] pin = new int[vcpus];
     for (int i = 0; i < vcpus; i++) {
       pin[i] = i % physicalCpus;

@@ -1,6 +1,5 @@
 package org.lockvisor.scheduler.spi;
 
-import java.util.Map;
 import org.lockvisor.core.plugin.Plugin;
 import org.lockvisor.machine.Scheduler;
 
@@ -15,6 +14,9 @@ public interface SchedulerFactory extends Plugin {
     return "scheduler";
   }
 
-  /** A new policy instance configured with {@code options} (validated against {@link #options()}). */
-  Scheduler create(Map<String, String> options);
+  /**
+   * A new policy instance as {@code context} describes it: the options bound by the framework
+   * against {@link #options()}, the arch profile's costs.
+   */
+  Scheduler create(SchedulerContext context);
 }

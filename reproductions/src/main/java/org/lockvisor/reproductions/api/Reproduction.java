@@ -145,4 +145,14 @@ public interface Reproduction extends Plugin {
   default List<String> calibrationParameters() {
     return List.of();
   }
+
+  /**
+   * The keys of the bands {@link #run} judges ({@link Band#key()}), in the order of {@link
+   * ReproductionResult#bands()}: what {@code reproduce <name> --envelope --effect KEY} is checked
+   * against before any run, local or emitted. None by default: a reproduction that declares none
+   * takes no {@code --effect} (its envelope uses the default effect).
+   */
+  default List<String> bandKeys() {
+    return List.of();
+  }
 }

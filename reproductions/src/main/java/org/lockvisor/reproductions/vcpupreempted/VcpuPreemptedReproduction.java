@@ -126,6 +126,16 @@ public final class VcpuPreemptedReproduction implements Reproduction {
   }
 
   @Override
+  public List<String> bandKeys() {
+    List<String> keys = new ArrayList<>(List.of("baseline.osq_lock", "baseline.rwsem_spin_on_owner",
+        "baseline.mutex_spin_on_owner", "baseline.spin_total"));
+    SPIN.forEach(s -> keys.add("patched." + s));
+    keys.add("mutex_unlock.growth");
+    keys.add("patched.[H]");
+    return List.copyOf(keys);
+  }
+
+  @Override
   public List<String> envelopeCosts() {
     return List.of("cost.ppc64-powervm.H_CONFER", "cost.ppc64-powervm.H_PROD", "cost.ppc64-powervm.VCPU_PREEMPTED_CHECK", "cost.ppc64-powervm.CONTEXT_SWITCH");
   }

@@ -96,6 +96,18 @@ public final class VhostWakeupReproduction implements Reproduction {
   }
 
   @Override
+  public List<String> bandKeys() {
+    List<String> keys = new ArrayList<>();
+    for (int threads : THREADS) {
+      String k = "t" + threads + ".";
+      keys.addAll(List.of(k + "baseline.gbps", k + "patched.gbps", k + "baseline.vhost_cpu_percent",
+          k + "patched.vhost_cpu_percent"));
+    }
+    keys.add("reduction.t256_relative");
+    return List.copyOf(keys);
+  }
+
+  @Override
   public List<String> envelopeCosts() {
     return List.of("cost.x86_64-kvm.TTWU_ON_RQ", "cost.x86_64-kvm.TTWU_FULL", "cost.x86_64-kvm.IPI_SEND", "cost.x86_64-kvm.MEMCPY_PER_BYTE");
   }

@@ -143,6 +143,18 @@ public final class VirtioBlkNotifyReproduction implements Reproduction {
    * (docs/reproductions/virtio-blk-notify.md).
    */
   @Override
+  public List<String> bandKeys() {
+    List<String> keys = new ArrayList<>(List.of("arm64.nj4.ratio", "arm64.nj4.baseline.iops"));
+    for (int nj : X86_NUMJOBS) {
+      keys.add("x86.nj" + nj + ".ratio");
+      if (nj == 2) {
+        keys.add("x86.nj2.baseline.iops");
+      }
+    }
+    return List.copyOf(keys);
+  }
+
+  @Override
   public List<String> envelopeCosts() {
     return List.of("cost.arm64-kvm.EXIT_USERSPACE", "cost.arm64-kvm.VMM_NOTIFY_BQL",
         "cost.arm64-kvm.VMM_REQUEST_EMULATION", "cost.arm64-kvm.IRQ_INJECT", "cost.arm64-kvm.QEMU_MAIN_LOOP_PASS",

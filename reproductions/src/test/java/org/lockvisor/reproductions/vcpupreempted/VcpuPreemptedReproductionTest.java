@@ -43,6 +43,7 @@ class VcpuPreemptedReproductionTest {
     assertThat(r.bands()).filteredOn(Band::baselineOnly).extracting(Band::key).containsExactly("baseline.osq_lock",
         "baseline.rwsem_spin_on_owner", "baseline.mutex_spin_on_owner", "baseline.spin_total");
     assertThat(r.bands()).filteredOn(b -> !b.baselineOnly()).hasSize(5);
+    assertThat(r.bands()).extracting(Band::key).containsExactlyElementsOf(reproduction.bandKeys());
     assertThat(r.bands()).filteredOn(b -> b.key().startsWith("baseline."))
         .allSatisfy(b -> assertThat(b.simulated()).isEqualTo(r.metrics().get(b.key())));
     double seconds = (System.nanoTime() - t0) / 1e9;

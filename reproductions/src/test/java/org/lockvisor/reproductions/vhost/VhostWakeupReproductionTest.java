@@ -36,6 +36,8 @@ class VhostWakeupReproductionTest {
   @Test
   void bands_oneBaselineAndOnePatchedPerFigure_simulatedAsInMetrics() {
     assertThat(result.bands()).hasSize(4 * 4 + 1);
+    assertThat(result.bands()).extracting(Band::key)
+        .containsExactlyElementsOf(new VhostWakeupReproduction().bandKeys());
     assertThat(result.bands()).filteredOn(Band::baselineOnly).hasSize(8)
         .allSatisfy(b -> assertThat(b.key()).contains(".baseline."));
     assertThat(result.bands()).filteredOn(b -> b.key().startsWith("t"))

@@ -38,6 +38,8 @@ class VirtioBlkNotifyReproductionTest {
   void bands_structured_baselineLevelsAreTheOnlyCalibrationTargets() {
     assertThat(result.bands()).extracting(Band::key).containsExactly("arm64.nj4.ratio", "arm64.nj4.baseline.iops",
         "x86.nj2.ratio", "x86.nj2.baseline.iops", "x86.nj4.ratio", "x86.nj8.ratio", "x86.nj12.ratio");
+    assertThat(result.bands()).extracting(Band::key)
+        .containsExactlyElementsOf(new VirtioBlkNotifyReproduction().bandKeys());
     assertThat(result.bands()).filteredOn(Band::baselineOnly).extracting(Band::key)
         .containsExactly("arm64.nj4.baseline.iops", "x86.nj2.baseline.iops");
     assertThat(result.bands()).allSatisfy(b -> assertThat(b.simulated())

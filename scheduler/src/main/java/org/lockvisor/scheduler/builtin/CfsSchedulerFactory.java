@@ -3,9 +3,10 @@ package org.lockvisor.scheduler.builtin;
 import com.google.auto.service.AutoService;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
+import org.lockvisor.core.plugin.BoundOptions;
 import org.lockvisor.core.plugin.PluginOption;
 import org.lockvisor.machine.Scheduler;
+import org.lockvisor.scheduler.spi.SchedulerContext;
 import org.lockvisor.scheduler.spi.SchedulerFactory;
 
 /** Plugin entry for {@link CfsScheduler}. */
@@ -53,12 +54,12 @@ public final class CfsSchedulerFactory implements SchedulerFactory {
   }
 
   @Override
-  public Scheduler create(Map<String, String> options) {
-    BuiltinOptions o = BuiltinOptions.of(name(), options, OPTIONS);
+  public Scheduler create(SchedulerContext context) {
+    BoundOptions o = context.options();
     CfsScheduler s = new CfsScheduler(
-        o.duration("latency"),
-        o.duration("min-granularity"),
-        o.duration("wakeup-granularity"),
+        o.durationNs("latency"),
+        o.durationNs("min-granularity"),
+        o.durationNs("wakeup-granularity"),
         CfsScheduler.Scaling.valueOf(o.choice("scaling").toUpperCase(Locale.ROOT)),
         o.bool("hrtick"));
     s.era(o.choice("era").equals("4.8") ? CfsEra.LINUX_4_8 : CfsEra.LINUX_3_0);

@@ -2,9 +2,10 @@ package org.lockvisor.scheduler.builtin;
 
 import com.google.auto.service.AutoService;
 import java.util.List;
-import java.util.Map;
+import org.lockvisor.core.plugin.BoundOptions;
 import org.lockvisor.core.plugin.PluginOption;
 import org.lockvisor.machine.Scheduler;
+import org.lockvisor.scheduler.spi.SchedulerContext;
 import org.lockvisor.scheduler.spi.SchedulerFactory;
 
 /** Plugin entry for {@link PowervmDispatchScheduler}. */
@@ -42,9 +43,9 @@ public final class PowervmDispatchSchedulerFactory implements SchedulerFactory {
   }
 
   @Override
-  public Scheduler create(Map<String, String> options) {
-    BuiltinOptions o = BuiltinOptions.of(name(), options, OPTIONS);
-    return new PowervmDispatchScheduler(o.duration("window"), o.decimal("entitlement"), o.bool("capped"),
+  public Scheduler create(SchedulerContext context) {
+    BoundOptions o = context.options();
+    return new PowervmDispatchScheduler(o.durationNs("window"), o.real("entitlement"), o.bool("capped"),
         Integer.parseInt(o.choice("smt")));
   }
 }

@@ -2,9 +2,9 @@ package org.lockvisor.scheduler.builtin;
 
 import com.google.auto.service.AutoService;
 import java.util.List;
-import java.util.Map;
 import org.lockvisor.core.plugin.PluginOption;
 import org.lockvisor.machine.Scheduler;
+import org.lockvisor.scheduler.spi.SchedulerContext;
 import org.lockvisor.scheduler.spi.SchedulerFactory;
 
 /** Plugin entry for {@link RoundRobinScheduler}. */
@@ -29,7 +29,7 @@ public final class RoundRobinSchedulerFactory implements SchedulerFactory {
   }
 
   @Override
-  public Scheduler create(Map<String, String> options) {
-    return new RoundRobinScheduler(BuiltinOptions.of(name(), options, options()).duration("quantum"));
+  public Scheduler create(SchedulerContext context) {
+    return new RoundRobinScheduler(context.options().durationNs("quantum"));
   }
 }

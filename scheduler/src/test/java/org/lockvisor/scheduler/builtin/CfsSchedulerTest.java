@@ -36,11 +36,11 @@ class CfsSchedulerTest {
   private final CfsSchedulerFactory factory = new CfsSchedulerFactory();
 
   private Scheduler2 twoVcpuThreadsOnPcpu0(Map<String, String> hostOptions) {
-    CfsScheduler hostCfs = (CfsScheduler) factory.create(hostOptions);
+    CfsScheduler hostCfs = (CfsScheduler) SchedulerContexts.create(factory, hostOptions);
     Kernel host = machine.createHost("host", 8, KernelConfig.zeroCost(TICK), hostCfs);
-    Vm a = machine.createVm("vmA", 1, KernelConfig.zeroCost(4 * MS), factory.create(Map.of()),
+    Vm a = machine.createVm("vmA", 1, KernelConfig.zeroCost(4 * MS), SchedulerContexts.create(factory, Map.of()),
         HypervisorConfig.zeroCost(), 0);
-    Vm b = machine.createVm("vmB", 1, KernelConfig.zeroCost(4 * MS), factory.create(Map.of()),
+    Vm b = machine.createVm("vmB", 1, KernelConfig.zeroCost(4 * MS), SchedulerContexts.create(factory, Map.of()),
         HypervisorConfig.zeroCost(), 0);
     a.guest().spawn("burnA", cpuBound("burnA"));
     b.guest().spawn("burnB", cpuBound("burnB"));
@@ -120,7 +120,7 @@ class CfsSchedulerTest {
     String[] modes = {"none", "log", "linear"};
     for (long[] row : expected) {
       for (int m = 0; m < modes.length; m++) {
-        CfsScheduler cfs = (CfsScheduler) factory.create(Map.of("scaling", modes[m]));
+        CfsScheduler cfs = (CfsScheduler) SchedulerContexts.create(factory, Map.of("scaling", modes[m]));
         new Machine(new Simulation(1)).createHost("h", (int) row[0], KernelConfig.zeroCost(TICK), cfs);
         long factor = row[m + 1] / 6;
         assertThat(cfs.latencyNs()).as("%s cpus, %s", row[0], modes[m]).isEqualTo(row[m + 1] * MS);
@@ -133,7 +133,7 @@ class CfsSchedulerTest {
 
   /** A hog runs alone on CPU 0 from time 0; a sleeper pinned there is woken at 10.5 ms. */
   private long sleeperStartAfterWakeup(Map<String, String> options) {
-    Kernel host = machine.createHost("host", 1, KernelConfig.zeroCost(TICK), factory.create(options));
+    Kernel host = machine.createHost("host", 1, KernelConfig.zeroCost(TICK), SchedulerContexts.create(factory, options));
     host.spawn("hog", cpuBound("hog"), 0);
     long[] started = {-1};
     Task sleeper = host.spawnSleeping("sleeper",
@@ -161,7 +161,7 @@ class CfsSchedulerTest {
    * busy} from 1 ms on; 4 CPUs in two LLC domains {0,1} {2,3}.
    */
   private int wakePlacement(int pinAfterFirstRun, int... busy) {
-    Kernel host = machine.createHost("host", 4, KernelConfig.zeroCost(TICK).withLlcSize(2), factory.create(Map.of()));
+    Kernel host = machine.createHost("host", 4, KernelConfig.zeroCost(TICK).withLlcSize(2), SchedulerContexts.create(factory, Map.of()));
     boolean[] woken = {false};
     int[] ranOn = {-1};
     Task w = host.spawn("wakee", Program.named("wakee")
@@ -254,7 +254,7 @@ class CfsSchedulerTest {
 
   @Test
   void idleBalance_cpuGoingIdle_pullsLongestWaitingUnpinnedTaskOfBusiestQueue() {
-    CfsScheduler cfs = (CfsScheduler) factory.create(Map.of());
+    CfsScheduler cfs = (CfsScheduler) SchedulerContexts.create(factory, Map.of());
     Kernel host = machine.createHost("host", 2, KernelConfig.zeroCost(TICK), cfs);
     Task pinned = host.spawn("pinned", cpuBound("pinned"), 0);
     Task b = host.spawn("b", cpuBound("b"), 0);
@@ -303,7 +303,7 @@ class CfsSchedulerTest {
 
   @Test
   void factory_unknownOption_isRejectedListingTheKnownOnes() {
-    assertThatThrownBy(() -> factory.create(Map.of("latncy", "6ms")))
+    assertThatThrownBy(() -> SchedulerContexts.create(factory, Map.of("latncy", "6ms")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("[latncy]")
         .hasMessageContaining("latency, min-granularity, wakeup-granularity, scaling, hrtick");
@@ -311,7 +311,7 @@ class CfsSchedulerTest {
 
   @Test
   void factory_badScaling_isRejectedListingTheAllowedValues() {
-    assertThatThrownBy(() -> factory.create(Map.of("scaling", "quadratic")))
+    assertThatThrownBy(() -> SchedulerContexts.create(factory, Map.of("scaling", "quadratic")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("[quadratic]")
         .hasMessageContaining("[none, log, linear]");
@@ -319,7 +319,7 @@ class CfsSchedulerTest {
 
   @Test
   void factory_durationsWithUnits_areParsed() {
-    CfsScheduler cfs = (CfsScheduler) factory.create(
+    CfsScheduler cfs = (CfsScheduler) SchedulerContexts.create(factory, 
         Map.of("latency", "12ms", "min-granularity", "1500us", "wakeup-granularity", "2000000", "scaling", "none"));
     new Machine(new Simulation(1)).createHost("h", 4, KernelConfig.zeroCost(TICK), cfs);
     assertThat(cfs.latencyNs()).isEqualTo(12 * MS);

@@ -35,8 +35,7 @@ class ConferProdTest {
 
   /** One processor, three VPs each entitled to a whole processor (never exhausted). */
   private Lpar lpar() {
-    PowervmDispatchScheduler phyp = (PowervmDispatchScheduler) new PowervmDispatchSchedulerFactory()
-        .create(Map.of("entitlement", "0"));
+    PowervmDispatchScheduler phyp = (PowervmDispatchScheduler) SchedulerContexts.create(new PowervmDispatchSchedulerFactory(), Map.of("entitlement", "0"));
     Kernel host = machine.createHost("phyp", 1, KernelConfig.zeroCost(MS), phyp);
     Vm vm = machine.createVm("lpar", 3, KernelConfig.zeroCost(10 * MS), CfsScheduler.withDefaults(),
         new HypervisorConfig(1_000, 1_000, 0, true), 0, 0, 0);

@@ -35,7 +35,7 @@ class PowervmDispatchSchedulerTest {
 
   /** One physical processor; one LPAR with 2 VPs on it; guest CPU-bound tasks on {@code busyVcpus}. */
   private Lpar lpar(Map<String, String> options, int... busyVcpus) {
-    PowervmDispatchScheduler phyp = (PowervmDispatchScheduler) factory.create(options);
+    PowervmDispatchScheduler phyp = (PowervmDispatchScheduler) SchedulerContexts.create(factory, options);
     Kernel host = machine.createHost("phyp", 1, KernelConfig.zeroCost(MS), phyp);
     Vm vm = machine.createVm("lpar", 2, KernelConfig.zeroCost(10 * MS), CfsScheduler.withDefaults(),
         HypervisorConfig.zeroCost(), 0, 0);
@@ -90,7 +90,7 @@ class PowervmDispatchSchedulerTest {
   void uncapped_entitledVpWakes_preemptsVpRunningOnLeftoverCapacity() {
     // vp1's guest task sleeps; vp0 exhausts its 5 ms at 5 ms and goes on with leftover capacity;
     // at 7 ms vp1's guest task is woken: vp1 still has its entitlement and preempts vp0 at once
-    PowervmDispatchScheduler phyp = (PowervmDispatchScheduler) factory.create(Map.of("entitlement", "1.0"));
+    PowervmDispatchScheduler phyp = (PowervmDispatchScheduler) SchedulerContexts.create(factory, Map.of("entitlement", "1.0"));
     Kernel host = machine.createHost("phyp", 1, KernelConfig.zeroCost(MS), phyp);
     Vm vm = machine.createVm("lpar", 2, KernelConfig.zeroCost(10 * MS), CfsScheduler.withDefaults(),
         HypervisorConfig.zeroCost(), 0, 0);
@@ -119,7 +119,7 @@ class PowervmDispatchSchedulerTest {
    */
   @Test
   void smt8_threadsOfAVpAreDispatchedAndPreemptedTogether_entitlementIsPerVp() {
-    PowervmDispatchScheduler phyp = (PowervmDispatchScheduler) factory.create(
+    PowervmDispatchScheduler phyp = (PowervmDispatchScheduler) SchedulerContexts.create(factory, 
         Map.of("entitlement", "2.0", "smt", "8"));
     Kernel host = machine.createHost("phyp", 16, KernelConfig.zeroCost(MS), phyp);
     Vm vm = machine.createVm("lpar", 32, KernelConfig.zeroCost(10 * MS), CfsScheduler.withDefaults(),
@@ -209,7 +209,7 @@ class PowervmDispatchSchedulerTest {
   @Test
   void factory_unknownOption_isRejected() {
     assertThat(factory.name()).isEqualTo("powervm-dispatch");
-    assertThatThrownBy(() -> factory.create(Map.of("entitled", "2.0")))
+    assertThatThrownBy(() -> SchedulerContexts.create(factory, Map.of("entitled", "2.0")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("[entitled]")
         .hasMessageContaining("window, entitlement, capped");
@@ -217,7 +217,7 @@ class PowervmDispatchSchedulerTest {
 
   @Test
   void factory_badSmt_isRejectedWithTheAllowedValues() {
-    assertThatThrownBy(() -> factory.create(Map.of("smt", "3")))
+    assertThatThrownBy(() -> SchedulerContexts.create(factory, Map.of("smt", "3")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("[smt]")
         .hasMessageContaining("[3]")
@@ -226,7 +226,7 @@ class PowervmDispatchSchedulerTest {
 
   @Test
   void smt8_hostCpusNotWholeCores_isRejected() {
-    PowervmDispatchScheduler phyp = (PowervmDispatchScheduler) factory.create(Map.of("smt", "8"));
+    PowervmDispatchScheduler phyp = (PowervmDispatchScheduler) SchedulerContexts.create(factory, Map.of("smt", "8"));
     assertThatThrownBy(() -> machine.createHost("phyp", 12, KernelConfig.zeroCost(MS), phyp))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("not whole cores");

@@ -29,7 +29,7 @@ class RoundRobinSchedulerTest {
   @Test
   void twoCpuBoundTasks_oneCpu_alternateInExactQuanta() {
     Kernel host = machine.createHost("host", 1, KernelConfig.zeroCost(MS),
-        new RoundRobinSchedulerFactory().create(Map.of("quantum", "2500000")));
+        SchedulerContexts.create(new RoundRobinSchedulerFactory(), Map.of("quantum", "2500000")));
     Task a = host.spawn("a", cpuBound("a"), 0);
     Task b = host.spawn("b", cpuBound("b"), 0);
     RunRecorder rec = new RunRecorder(machine, host.cpu(0));

@@ -79,6 +79,13 @@ public final class MeasuredFigures {
     if (out.isEmpty()) {
       throw new UserInputException(origin + ": no figure found in it");
     }
+    for (Map.Entry<String, Double> e : out.entrySet()) {
+      if (e.getValue() < 0) {
+        // every figure read here is a count, a rate, a time or a share: a fit to a negative one is no fit
+        throw new UserInputException(origin + ": figure [" + e.getKey() + "] is negative [" + e.getValue()
+            + "]; a measured figure (a count, rate, time or share) is never below zero");
+      }
+    }
     return ImmutableSortedMap.copyOf(out);
   }
 

@@ -331,7 +331,7 @@ public final class EnvelopeRunner {
       JsonNode p = readTree(dir.resolve(PLAN_FILE));
       if (hash == null) {
         hash = p.path("hash").asText();
-        plan = Plan.of(p);
+        plan = planOf(dir.resolve(PLAN_FILE), p);
       } else if (!hash.equals(p.path("hash").asText())) {
         throw new UserInputException("[" + dir + "] holds another envelope (plan " + p.path("hash").asText() + ", not "
             + hash + "); merge the shards of one envelope");
@@ -452,10 +452,95 @@ public final class EnvelopeRunner {
 
   private static JsonNode readTree(Path file) {
     try {
-      return ResultJson.MAPPER.readTree(file.toFile());
+      JsonNode n = ResultJson.MAPPER.readTree(file.toFile());
+      if (n == null || !n.isObject()) {
+        throw new UserInputException("cannot read [" + file + "]: it is not a JSON object lockvisor wrote"
+            + " (empty or cut short?); run that shard again");
+      }
+      return n;
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      var at = e.getLocation();
+      throw new UserInputException("cannot read [" + file + "]: not JSON as lockvisor writes it"
+          + (at == null ? "" : " (broken at line " + at.getLineNr() + ", column " + at.getColumnNr() + ")")
+          + "; it was cut short or changed by hand: run that shard again");
     } catch (IOException e) {
-      throw new UserInputException("cannot read [" + file + "]: " + e.getMessage());
+      throw new UncheckedIOException("cannot read [" + file + "]", e);
     }
+  }
+
+  /** The plan of a plan file, refusing one that is JSON but no plan lockvisor wrote. */
+  private static Plan planOf(Path file, JsonNode n) {
+    try {
+      return Plan.of(n);
+    } catch (IllegalArgumentException | NullPointerException e) {
+      throw new UserInputException("cannot read [" + file + "]: not an envelope plan as lockvisor writes it ("
+          + e.getMessage() + "); run that shard again");
+    }
+  }
+
+  /**
+   * Before {@code --resume} into {@code out}: the plan already there (if any) must be {@code plan},
+   * else its runs belong to another envelope and a merge would refuse them later. Refused with the
+   * first differences named, unless {@code force}: then the other plan's runs are removed and this
+   * plan runs from the start.
+   *
+   * @throws UserInputException naming what differs (samples, seeds, parameters, settings, effect)
+   */
+  public static void checkResume(Plan plan, Path out, boolean force) {
+    Path file = out.resolve(PLAN_FILE);
+    if (!Files.isRegularFile(file)) {
+      return;
+    }
+    JsonNode n = readTree(file);
+    String hash = plan.hash();
+    if (hash.equals(n.path("hash").asText())) {
+      return;
+    }
+    if (!force) {
+      ObjectNode now = plan.json();
+      List<String> differences = new ArrayList<>();
+      for (String field : List.of("kind", "subject", "quick", "samples", "seed", "seeds", "dimensions", "fixed",
+          "effect")) {
+        JsonNode before = n.path(field);
+        if (!before.equals(now.path(field))) {
+          differences.add(describe(field) + " " + abbreviate(now.path(field)) + ", not " + abbreviate(before));
+        }
+      }
+      if (differences.isEmpty()) {
+        differences.add("plan " + hash + ", not " + n.path("hash").asText());
+      }
+      throw new UserInputException("--resume: [" + out + "] holds the runs of another envelope plan: "
+          + String.join("; ", differences) + "; give the options it ran with, another --out, or --force to"
+          + " replace its runs with this plan's");
+    }
+    Path runs = out.resolve(RUNS);
+    if (Files.isDirectory(runs)) {
+      try (Stream<Path> files = Files.list(runs)) {
+        for (Path f : files.filter(x -> x.getFileName().toString().endsWith(".json")).toList()) {
+          Files.delete(f);
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot remove the other plan's runs in [" + runs + "]", e);
+      }
+    }
+  }
+
+  private static String describe(String field) {
+    return switch (field) {
+      case "samples" -> "--samples";
+      case "seeds" -> "seeds (--seeds, --seed)";
+      case "seed" -> "--seed";
+      case "dimensions" -> "parameters (--param)";
+      case "fixed" -> "settings (--set)";
+      case "effect" -> "--effect";
+      case "quick" -> "--quick";
+      default -> field;
+    };
+  }
+
+  private static String abbreviate(JsonNode n) {
+    String text = n.isTextual() ? "[" + n.asText() + "]" : n.toString();
+    return text.length() <= 80 ? text : text.substring(0, 77) + "...";
   }
 
   private static <T> T get(Future<T> f) {

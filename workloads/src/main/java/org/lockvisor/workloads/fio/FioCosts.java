@@ -3,11 +3,11 @@ package org.lockvisor.workloads.fio;
 import static com.google.common.base.Preconditions.checkArgument;
 
 import org.lockvisor.arch.spi.CostKey;
-import org.lockvisor.devices.spi.CostSource;
+import org.lockvisor.arch.spi.ArchCosts;
 
 /**
  * Guest CPU costs of fio's I/O path outside the device driver, in ns (the driver's own costs
- * belong to the device), derived from the arch profile's cost table by {@link #from(CostSource)}.
+ * belong to the device), derived from the arch profile's cost table by {@link #from(ArchCosts)}.
  *
  * @param syscallNs one system call round trip (entry/exit): {@code SYSCALL}
  * @param submitPerIoNs kernel per request on submission above the driver: aio iocb setup,
@@ -23,7 +23,7 @@ public record FioCosts(long syscallNs, long submitPerIoNs, long reapPerIoNs, lon
   }
 
   /** The costs of the profile behind {@code s}. */
-  public static FioCosts from(CostSource s) {
+  public static FioCosts from(ArchCosts s) {
     return new FioCosts(
         s.ns(CostKey.SYSCALL),
         s.ns(CostKey.AIO_SUBMIT_PER_IO),

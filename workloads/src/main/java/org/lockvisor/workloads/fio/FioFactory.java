@@ -4,9 +4,11 @@ import com.google.auto.service.AutoService;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.lockvisor.core.plugin.BoundOptions;
+import org.lockvisor.core.plugin.OptionBinder;
 import org.lockvisor.core.plugin.PluginOption;
-import org.lockvisor.devices.spi.OptionValues;
 import org.lockvisor.workloads.spi.Workload;
+import org.lockvisor.workloads.spi.WorkloadContext;
 import org.lockvisor.workloads.spi.WorkloadFactory;
 
 /** Plugin entry for {@link FioWorkload}. */
@@ -54,13 +56,17 @@ public final class FioFactory implements WorkloadFactory {
   }
 
   @Override
-  public Workload create(String instanceName, Map<String, String> options) {
-    return new FioWorkload(instanceName, config(options));
+  public Workload create(WorkloadContext context) {
+    return new FioWorkload(context.name(), config(context.options()));
   }
 
-  /** The validated configuration for {@code options}. */
+  /** The validated configuration for {@code options}, bound by the framework's binder (tests, tools). */
   public static FioConfig config(Map<String, String> options) {
-    OptionValues o = OptionValues.parse(NAME, OPTIONS, options);
+    return config(OptionBinder.bind(new FioFactory(), options == null ? Map.of() : options));
+  }
+
+  /** The configuration of options bound against {@link #options()}. */
+  public static FioConfig config(BoundOptions o) {
     return new FioConfig(
         (int) o.integer("numjobs"),
         o.string("rw"),

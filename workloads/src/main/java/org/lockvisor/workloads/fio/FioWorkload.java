@@ -239,7 +239,7 @@ public final class FioWorkload implements Workload {
 
   private Program libaioProgram(Program submitPath) {
     Program ioSubmit = Program.named("sys_io_submit")
-        .work(costs.syscallNs(), "entry_SYSCALL_64")
+        .work(costs.syscallNs(), machine.kernelSymbols().syscallEntry()) // the arch's syscall entry
         .op(Ops.work(t -> (long) job(t).preparing * costs.submitPerIoNs(), "do_io_submit"))
         .call(submitPath)
         .build();
@@ -256,7 +256,7 @@ public final class FioWorkload implements Workload {
     int completeMin = config.iodepthBatchCompleteMin();
     int completeMax = config.completeMax();
     Program getEvents = Program.named("sys_io_getevents")
-        .work(costs.syscallNs(), "entry_SYSCALL_64")
+        .work(costs.syscallNs(), machine.kernelSymbols().syscallEntry()) // the arch's syscall entry
         .op(Ops.sleepUntil(null, t -> job(t).done.size() >= Math.min(completeMin, job(t).inFlight)))
         .run(t -> job(t).reap(completeMax))
         .op(Ops.work(t -> (long) job(t).reapedNow * costs.reapPerIoNs(), "aio_read_events"))
@@ -272,7 +272,7 @@ public final class FioWorkload implements Workload {
 
   private Program psyncProgram(Program submitPath) {
     Program syscall = Program.named(config.reads() ? "sys_pread64" : "sys_pwrite64")
-        .work(costs.syscallNs(), "entry_SYSCALL_64")
+        .work(costs.syscallNs(), machine.kernelSymbols().syscallEntry()) // the arch's syscall entry
         .work(costs.submitPerIoNs(), "blkdev_direct_IO")
         .call(submitPath)
         .op(Ops.sleepUntil(null, t -> !job(t).done.isEmpty())) // io_schedule until the bio completes
@@ -360,6 +360,8 @@ public final class FioWorkload implements Workload {
     m.put("completed", ios);
     m.put("in_flight", inFlight());
     m.put("runtime_ns", end() - since);
+    // a job that reaped nothing (its vCPU never ran, say): the IOPS above are the other jobs' alone
+    m.put(Workload.IDLE_TASKS, jobs.stream().filter(j -> j.ios == 0).count());
     return m.build();
   }
 

@@ -4,7 +4,7 @@ import static com.google.common.base.Preconditions.checkArgument;
 import static org.lockvisor.arch.spi.CostKey.MEMCPY_PER_BYTE;
 import static org.lockvisor.arch.spi.CostKey.SYSCALL;
 
-import org.lockvisor.devices.spi.CostSource;
+import org.lockvisor.arch.spi.ArchCosts;
 
 /**
  * Guest CPU costs of the TCP sender paths, in ns (copies in ps per byte). Estimates (tag [E],
@@ -39,7 +39,7 @@ public record IperfCosts(
         && ackNs >= 0 && backlogNs >= 0, "iperf costs must not be negative: %s", this);
   }
 
-  public static IperfCosts from(CostSource s) {
+  public static IperfCosts from(ArchCosts s) {
     IperfCosts e = ESTIMATES;
     return new IperfCosts(
         e.userPerWriteNs,

@@ -5,7 +5,7 @@ import static org.lockvisor.arch.spi.CostKey.CACHELINE_XFER_SOCKET;
 import static org.lockvisor.arch.spi.CostKey.MEMCPY_PER_BYTE;
 import static org.lockvisor.arch.spi.CostKey.SYSCALL;
 
-import org.lockvisor.devices.spi.CostSource;
+import org.lockvisor.arch.spi.ArchCosts;
 
 /**
  * Guest CPU costs of the benchmark's kernel and user paths, in ns. Locks and the scheduler price
@@ -75,7 +75,7 @@ public record SchedMessagingCosts(
    * Costs from the arch profile where it prices the step (system call entry and exit, the copy
    * rate, a tree level as a cache-line transfer from another core); the rest keep the estimates.
    */
-  public static SchedMessagingCosts from(CostSource s) {
+  public static SchedMessagingCosts from(ArchCosts s) {
     SchedMessagingCosts e = ESTIMATES;
     return new SchedMessagingCosts(
         e.userNs,

@@ -4,9 +4,11 @@ import com.google.auto.service.AutoService;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.lockvisor.core.plugin.BoundOptions;
+import org.lockvisor.core.plugin.OptionBinder;
 import org.lockvisor.core.plugin.PluginOption;
-import org.lockvisor.devices.spi.OptionValues;
 import org.lockvisor.workloads.spi.Workload;
+import org.lockvisor.workloads.spi.WorkloadContext;
 import org.lockvisor.workloads.spi.WorkloadFactory;
 
 /** Plugin entry for {@link SchedMessagingWorkload}. */
@@ -58,13 +60,17 @@ public final class SchedMessagingFactory implements WorkloadFactory {
   }
 
   @Override
-  public Workload create(String instanceName, Map<String, String> options) {
-    return new SchedMessagingWorkload(instanceName, config(options), null);
+  public Workload create(WorkloadContext context) {
+    return new SchedMessagingWorkload(context.name(), config(context.options()), null);
   }
 
-  /** The validated configuration for {@code options}. */
+  /** The validated configuration for {@code options}, bound by the framework's binder (tests, tools). */
   public static SchedMessagingConfig config(Map<String, String> options) {
-    OptionValues o = OptionValues.parse(NAME, OPTIONS, options);
+    return config(OptionBinder.bind(new SchedMessagingFactory(), options == null ? Map.of() : options));
+  }
+
+  /** The configuration of options bound against {@link #options()}. */
+  public static SchedMessagingConfig config(BoundOptions o) {
     return new SchedMessagingConfig(
         (int) o.integer("groups"),
         (int) o.integer("fds"),

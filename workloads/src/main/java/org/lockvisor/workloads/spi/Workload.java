@@ -34,8 +34,15 @@ public interface Workload {
   void resetStats();
 
   /**
+   * The figure that counts the workload's tasks (fio jobs, locktorture writers, ...) that did no
+   * work at all in the measurement window: its other figures are then the busy tasks' alone, and
+   * lockvisor warns of it. A workload that can tell reports it among its {@link #figures()}.
+   */
+  String IDLE_TASKS = "idle_tasks";
+
+  /**
    * The headline figures over the measurement window, in a stable order, e.g. {@code iops},
-   * {@code bw_kib_s}, {@code clat_p99_ns}.
+   * {@code bw_kib_s}, {@code clat_p99_ns}; {@link #IDLE_TASKS} where the workload can tell.
    */
   ImmutableMap<String, Number> figures();
 

@@ -1,6 +1,5 @@
 package org.lockvisor.workloads.spi;
 
-import java.util.Map;
 import org.lockvisor.core.plugin.Plugin;
 
 /**
@@ -22,8 +21,10 @@ public interface WorkloadFactory extends Plugin {
   }
 
   /**
-   * A new, not yet started workload called {@code instanceName}, configured by {@code options}
-   * (strict: unknown keys and bad values are errors, all reported at once).
+   * A new, not yet started workload as {@code context} describes it: its name (e.g. {@code fio0}),
+   * its options bound by the framework against {@link #options()} (strict: unknown keys and bad
+   * values were refused before this call, all at once), the arch profile's costs and the kernel
+   * locks. The VM is not there yet ({@link WorkloadContext#vm()} is read in {@link Workload#start}).
    */
-  Workload create(String instanceName, Map<String, String> options);
+  Workload create(WorkloadContext context);
 }

@@ -4,6 +4,9 @@ import static org.lockvisor.devices.testing.TestMachines.MS;
 
 import com.google.common.collect.ImmutableMap;
 import java.util.List;
+import java.util.Map;
+import org.lockvisor.locking.spi.KernelLocks;
+import org.lockvisor.core.plugin.BoundOptions;
 import org.lockvisor.devices.spi.DeviceContext;
 import org.lockvisor.devices.testing.TestLocks;
 import org.lockvisor.devices.testing.TestMachines;
@@ -24,9 +27,10 @@ final class FioScenario {
     this.machine = TestMachines.machine(seed, pcpus);
     Vm vm = TestMachines.vm(machine, vcpus);
     this.device = new VirtioBlk("vdb", deviceConfig, costs);
-    device.attach(new DeviceContext(machine, vm, new TestLocks(60), TestMachines.X86_COSTS));
+    device.attach(DeviceContext.of("dev", BoundOptions.none("test device"), TestMachines.X86_COSTS, new TestLocks(60), vm));
     this.fio = new FioWorkload("fio", fioConfig, FioCosts.from(TestMachines.X86_COSTS));
-    fio.start(new WorkloadContext(machine, vm, List.of(device), TestMachines.X86_COSTS));
+    fio.start(WorkloadContext.of("fio", BoundOptions.none("workload fio"), TestMachines.X86_COSTS, KernelLocks.NONE, vm,
+        Map.of(device.name(), device)));
     machine.sim().setEventBudget(200_000_000);
   }
 

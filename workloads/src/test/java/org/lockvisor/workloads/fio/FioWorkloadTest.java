@@ -7,6 +7,9 @@ import static org.lockvisor.devices.testing.TestMachines.MS;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.lockvisor.workloads.spi.WorkloadContext;
+import org.lockvisor.locking.spi.KernelLocks;
+import org.lockvisor.core.plugin.OptionBinder;
 import org.lockvisor.devices.testing.TestMachines;
 import org.lockvisor.devices.virtioblk.VirtioBlkConfig;
 import org.lockvisor.devices.virtioblk.VirtioBlkCosts;
@@ -63,7 +66,8 @@ class FioWorkloadTest {
       // fio's runtime ends with its last job, not with the simulation
       assertThat(s.fio.figures().get("runtime_ns").longValue()).isEqualTo(finished);
     }
-    assertThat(new FioFactory().create("fio", Map.of()).finishes()).as("time-based by default").isFalse();
+    assertThat(new FioFactory().create(WorkloadContext.of("fio", OptionBinder.bind(new FioFactory(), Map.of()),
+        TestMachines.X86_COSTS, KernelLocks.NONE, null, Map.of())).finishes()).as("time-based by default").isFalse();
   }
 
   @Test
@@ -96,7 +100,7 @@ class FioWorkloadTest {
 
   @Test
   void factory_badOptions_allReportedAtOnce() {
-    assertThatThrownBy(() -> new FioFactory().create("fio", Map.of("iodpeth", "8", "rw", "randrw")))
+    assertThatThrownBy(() -> FioFactory.config(Map.of("iodpeth", "8", "rw", "randrw")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("unknown option [iodpeth]; known: [").hasMessageContaining("did you mean [iodepth]?")
         .hasMessageContaining("option [rw] [randrw] is not one of [randread, read, randwrite, write]");

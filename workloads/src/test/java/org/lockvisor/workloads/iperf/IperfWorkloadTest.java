@@ -7,7 +7,9 @@ import static org.lockvisor.devices.testing.TestMachines.MS;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.lockvisor.devices.spi.CostSource;
+import org.lockvisor.locking.spi.KernelLocks;
+import org.lockvisor.core.plugin.BoundOptions;
+import org.lockvisor.arch.spi.ArchCosts;
 import org.lockvisor.devices.spi.DeviceContext;
 import org.lockvisor.devices.testing.TestLocks;
 import org.lockvisor.devices.testing.TestMachines;
@@ -34,9 +36,10 @@ class IperfWorkloadTest {
       m = TestMachines.machine(7, 8);
       Vm vm = TestMachines.vm(m, 2);
       dev = new VhostNet("eth0", net, VhostNetCosts.ESTIMATES);
-      dev.attach(new DeviceContext(m, vm, new TestLocks(60), org.lockvisor.devices.testing.TestMachines.X86_COSTS));
+      dev.attach(DeviceContext.of("dev", BoundOptions.none("test device"), org.lockvisor.devices.testing.TestMachines.X86_COSTS, new TestLocks(60), vm));
       iperf = new IperfWorkload("iperf", cfg, IperfCosts.ESTIMATES);
-      iperf.start(new WorkloadContext(m, vm, List.of(dev), org.lockvisor.devices.testing.TestMachines.X86_COSTS));
+      iperf.start(WorkloadContext.of("iperf", BoundOptions.none("workload iperf"),
+          org.lockvisor.devices.testing.TestMachines.X86_COSTS, KernelLocks.NONE, vm, Map.of(dev.name(), dev)));
       m.sim().setEventBudget(100_000_000);
     }
 

@@ -7,15 +7,19 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.lockvisor.devices.spi.CostSource;
-import org.lockvisor.devices.spi.LockProvider;
+import org.lockvisor.machine.Kernel;
+import org.lockvisor.locking.spi.LockFactory.LockKind;
+import org.lockvisor.locking.spi.LockFactory;
+import org.lockvisor.locking.spi.KernelLocks;
+import org.lockvisor.core.plugin.BoundOptions;
+import org.lockvisor.arch.spi.ArchCosts;
 import org.lockvisor.devices.testing.TestMachines;
 import org.lockvisor.locking.builtin.CountMutexFactory;
 import org.lockvisor.locking.builtin.QueuedRwlockFactory;
 import org.lockvisor.locking.builtin.QueuedSpinLockFactory;
 import org.lockvisor.locking.builtin.XaddRwsemFactory;
 import org.lockvisor.locking.spi.KernelLock;
-import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.arch.spi.ArchCosts;
 import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.Vm;
@@ -27,7 +31,7 @@ import org.lockvisor.workloads.spi.WorkloadContext;
  * the options are strict.
  */
 class SchedMessagingWorkloadTest {
-  private static final LockCosts COSTS = new LockCosts(6, 60, 4, 1 << 13, 1_500, 300, 1_000);
+  private static final ArchCosts COSTS = ArchCosts.ofLocks(6, 60, 4, 1 << 13, 1_500, 300, 1_000);
 
   private record Run(Machine machine, SchedMessagingWorkload bench, List<String> locks, List<KernelLock> created) {}
 
@@ -36,19 +40,24 @@ class SchedMessagingWorkloadTest {
     Vm vm = TestMachines.vm(m, 4);
     List<String> names = new ArrayList<>();
     List<KernelLock> created = new ArrayList<>();
-    LockProvider locks = (kernel, name, kind) -> {
-      names.add(name);
-      KernelLock lock = switch (kind) {
-        case MUTEX -> LockContext.builder(kernel, COSTS).name(name).create(new CountMutexFactory());
-        case RWSEM -> LockContext.builder(kernel, COSTS).name(name).create(new XaddRwsemFactory());
-        case RWLOCK -> LockContext.builder(kernel, COSTS).name(name).create(new QueuedRwlockFactory());
-        default -> LockContext.builder(kernel, COSTS).name(name).create(new QueuedSpinLockFactory());
-      };
-      created.add(lock);
-      return lock;
+    KernelLocks locks = new KernelLocks() {
+      @Override
+      public String algorithm(Kernel kernel, LockKind kind) {
+        return factory(kind).name();
+      }
+
+      @Override
+      public KernelLock create(Kernel kernel, String name, String algorithm, LockKind kind,
+          Map<String, String> options, String... callSites) {
+        names.add(name);
+        KernelLock lock = LockContext.builder(kernel, COSTS).name(name).options(options).create(factory(kind));
+        created.add(lock);
+        return lock;
+      }
     };
     SchedMessagingWorkload bench = new SchedMessagingWorkload("bench", config, null);
-    bench.start(new WorkloadContext(m, vm, List.of(), TestMachines.X86_COSTS, org.lockvisor.workloads.spi.WorkloadLocks.of(locks)));
+    bench.start(WorkloadContext.of("bench", BoundOptions.none("workload sched-messaging"), TestMachines.X86_COSTS, locks,
+        vm, Map.of()));
     m.sim().setEventBudget(50_000_000);
     for (long t = 0; !bench.finished() && t < 20_000 * TestMachines.MS; ) {
       t += 10 * TestMachines.MS;
@@ -191,11 +200,20 @@ class SchedMessagingWorkloadTest {
     assertThat(SchedMessagingFactory.config(Map.of())).isEqualTo(SchedMessagingConfig.perfDefaults());
     assertThat(SchedMessagingFactory.config(Map.of("groups", "400")).tasks()).isEqualTo(16_000);
     assertThat(SchedMessagingFactory.config(Map.of("mode", "thread")).threads()).isTrue();
-    assertThatThrownBy(() -> f.create("x", Map.of("group", "4"))).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> SchedMessagingFactory.config(Map.of("group", "4"))).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("group");
-    assertThatThrownBy(() -> f.create("x", Map.of("mode", "socket"))).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> f.create("x", Map.of("groups", "0"))).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> SchedMessagingFactory.config(Map.of("mode", "socket"))).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> SchedMessagingFactory.config(Map.of("groups", "0"))).isInstanceOf(IllegalArgumentException.class);
     assertThat(SchedMessagingFactory.config(Map.of("page-size", "65536")).pageSize()).isEqualTo(65536);
-    assertThatThrownBy(() -> f.create("x", Map.of("page-size", "8000"))).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> SchedMessagingFactory.config(Map.of("page-size", "8000"))).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  private static LockFactory factory(LockKind kind) {
+    return switch (kind) {
+      case MUTEX -> new CountMutexFactory();
+      case RWSEM -> new XaddRwsemFactory();
+      case RWLOCK -> new QueuedRwlockFactory();
+      default -> new QueuedSpinLockFactory();
+    };
   }
 }

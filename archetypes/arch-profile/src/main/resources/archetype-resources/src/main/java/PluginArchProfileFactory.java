@@ -5,6 +5,7 @@ import java.util.List;
 import org.lockvisor.arch.builtin.X86KvmArchProfile;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.arch.spi.ArchProfileFactory;
+import org.lockvisor.core.plugin.PluginContext;
 import org.lockvisor.arch.spi.Cost;
 import org.lockvisor.arch.spi.CostKey;
 
@@ -39,7 +40,7 @@ public final class PluginArchProfileFactory implements ArchProfileFactory {
   }
 
   @Override
-  public ArchProfile create() {
+  public ArchProfile create(PluginContext context) {
     return PROFILE;
   }
 }

@@ -2,12 +2,12 @@ package ${package};
 
 import com.google.auto.service.AutoService;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
+import org.lockvisor.core.plugin.BoundOptions;
 import org.lockvisor.core.plugin.PluginOption;
 import org.lockvisor.devices.spi.Device;
+import org.lockvisor.devices.spi.DeviceContext;
 import org.lockvisor.devices.spi.DeviceFactory;
-import org.lockvisor.devices.spi.OptionValues;
 
 /** The plugin's entry class: a {@code null_blk}-style block device with timer or inline completions. */
 @AutoService(DeviceFactory.class)
@@ -43,8 +43,8 @@ public final class PluginDeviceFactory implements DeviceFactory {
   }
 
   @Override
-  public Device create(String instanceName, Map<String, String> options) {
-    OptionValues o = OptionValues.parse(NAME, OPTIONS, options);
-    return new PluginDevice(instanceName, o.string("irqmode").equals("timer"), o.integer("completion-nsec"));
+  public Device create(DeviceContext context) {
+    BoundOptions o = context.options();
+    return new PluginDevice(context.name(), o.string("irqmode").equals("timer"), o.integer("completion-nsec"));
   }
 }

@@ -2,10 +2,10 @@ package ${package};
 
 import com.google.auto.service.AutoService;
 import java.util.List;
-import java.util.Map;
+import org.lockvisor.core.plugin.BoundOptions;
 import org.lockvisor.core.plugin.PluginOption;
-import org.lockvisor.devices.spi.OptionValues;
 import org.lockvisor.workloads.spi.Workload;
+import org.lockvisor.workloads.spi.WorkloadContext;
 import org.lockvisor.workloads.spi.WorkloadFactory;
 
 /** The plugin's entry class: its name, summary and options, and the workload it creates. */
@@ -36,8 +36,8 @@ public final class PluginWorkloadFactory implements WorkloadFactory {
   }
 
   @Override
-  public Workload create(String instanceName, Map<String, String> options) {
-    OptionValues o = OptionValues.parse(NAME, OPTIONS, options);
-    return new PluginWorkload(instanceName, (int) o.integer("threads"), o.integer("hold-ns"), o.integer("think-ns"));
+  public Workload create(WorkloadContext context) {
+    BoundOptions o = context.options();
+    return new PluginWorkload(context.name(), (int) o.integer("threads"), o.integer("hold-ns"), o.integer("think-ns"));
   }
 }

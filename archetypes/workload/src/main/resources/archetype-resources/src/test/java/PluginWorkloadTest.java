@@ -7,12 +7,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
 import org.junit.jupiter.api.Test;
+import org.lockvisor.machine.CacheLines;
 import org.lockvisor.arch.builtin.X86KvmArchProfile;
 import org.lockvisor.core.sim.Simulation;
-import org.lockvisor.devices.spi.CostSource;
+import org.lockvisor.arch.spi.ArchCosts;
 import org.lockvisor.locking.builtin.TicketSpinLockFactory;
-import org.lockvisor.locking.spi.LockContext;
-import org.lockvisor.locking.spi.LockCosts;
+import org.lockvisor.core.plugin.OptionBinder;
+import org.lockvisor.locking.spi.KernelLocks;
 import org.lockvisor.machine.HypervisorConfig;
 import org.lockvisor.machine.KernelConfig;
 import org.lockvisor.machine.Machine;
@@ -22,7 +23,6 @@ import org.lockvisor.scheduler.builtin.RoundRobinScheduler;
 import org.lockvisor.workloads.spi.Workload;
 import org.lockvisor.workloads.spi.WorkloadContext;
 import org.lockvisor.workloads.spi.WorkloadFactory;
-import org.lockvisor.workloads.spi.WorkloadLocks;
 
 /**
  * The workload makes progress on a small overcommitted machine (where lock-holder preemption
@@ -40,12 +40,14 @@ class PluginWorkloadTest {
     machine.createHost("host", physicalCpus, kernel, new RoundRobinScheduler(200_000));
     Vm vm = machine.createVm("vm0", 4, kernel, new RoundRobinScheduler(500_000), new HypervisorConfig(700, 500, 0),
         0, 1 % physicalCpus, 2 % physicalCpus, 3 % physicalCpus);
-    LockCosts costs = new LockCosts(6, 60, 4, 1 << 13, 1_500, 300, 1_000);
-    machine.setCacheLines(costs.flatCacheLines(physicalCpus)); // atomics priced by where the line was
-    WorkloadLocks locks = WorkloadLocks.of((k, name, kind) -> LockContext.builder(k, costs).name(name)
-        .create(new TicketSpinLockFactory()));
-    Workload workload = new PluginWorkloadFactory().create("w", options);
-    workload.start(new WorkloadContext(machine, vm, List.of(), CostSource.of(new X86KvmArchProfile().create()), locks));
+    ArchCosts costs = ArchCosts.ofLocks(6, 60, 4, 1 << 13, 1_500, 300, 1_000);
+    machine.setCacheLines(CacheLines.flat(physicalCpus, costs)); // atomics priced by where the line was
+    KernelLocks locks = KernelLocks.of(costs, kind -> new TicketSpinLockFactory());
+    PluginWorkloadFactory factory = new PluginWorkloadFactory();
+    WorkloadContext context = WorkloadContext.of("w", OptionBinder.bind(factory, options),
+        ArchCosts.of(new X86KvmArchProfile().create()), locks, vm, Map.of());
+    Workload workload = factory.create(context);
+    workload.start(context);
     machine.sim().runUntil(warmupNs);
     workload.resetStats();
     machine.sim().runUntil(warmupNs + durationNs);
@@ -72,7 +74,7 @@ class PluginWorkloadTest {
 
   @Test
   void create_unknownOption_refused() {
-    assertThatThrownBy(() -> new PluginWorkloadFactory().create("w", Map.of("thread", "2")))
+    assertThatThrownBy(() -> OptionBinder.bind(new PluginWorkloadFactory(), Map.of("thread", "2")))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unknown option [thread]");
   }
 

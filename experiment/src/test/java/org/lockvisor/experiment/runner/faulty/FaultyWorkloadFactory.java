@@ -28,8 +28,9 @@ public final class FaultyWorkloadFactory implements WorkloadFactory {
   }
 
   @Override
-  public Workload create(String instanceName, Map<String, String> options) {
-    String failIn = options.getOrDefault("fail-in", "never");
+  public Workload create(WorkloadContext context) {
+    String instanceName = context.name();
+    String failIn = context.options().choice("fail-in");
     if (failIn.equals("create")) {
       throw new NullPointerException("table not initialised");
     }

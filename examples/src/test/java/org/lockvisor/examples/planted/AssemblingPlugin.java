@@ -1,0 +1,13 @@
+package org.lockvisor.examples.planted;
+
+import org.lockvisor.machine.KernelConfig;
+
+/** Planted for {@code PluginApiTest}: a "plugin" that reaches past the plugin API into machine assembly. */
+public final class AssemblingPlugin {
+
+  private AssemblingPlugin() {}
+
+  public static long tickOf(KernelConfig config) {
+    return config.tickNs();
+  }
+}
