@@ -6,6 +6,7 @@ import static org.lockvisor.devices.testing.TestMachines.MS;
 import org.junit.jupiter.api.Test;
 import org.lockvisor.core.account.CpuTimeAccount;
 import org.lockvisor.core.account.SymbolTable;
+import org.lockvisor.core.plugin.BoundOptions;
 import org.lockvisor.devices.spi.BlockBatch;
 import org.lockvisor.devices.spi.BlockRequest;
 import org.lockvisor.devices.spi.DeviceContext;
@@ -31,7 +32,7 @@ class QemuMainLoopTest {
 
   private static VirtioBlk attach(Machine m, Vm vm, VirtioBlkConfig config, VirtioBlkCosts costs) {
     VirtioBlk d = new VirtioBlk("vda", config, costs);
-    d.attach(new DeviceContext(m, vm, new TestLocks(60), TestMachines.X86_COSTS));
+    d.attach(DeviceContext.of("dev", BoundOptions.none("test device"), TestMachines.X86_COSTS, new TestLocks(60), vm));
     return d;
   }
 
