@@ -82,8 +82,10 @@ class CalibrateCommandTest {
     JsonNode p = json.get("parameters").get(0);
     assertThat(p.get("name").asText()).isEqualTo("cost.x86_64-kvm.IRQ_INJECT");
     // Brent's tolerance is 1e-4 of the range, but a discrete-event run's figures are a step
-    // function of a cost: the optimum is a plateau around the planted value, a few % wide.
-    assertThat(p.get("value").asDouble()).isCloseTo(3500, within(0.05 * 3500));
+    // function of a cost: the optimum is a plateau around the planted value, several % wide. Since
+    // QEMU 2.0's main loop is priced iteration by iteration (issue 33) the injection is a smaller
+    // share of the loop's work per completion in this 3 ms run, and the plateau about 8 % wide.
+    assertThat(p.get("value").asDouble()).isCloseTo(3500, within(0.10 * 3500));
     assertThat(json.get("objective").asDouble()).isLessThan(1e-3);
     assertThat(json.get("baseline").asText()).isEqualTo("base");
     List<String> predicted = json.get("predictions").findValuesAsText("variant");

@@ -347,6 +347,31 @@ class SeedReproductionEnvelopesTest {
     }
   }
 
+  /** Spearman's rank correlation of the pairs' first and second members (no ties expected). */
+  private static double spearman(List<double[]> pairs) {
+    int n = pairs.size();
+    double[] rx = ranks(pairs.stream().mapToDouble(p -> p[0]).toArray());
+    double[] ry = ranks(pairs.stream().mapToDouble(p -> p[1]).toArray());
+    double d2 = 0;
+    for (int i = 0; i < n; i++) {
+      d2 += (rx[i] - ry[i]) * (rx[i] - ry[i]);
+    }
+    return 1 - 6 * d2 / ((double) n * ((double) n * n - 1));
+  }
+
+  private static double[] ranks(double[] v) {
+    Integer[] order = new Integer[v.length];
+    for (int i = 0; i < v.length; i++) {
+      order[i] = i;
+    }
+    Arrays.sort(order, (a, b) -> Double.compare(v[a], v[b]));
+    double[] r = new double[v.length];
+    for (int i = 0; i < v.length; i++) {
+      r[order[i]] = i;
+    }
+    return r;
+  }
+
   /** How far {@code value} lies outside the band of {@code q}: over its width, or over the end's magnitude if open. */
   private static double distance(JsonNode q, double value) {
     boolean openLow = q.get("low").isNull();
@@ -426,29 +451,28 @@ class SeedReproductionEnvelopesTest {
   }
 
   /**
-   * R2: with x-data-plane QEMU serves virtio-blk from its own iothread, outside the big QEMU lock;
-   * the 2.0 main loop serves every request under it, so on x86 every data-plane sample outruns
-   * every main-loop one at numjobs 2. On arm64 the main loop serves each request under the BQL:
-   * its baseline IOPS falls as the per-request emulation cost rises; and the patch's gain grows
-   * with the exit to userspace, the time the baseline holds vq_lock across (the kick inside it).
+   * R2: the 2.0 main loop serves every x86 request under the big QEMU lock, a ceiling that neither
+   * the guest nor the notify's placement moves: every main-loop sample's gain at numjobs 2 is nil
+   * (within 5 %). With x-data-plane (its own iothread, outside the BQL) the guest's own path is the
+   * limit: at numjobs 2 the baseline level falls as the in-kernel notify exit, which the baseline
+   * holds vq_lock across, grows. On arm64 the main loop serves each request under the BQL: its
+   * baseline IOPS falls as the per-request emulation cost rises; and the patch's gain grows with
+   * the exit to userspace, the time the baseline holds vq_lock across (the kick inside it).
    */
   @Test
   void virtioBlkNotifyEnvelope_deviceModelAndExitCosts_moveIopsAndTheGain() {
     Envelope e = envelope("virtio-blk-notify");
-    double slowestDataPlane = Double.POSITIVE_INFINITY;
-    double fastestMainLoop = Double.NEGATIVE_INFINITY;
-    int dataPlane = 0;
+    List<double[]> dataPlane = new ArrayList<>();
     for (int i = 0; i < SAMPLES; i++) {
-      double iops = e.value(i, "x86.nj2.baseline.iops");
       if (e.setting(i, "x86-vmm").equals("qemu-2.0-dataplane")) {
-        dataPlane++;
-        slowestDataPlane = Math.min(slowestDataPlane, iops);
+        dataPlane.add(new double[] {Double.parseDouble(e.setting(i, "cost.x86_64-kvm.EXIT_IO_KERNEL")),
+            e.value(i, "x86.nj2.baseline.iops")});
       } else {
-        fastestMainLoop = Math.max(fastestMainLoop, iops);
+        assertThat(e.value(i, "x86.nj2.ratio")).as("main-loop sample %d", i).isBetween(0.95, 1.05);
       }
     }
-    assertThat(dataPlane).isEqualTo(SAMPLES / 2);
-    assertThat(slowestDataPlane).isGreaterThan(fastestMainLoop);
+    assertThat(dataPlane).hasSize(SAMPLES / 2);
+    assertThat(spearman(dataPlane)).as("data-plane samples: level against the notify exit").isLessThan(-0.7);
     assertThat(e.prcc("arm64.nj4.baseline.iops", "cost.arm64-kvm.VMM_REQUEST_EMULATION")).isLessThan(-0.6);
     assertThat(e.prcc("arm64.nj4.ratio", "cost.arm64-kvm.EXIT_USERSPACE")).isGreaterThan(0.6);
   }

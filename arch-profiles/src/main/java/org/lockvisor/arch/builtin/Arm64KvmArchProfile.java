@@ -112,6 +112,19 @@ public final class Arm64KvmArchProfile implements ArchProfileFactory {
           .put(VMM_NOTIFY_BQL, 2000, E, "estimate 2000 (1000-5000): qemu_mutex_lock_iothread + dispatch to the "
               + "virtio-mmio notify handler. The whole notify is EXIT_USERSPACE + this + VMM_REQUEST_EMULATION "
               + "per popped request; KERNEL-MODEL's aggregate notify figure was fitted to a seed and is not used")
+          .put(VMM_MMIO_DISPATCH, 1200, E, "estimate 1200 (600-3000): the BQL section of one virtio-mmio register "
+              + "access in QEMU 2.0 kvm-all.c kvm_cpu_exec (qemu_mutex_lock_iothread, cpu_physical_memory_rw -> "
+              + "memory dispatch -> hw/virtio/virtio-mmio.c virtio_mmio_read/_write) [V: read at v2.0.0]; the x86 "
+              + "figure (600, from QEMU 22773d6066's pci-testdev cycles) scaled by this profile's ATOMIC_RMW and "
+              + "SYSCALL ratio to x86 (~1.5-2x); no arm64 measurement")
+          .put(QEMU_MAIN_LOOP_PASS, 2500, E, "estimate 2500 (1200-5000): the x86 profile's sum over the same code "
+              + "(QEMU 2.0.0 main-loop.c, iohandler.c, async.c, qemu-timer.c; glib 2.40 gmain.c: about 25 pthread "
+              + "mutex pairs, ~9 clock reads, the walks) [V: read], on X-Gene: LDAXR/STLXR mutexes (this profile's "
+              + "ATOMIC_RMW 10 ns against 6), clock reads through the 3.15 arm64 vDSO (the arch timer counter) and a "
+              + "slower core, ~2x; no measurement of an iteration was found")
+          .put(QEMU_MAIN_LOOP_POLL_FDS, 2200, E, "2200 (1000-5000): ppoll over the main loop's 10-20 descriptors "
+              + "(F. Zheng, qemu-devel 2014 [V]: 10~20 in a plain QEMU, ~88 ns each on x86) at ~150 ns each: the x86 "
+              + "slope scaled by this profile's ATOMIC_RMW/SYSCALL ratio to x86 (~1.5-2x); no arm64 measurement")
           .put(MEMCPY_PER_BYTE, 0.25, E, "estimate 0.25 (0.15-0.5) ns/B: ~4 GB/s single-core copy")
           .notApplicable(H_CEDE, "PowerVM hcall; arm64 idles with WFI (EXIT_HLT)")
           .notApplicable(H_CONFER, "PowerVM hcall; arm64 yields through WFE trapping and kvm_vcpu_on_spin")

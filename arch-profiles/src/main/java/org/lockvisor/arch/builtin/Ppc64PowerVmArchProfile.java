@@ -112,6 +112,9 @@ public final class Ppc64PowerVmArchProfile implements ArchProfileFactory {
           .put(VMM_REQUEST_EMULATION, 10_000, E, "estimate 10000 (5000-30000): no userspace VMM; stands for the "
               + "VIOS per-request service")
           .notApplicable(VMM_NOTIFY_BQL, "no userspace VMM and no global lock under PowerVM")
+          .notApplicable(VMM_MMIO_DISPATCH, "no userspace VMM and no global lock under PowerVM")
+          .notApplicable(QEMU_MAIN_LOOP_PASS, "no QEMU main loop under PowerVM")
+          .notApplicable(QEMU_MAIN_LOOP_POLL_FDS, "no QEMU main loop under PowerVM")
           .put(MEMCPY_PER_BYTE, 0.1, M, "0.1 (0.01-0.15) ns/B: STREAM triad (gcc) 90 GB/s per 10-core socket "
               + LMBENCH_STREAM + ", ~9 GB/s per core when all stream; an L1/L2-resident copy (a 100 B pipe "
               + "message) is faster, at most two 16 B stores per cycle (~0.01 ns/B)")

@@ -78,8 +78,13 @@ public final class X86KvmArchProfile implements ArchProfileFactory {
               + "update_process_times; no measurement in KERNEL-MODEL")
           .put(VMEXIT_ROUNDTRIP, 2000, V, "SplitX (KVM 2.6.34, Xeon X5570): direct exit cost 2,000 cycles; "
               + KM + ": 700 (500-1000) ns")
-          .put(EXIT_IO_KERNEL, 2500, E, KM + ": 2500 (1500-5000); ratio from kvm-unit-tests inl_from_kernel "
-              + "15,218 vs inl_from_qemu 46,747 cycles [V]")
+          .put(EXIT_IO_KERNEL, 2500, E, KM + ": 2500 (1500-8000), from the vCPU's exit to its re-entry, the eventfd "
+              + "signal and a full wakeup of the waiting VMM thread included; ratio from kvm-unit-tests inl_from_kernel "
+              + "15,218 vs inl_from_qemu 46,747 cycles [V]; QEMU 22773d6066 (pci-testdev, M. Tsirkin 2013): a port-I/O "
+              + "exit with a wildcard ioeventfd costs 1,762 cycles against 5,287 cycles through QEMU [V] (a later core "
+              + "than this profile's, whose exit round trip alone is 2,000 cycles), so 1,500 is the floor with a "
+              + "wakeup; the seed mail: \"qemu-system-x86_64 only takes several microseconds to handle the "
+              + "notification\" [B] (the x86 host of R2), the ceiling")
           .put(EXIT_USERSPACE, 8000, E, KM + ": 8000 (5000-15000), same ratio")
           .put(EXIT_HLT, 1500, E, "estimate 1500 (1000-3000): handle_halt + kvm_vcpu_block entry and exit, "
               + "excluding polling and sleep")
@@ -113,6 +118,27 @@ public final class X86KvmArchProfile implements ArchProfileFactory {
               + "KERNEL-MODEL derived this default from the R2 x86 result, so that result does not test it")
           .put(VMM_NOTIFY_BQL, 1000, E, "estimate 1000 (500-3000): uncontended qemu_mutex_lock_iothread + "
               + "memory dispatch; only used if the notify path is set to USERSPACE_VMM_UNDER_GLOBAL_LOCK")
+          .put(VMM_MMIO_DISPATCH, 600, E, "estimate 600 (300-1500): QEMU 2.0 kvm-all.c kvm_cpu_exec after KVM_RUN "
+              + "returns: qemu_mutex_lock_iothread (uncontended futex), kvm_arch_post_run, cpu_physical_memory_rw -> "
+              + "address_space_rw -> memory_region_dispatch_read/write -> the register handler "
+              + "(hw/virtio/virtio-mmio.c virtio_mmio_read/_write), the unlock before KVM_RUN; QEMU 22773d6066 "
+              + "(pci-testdev, 2013): an exit to QEMU and back with a trivial handler costs 5,287 - 1,762 = 3,525 "
+              + "cycles more than one handled in the kernel [V], of which this is the part after the return to "
+              + "userspace (EXIT_USERSPACE prices the rest)")
+          .put(QEMU_MAIN_LOOP_PASS, 1200, E, "estimate 1200 (600-2500): one iteration of QEMU 2.0.0 main-loop.c "
+              + "main_loop_wait without its handlers, summed from the code [V: read at v2.0.0]: qemu_iohandler_fill "
+              + "and qemu_iohandler_poll over the io_handlers list (iohandler.c); glib 2.40 gmain.c "
+              + "g_main_context_prepare/query/check/dispatch, the context GMutex (a pthread mutex in 2.40) taken and "
+              + "dropped around each source's prepare, check and dispatch; aio_ctx_prepare and aio_ctx_check walking "
+              + "the bottom halves (async.c); 9 timerlist deadlines and 6 timerlist runs (qemu-timer.c: a QemuMutex "
+              + "pair each, a clock read for each list with timers, qemu_event_reset/set around each run): about 25 "
+              + "pthread mutex pairs at ~2 ATOMIC_RMW plus call overhead (~550 ns), ~9 vDSO clock reads (~25 ns "
+              + "each [M]), a dozen atomics and the list walks; no measurement of a whole iteration was found")
+          .put(QEMU_MAIN_LOOP_POLL_FDS, 1300, E, "1300 (500-3000): ppoll over the main loop's descriptors "
+              + "(main-loop.c os_host_main_loop_wait -> qemu_poll_ns, fs/select.c do_poll: fget, ->poll, fput per "
+              + "descriptor): 10-20 descriptors in a plain QEMU and ~88 ns each (F. Zheng, qemu-devel 2014, \"Introduce "
+              + "QEMU Poll API\" cover letter [V]: \"As a base point (10~20 fd's), it takes 22000 ns for each "
+              + "qemu_poll_ns\", 75000 ns with ~600 more descriptors); 15 x 88 ns, range 10-20 descriptors at 50-150 ns")
           .put(MEMCPY_PER_BYTE, 0.1, E, "estimate 0.1 (0.05-0.3) ns/B: ~10 GB/s single-core copy on "
               + "Nehalem/Sandy Bridge")
           .notApplicable(H_CEDE, "PowerVM hcall; x86 idles with HLT (EXIT_HLT)")

@@ -1,7 +1,6 @@
 package org.lockvisor.devices.virtioblk;
 
 import java.util.ArrayDeque;
-import org.lockvisor.locking.spi.LockMode;
 import org.lockvisor.machine.Cpu;
 import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
@@ -14,21 +13,18 @@ import org.lockvisor.machine.VcpuTask;
  * {@code main-loop.c os_host_main_loop_wait}, completions through {@code bdrv_co_em_bh ->
  * virtio_blk_rw_complete}) or {@code x-data-plane} ({@code hw/block/dataplane/virtio-blk.c}
  * {@code handle_notify}, {@code handle_io}), the linux-aio completions of the {@link
- * StorageBackend}, and {@code virtio_notify}'s interrupt injection. Each program's comment cites
- * its QEMU function.
+ * StorageBackend}, and {@code virtio_notify}'s interrupt injection. The main loop's iterations are
+ * {@link QemuMainLoop}. Each program's comment cites its QEMU function.
  */
 final class QemuVmm {
   private final VirtioBlk dev;
   private final VirtioBlkStats stats;
-  private Task mainLoop;
   private int nextIrqCpu;
   private Program handleOutput;
-  private boolean ioeventfdSignalled;
+  /** QEMU 2.0's main loop (the main-loop device); null with x-data-plane. */
+  private QemuMainLoop mainLoop;
+  // QEMU 2.0 x-data-plane thread: linux-aio completions ready for io_getevents
   private final ArrayDeque<VirtblkReq> aioCompletions = new ArrayDeque<>();
-  // QEMU 2.0 main loop: bottom halves scheduled by completed coroutines, zero-timeout spins
-  private final ArrayDeque<VirtblkReq> bottomHalves = new ArrayDeque<>();
-  private int spinCounter;
-  // QEMU 2.0 x-data-plane thread
   private Task ioThread;
   private boolean hostNotifierSet;
   private final ArrayDeque<VirtblkReq> ioqBatch = new ArrayDeque<>();
@@ -62,18 +58,23 @@ final class QemuVmm {
     if (dev.dataplane()) {
       hostNotifierSet = true; // the dataplane thread's host notifier (the same ioeventfd)
     } else {
-      ioeventfdSignalled = true;
+      mainLoop.signalIoeventfd();
     }
   }
 
   /** The host thread that polls the ioeventfd: QEMU's main loop, or the dataplane thread. */
   Task thread() {
-    return dev.dataplane() ? ioThread : mainLoop;
+    return dev.dataplane() ? ioThread : mainLoop.thread();
   }
 
   /** Bottom halves scheduled and not yet run by QEMU's main loop. */
   int pendingBottomHalves() {
-    return bottomHalves.size();
+    return mainLoop == null ? 0 : mainLoop.pendingBottomHalves();
+  }
+
+  /** QEMU 2.0's main loop of the main-loop device (tests); null with x-data-plane. */
+  QemuMainLoop mainLoop() {
+    return mainLoop;
   }
 
   /** Spawns the VMM's thread on host CPU {@code cpu}. */
@@ -82,7 +83,8 @@ final class QemuVmm {
       this.ioThread = dev.host.spawnSleeping("qemu-" + vmName + "/" + deviceName + "-dataplane", dataplaneProgram(),
           cpu);
     } else {
-      this.mainLoop = dev.host.spawnSleeping("qemu-" + vmName + "/main-loop", mainLoopProgram(), cpu);
+      this.mainLoop = new QemuMainLoop(dev.costs, stats, dev.bql, completeProgram(), handleOutput);
+      mainLoop.setThread(dev.host.spawnSleeping("qemu-" + vmName + "/main-loop", mainLoop.program(), cpu));
     }
   }
 
@@ -126,78 +128,23 @@ final class QemuVmm {
   }
 
   /**
-   * QEMU 2.0's main loop ({@code main-loop.c main_loop_wait -> os_host_main_loop_wait}), one
-   * iteration: when bottom halves are pending the timeout is zero ({@code aio_ctx_prepare}), and a
-   * zero timeout keeps the BQL across the poll ({@code spin_counter++}) until
-   * {@link VirtioBlk#MAX_MAIN_LOOP_SPIN} such iterations force a timeout; otherwise the BQL is dropped
-   * around {@code qemu_poll_ns}. Then, under the BQL: {@code aio_ctx_dispatch -> aio_poll}:
-   * {@code aio_bh_poll} runs the pending bottom halves ({@code bdrv_co_em_bh ->
-   * virtio_blk_rw_complete}: push, {@code virtio_notify}), then the linux-aio eventfd handler
-   * ({@code block/linux-aio.c qemu_laio_completion_cb}: {@code io_getevents}, and per completion
-   * the coroutine re-entered, which schedules its bottom half: {@code block.c bdrv_co_do_rw});
-   * then {@code qemu_iohandler_poll} runs the ioeventfd handler ({@code
-   * virtio_queue_host_notifier_read -> virtio_blk_handle_output}).
+   * The bottom half of a completed request on QEMU 2.0's main loop ({@code block.c bdrv_co_em_bh ->
+   * hw/block/virtio-blk.c virtio_blk_rw_complete}: {@code virtio_blk_req_complete} pushes the used
+   * entry and calls {@code virtio_notify}); the request is the running task's {@code scratchObject}
+   * ({@link QemuMainLoop}'s {@code aio_bh_poll}).
    */
-  private Program mainLoopProgram() {
+  private Program completeProgram() {
     Program inject = injectProgram();
-    Program complete = Program.named("virtio_blk_rw_complete")
+    return Program.named("virtio_blk_rw_complete")
         .work(dev.costs.hostCompleteNs(), "virtio_blk_rw_complete")
         .run(t -> {
-          VirtblkReq vr = bottomHalves.poll();
+          VirtblkReq vr = (VirtblkReq) t.scratchObject;
+          t.scratchObject = null;
           dev.vq.pushUsed(vr.head);
           t.scratch = dev.vq.needInterrupt() ? 1 : 0;
         })
         .op(Ops.call(t -> t.scratch == 1 ? inject : null))
         .build();
-    Program laio = Program.named("qemu_laio_completion_cb")
-        .work(dev.costs.syscallNs(), "io_getevents")
-        .run(t -> {
-          while (!aioCompletions.isEmpty()) {
-            bottomHalves.add(aioCompletions.poll()); // bdrv_co_io_em_complete -> ... -> qemu_bh_schedule
-          }
-        })
-        .build();
-    Program spinPoll = Program.named("os_host_main_loop_wait")
-        .run(t -> {
-          spinCounter++;
-          stats.bqlHeldIterations++;
-        })
-        .work(dev.costs.syscallNs(), "qemu_poll_ns")
-        .build();
-    Program.Builder release = Program.named("os_host_main_loop_wait")
-        .run(t -> {
-          if (!bottomHalves.isEmpty()) {
-            stats.forcedPollTimeouts++; // spun VirtioBlk.MAX_MAIN_LOOP_SPIN times: timeout = SCALE_MS
-          }
-          spinCounter = 0;
-        });
-    if (dev.bql != null) {
-      release.op(dev.bql.unlock(LockMode.SLEEPING));
-    }
-    release.op(Ops.sleepUntil(null, t -> ioeventfdSignalled || !aioCompletions.isEmpty() || !bottomHalves.isEmpty()))
-        .work(dev.costs.syscallNs(), "qemu_poll_ns");
-    if (dev.bql != null) {
-      release.op(dev.bql.lock(LockMode.SLEEPING));
-    }
-    Program releaseAndPoll = release.build();
-    Program iteration = Program.named("main_loop_wait")
-        .run(t -> stats.mainLoopIterations++)
-        .op(Ops.call(t -> !bottomHalves.isEmpty() && spinCounter <= VirtioBlk.MAX_MAIN_LOOP_SPIN ? spinPoll : releaseAndPoll))
-        .op(Ops.loopCall(t -> bottomHalves.isEmpty() ? null : complete)) // aio_bh_poll
-        .op(Ops.call(t -> aioCompletions.isEmpty() ? null : laio))
-        .op(Ops.call(t -> {
-          if (!ioeventfdSignalled) {
-            return null;
-          }
-          ioeventfdSignalled = false;
-          return handleOutput;
-        }))
-        .build();
-    Program.Builder main = Program.named("qemu_main_loop");
-    if (dev.bql != null) {
-      main.op(dev.bql.lock(LockMode.SLEEPING)); // qemu_init_main_loop: the main loop runs holding the BQL
-    }
-    return main.loopWhile(t -> true, iteration).build();
   }
 
   /**
@@ -208,7 +155,8 @@ final class QemuVmm {
    * and then one {@code ioq_submit} for the whole batch. The linux-aio eventfd runs {@code
    * handle_io}: {@code ioq_run_completion} ({@code io_getevents}, {@code complete_request} and
    * {@code vring_push} per event) and one {@code notify_guest} ({@code vring_should_notify}, then
-   * {@code event_notifier_set} on the irqfd) for the batch.
+   * {@code event_notifier_set} on the irqfd) for the batch, and then, if the guest has added
+   * requests meanwhile ({@code vring_more_avail}), {@code handle_notify} again without a kick.
    */
   private Program dataplaneProgram() {
     Program inject = injectProgram();
@@ -228,7 +176,8 @@ final class QemuVmm {
         })
         .build();
     Program handleNotify = Program.named("handle_notify")
-        .run(t -> hostNotifierSet = false) // event_notifier_test_and_clear
+        .work(dev.costs.syscallNs(), "event_notifier_test_and_clear") // read(2) of the host notifier
+        .run(t -> hostNotifierSet = false)
         .call(popAll)
         .op(Ops.call(t -> ioqBatch.isEmpty() ? null : ioqSubmit))
         .build();
@@ -240,13 +189,20 @@ final class QemuVmm {
         })
         .build();
     Program handleIo = Program.named("handle_io")
+        .work(dev.costs.syscallNs(), "event_notifier_test_and_clear") // read(2) of the io notifier
         .work(dev.costs.syscallNs(), "io_getevents")
         .run(t -> ioqReap = aioCompletions.size()) // the events io_getevents returned
         .op(Ops.loopCall(t -> ioqReap > 0 ? completeRequest : null))
         .op(Ops.call(t -> dev.vq.needInterrupt() ? inject : null)) // notify_guest, once per batch
+        // "If there were more requests than iovecs, the vring will not be empty yet so check again":
+        // vring_more_avail -> handle_notify, whether or not the guest kicked for them
+        .op(Ops.call(t -> dev.vq.hasAvail() ? handleNotify : null))
         .build();
+    // aio_poll(ctx, true) (aio-posix.c 2.0): ppoll over the context's notifier, the host notifier and
+    // the io notifier (three descriptors: the system call prices it), then aio_dispatch
     Program poll = Program.named("aio_poll")
         .op(Ops.sleepUntil(null, t -> hostNotifierSet || !aioCompletions.isEmpty()))
+        .work(dev.costs.syscallNs(), "qemu_poll_ns")
         .op(Ops.call(t -> hostNotifierSet ? handleNotify : null))
         .op(Ops.call(t -> aioCompletions.isEmpty() ? null : handleIo))
         .build();
@@ -263,7 +219,12 @@ final class QemuVmm {
   }
 
   void onBackendDone(Object r) {
-    aioCompletions.add((VirtblkReq) r);
-    dev.host.wakeUpNow(dev.dataplane() ? ioThread : mainLoop, null);
+    if (dev.dataplane()) {
+      aioCompletions.add((VirtblkReq) r);
+      dev.host.wakeUpNow(ioThread, null);
+    } else {
+      mainLoop.aioCompleted((VirtblkReq) r);
+      dev.host.wakeUpNow(mainLoop.thread(), null);
+    }
   }
 }

@@ -258,7 +258,8 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
           long d = machine.sim().now() - t.scratch2;
           stats.notifies++;
           stats.notifyNs += d;
-          stats.exitHistogram[(int) Math.min(d / 1000, VirtioBlkStats.EXIT_HISTOGRAM_BUCKETS - 1)]++;
+          stats.exitHistogram[(int) Math.min(d / VirtioBlkStats.EXIT_BUCKET_NS,
+              VirtioBlkStats.EXIT_HISTOGRAM_BUCKETS - 1)]++;
           stats.exitMaxNs = Math.max(stats.exitMaxNs, d);
           if (vqLock.owner() == t) {
             stats.notifiesUnderLock++;
@@ -357,8 +358,9 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
 
   /**
    * The host side of one virtio-mmio register access from the guest: exit to QEMU ({@code
-   * KVM_EXIT_MMIO}), BQL, {@code virtio_mmio_read}/{@code _write}, and for the ACK the line
-   * lowered with {@code KVM_IRQ_LINE}; the BQL dropped before {@code KVM_RUN}.
+   * KVM_EXIT_MMIO}), BQL, {@code virtio_mmio_read}/{@code _write} ({@code VMM_MMIO_DISPATCH}, not the
+   * notify's {@code VMM_NOTIFY_BQL}), and for the ACK the line lowered with {@code KVM_IRQ_LINE}; the
+   * BQL dropped before {@code KVM_RUN}.
    */
   private Program mmioRegisterAccess(String handler, java.util.function.Consumer<Task> access, boolean lowerLine) {
     long half = costs.userspaceExitNs() / 2;
@@ -369,7 +371,7 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
     if (bql != null) {
       b.op(bql.lock(LockMode.SLEEPING));
     }
-    b.work(costs.mmioDispatchNs(), handler).run(access);
+    b.work(costs.registerDispatchNs(), handler).run(access);
     if (lowerLine) {
       b.work(costs.interruptInjectNs(), "kvm_set_irq");
     }
@@ -549,8 +551,8 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
 
   /**
    * The {@code q}-quantile (0 &lt; q &lt;= 1) of the notify exits' durations since the last reset, in
-   * ns, to the 1 µs bucket (the bucket's upper edge; exits over 4 ms count as the maximum); 0 when
-   * there were none.
+   * ns: from the vCPU's exit to its re-entry, the hardware round trip included, to the 100 ns bucket
+   * (the bucket's upper edge; exits over 4 ms count as the maximum); 0 when there were none.
    */
   public long notifyExitQuantileNs(double q) {
     return stats.notifyExitQuantileNs(q);
@@ -559,6 +561,11 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
   /** Bottom halves scheduled and not yet run by QEMU's main loop (tests). */
   int pendingBottomHalves() {
     return vmm.pendingBottomHalves();
+  }
+
+  /** QEMU 2.0's main loop of the main-loop device (tests); null with x-data-plane. */
+  QemuMainLoop mainLoop() {
+    return vmm.mainLoop();
   }
 
   /** The longest notify exit since the last reset, in ns. */

@@ -28,8 +28,9 @@ import org.lockvisor.arch.spi.ArchCosts;
  *     and minus {@code TTWU_FULL}, because the machine prices the wakeup of the VMM thread itself
  * @param userspaceExitNs host: an exit forwarded to the userspace VMM and back (KVM_EXIT_MMIO,
  *     ioctl return, re-entry): {@code EXIT_USERSPACE} minus the hardware round trip
- * @param mmioDispatchNs host, userspace VMM: global-lock acquire and dispatch of the MMIO notify:
- *     {@code VMM_NOTIFY_BQL}
+ * @param mmioDispatchNs host, userspace VMM: the notify's BQL section, lock acquire and dispatch of the MMIO
+ *     notify to {@code virtio_queue_notify} (QEMU 2.0 kvm-all.c {@code kvm_cpu_exec} -> virtio-mmio.c
+ *     {@code virtio_mmio_write}), request work excluded: {@code VMM_NOTIFY_BQL}
  * @param hostSubmitNs host VMM per request: {@code virtqueue_pop}, {@code
  *     virtio_blk_handle_request}, {@code io_submit}: half of {@code VMM_REQUEST_EMULATION}
  * @param hostCompleteNs host VMM per request: AIO completion, {@code virtio_blk_rw_complete},
@@ -48,6 +49,15 @@ import org.lockvisor.arch.spi.ArchCosts;
  * @param eoiMaintenanceNs host, the 3.15 vGIC's EOI maintenance interrupt for a level interrupt
  *     ({@code vgic_maintenance_handler}/{@code vgic_process_maintenance}): an in-kernel
  *     interrupt-controller exit, {@code EXIT_IO_KERNEL} minus the hardware round trip
+ * @param registerDispatchNs host, userspace VMM: the BQL section of one virtio-mmio register access of
+ *     the interrupt handler ({@code virtio_mmio_read} of the status, {@code virtio_mmio_write} of the
+ *     ACK), the line update excluded: {@code VMM_MMIO_DISPATCH}
+ * @param mainLoopPassNs host, QEMU 2.0 main loop: one iteration's own work outside the poll system call
+ *     and the handlers ({@code main_loop_wait}: glib prepare/query/check/dispatch, iohandler fill/poll,
+ *     timer lists): {@code QEMU_MAIN_LOOP_PASS}
+ * @param mainLoopPollFdsNs host, QEMU 2.0 main loop: the kernel's work of one {@code ppoll} over the
+ *     loop's descriptors, the system call's entry and return ({@code SYSCALL}) excluded:
+ *     {@code QEMU_MAIN_LOOP_POLL_FDS}
  */
 public record VirtioBlkCosts(
     long requestSetupNs,
@@ -66,13 +76,17 @@ public record VirtioBlkCosts(
     long syscallNs,
     long dataplaneSubmitNs,
     long dataplaneCompleteNs,
-    long eoiMaintenanceNs) {
+    long eoiMaintenanceNs,
+    long registerDispatchNs,
+    long mainLoopPassNs,
+    long mainLoopPollFdsNs) {
 
   public VirtioBlkCosts {
     checkArgument(requestSetupNs >= 0 && addNs >= 0 && kickPrepareNs >= 0 && irqEntryNs >= 0 && completeNs >= 0
         && enableCbNs >= 0 && restartQueueNs >= 0 && ioeventfdExitNs >= 0 && userspaceExitNs >= 0
         && mmioDispatchNs >= 0 && hostSubmitNs >= 0 && hostCompleteNs >= 0 && interruptInjectNs >= 0
-        && syscallNs >= 0 && dataplaneSubmitNs >= 0 && dataplaneCompleteNs >= 0 && eoiMaintenanceNs >= 0,
+        && syscallNs >= 0 && dataplaneSubmitNs >= 0 && dataplaneCompleteNs >= 0 && eoiMaintenanceNs >= 0
+        && registerDispatchNs >= 0 && mainLoopPassNs >= 0 && mainLoopPollFdsNs >= 0,
         "virtio-blk costs must not be negative: %s", this);
   }
 
@@ -97,18 +111,39 @@ public record VirtioBlkCosts(
         s.ns(CostKey.SYSCALL),
         s.ns(CostKey.VIRTQUEUE_ADD) + s.ns(CostKey.AIO_SUBMIT_PER_IO),
         s.ns(CostKey.AIO_REAP_PER_IO) + s.ns(CostKey.VIRTQUEUE_ADD),
-        Math.max(0, s.ns(CostKey.EXIT_IO_KERNEL) - roundtrip));
+        Math.max(0, s.ns(CostKey.EXIT_IO_KERNEL) - roundtrip),
+        s.ns(CostKey.VMM_MMIO_DISPATCH),
+        s.ns(CostKey.QEMU_MAIN_LOOP_PASS),
+        s.ns(CostKey.QEMU_MAIN_LOOP_POLL_FDS));
+  }
+
+  /**
+   * One QEMU 2.0 main-loop iteration without the handlers it runs: the loop's own pass, the
+   * {@code ppoll} system call and its descriptors ({@code main-loop.c main_loop_wait}).
+   */
+  public long mainLoopIterationNs() {
+    return mainLoopPassNs + syscallNs + mainLoopPollFdsNs;
   }
 
   public VirtioBlkCosts withUserspaceExitNs(long ns) {
     return new VirtioBlkCosts(requestSetupNs, addNs, kickPrepareNs, irqEntryNs, completeNs, enableCbNs,
         restartQueueNs, ioeventfdExitNs, ns, mmioDispatchNs, hostSubmitNs, hostCompleteNs, interruptInjectNs,
-        syscallNs, dataplaneSubmitNs, dataplaneCompleteNs, eoiMaintenanceNs);
+        syscallNs, dataplaneSubmitNs, dataplaneCompleteNs, eoiMaintenanceNs, registerDispatchNs, mainLoopPassNs,
+        mainLoopPollFdsNs);
+  }
+
+  /** These costs with the main loop's pass and descriptor poll replaced (tests, what-ifs). */
+  public VirtioBlkCosts withMainLoop(long passNs, long pollFdsNs) {
+    return new VirtioBlkCosts(requestSetupNs, addNs, kickPrepareNs, irqEntryNs, completeNs, enableCbNs,
+        restartQueueNs, ioeventfdExitNs, userspaceExitNs, mmioDispatchNs, hostSubmitNs, hostCompleteNs,
+        interruptInjectNs, syscallNs, dataplaneSubmitNs, dataplaneCompleteNs, eoiMaintenanceNs, registerDispatchNs,
+        passNs, pollFdsNs);
   }
 
   public VirtioBlkCosts withIoeventfdExitNs(long ns) {
     return new VirtioBlkCosts(requestSetupNs, addNs, kickPrepareNs, irqEntryNs, completeNs, enableCbNs,
         restartQueueNs, ns, userspaceExitNs, mmioDispatchNs, hostSubmitNs, hostCompleteNs, interruptInjectNs,
-        syscallNs, dataplaneSubmitNs, dataplaneCompleteNs, eoiMaintenanceNs);
+        syscallNs, dataplaneSubmitNs, dataplaneCompleteNs, eoiMaintenanceNs, registerDispatchNs, mainLoopPassNs,
+        mainLoopPollFdsNs);
   }
 }

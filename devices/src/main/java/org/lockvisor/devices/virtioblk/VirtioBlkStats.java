@@ -47,8 +47,10 @@ final class VirtioBlkStats {
   long statsSince;
   long spinBaseQueueRq;
   long spinBaseDone;
-  // notify exit durations, 1 µs buckets; the last bucket collects everything longer
-  static final int EXIT_HISTOGRAM_BUCKETS = 4001;
+  // notify exit durations, from the vCPU's exit to its re-entry (the hardware round trip included),
+  // 100 ns buckets up to 4 ms; the last bucket collects everything longer
+  static final long EXIT_BUCKET_NS = 100;
+  static final int EXIT_HISTOGRAM_BUCKETS = 40_001;
   final long[] exitHistogram = new long[EXIT_HISTOGRAM_BUCKETS];
   long exitMaxNs;
 
@@ -80,8 +82,8 @@ final class VirtioBlkStats {
 
   /**
    * The {@code q}-quantile (0 &lt; q &lt;= 1) of the notify exits' durations since the last reset, in
-   * ns, to the 1 µs bucket (the bucket's upper edge; exits over 4 ms count as the maximum); 0 when
-   * there were none.
+   * ns, to the 100 ns bucket (the bucket's upper edge, at most the maximum; exits over 4 ms count as
+   * the maximum); 0 when there were none.
    */
   long notifyExitQuantileNs(double q) {
     checkArgument(q > 0 && q <= 1, "quantile must be in (0, 1]: %s", q);
@@ -93,7 +95,7 @@ final class VirtioBlkStats {
     for (int i = 0; i < EXIT_HISTOGRAM_BUCKETS - 1; i++) {
       seen += exitHistogram[i];
       if (seen >= rank) {
-        return Math.min((i + 1) * 1000L, exitMaxNs);
+        return Math.min((i + 1) * EXIT_BUCKET_NS, exitMaxNs);
       }
     }
     return exitMaxNs;

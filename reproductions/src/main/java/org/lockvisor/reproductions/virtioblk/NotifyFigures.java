@@ -15,7 +15,7 @@ record NotifyFigures(double iops, double clatP50Us, double exitsPerS, double mea
     double kicksSuppressedShare, long interrupts, long interruptsSuppressed, double spinMsPerS,
     double spinDuringExitMsPerS, double exitUnderLockShare, long vmmLockContentions, long tagWaits,
     long interruptExits, double exitP50Us, double exitP90Us, double exitP99Us, double exitMaxUs,
-    long bqlHeldIterations, long mmioRegisterExits) {
+    long bqlHeldIterations, long mmioRegisterExits, long mainLoopIterations) {
 
   /** The figures of {@code r}: fio's and virtio-blk's, per second of its measurement window. */
   static NotifyFigures of(ExperimentResult r) {
@@ -37,7 +37,8 @@ record NotifyFigures(double iops, double clatP50Us, double exitsPerS, double mea
         stat(device, "vmm_lock.contentions"), stat(device, "tag_waits"), stat(device, "interrupt_exits"),
         stat(device, "notify_exit_p50_ns") / 1e3, stat(device, "notify_exit_p90_ns") / 1e3,
         stat(device, "notify_exit_p99_ns") / 1e3, stat(device, "notify_exit_max_ns") / 1e3,
-        stat(device, "main_loop.bql_held_iterations"), stat(device, "mmio_register_exits"));
+        stat(device, "main_loop.bql_held_iterations"), stat(device, "mmio_register_exits"),
+        stat(device, "main_loop.iterations"));
   }
 
   private static long stat(Map<String, Number> stats, String key) {
@@ -55,6 +56,7 @@ record NotifyFigures(double iops, double clatP50Us, double exitsPerS, double mea
     m.put("notify_exit_p90_us", VirtioBlkNotifyReproduction.round1(exitP90Us));
     m.put("notify_exit_p99_us", VirtioBlkNotifyReproduction.round1(exitP99Us));
     m.put("notify_exit_max_us", VirtioBlkNotifyReproduction.round1(exitMaxUs));
+    m.put("main_loop_iterations", mainLoopIterations);
     m.put("main_loop_bql_held_iterations", bqlHeldIterations);
     m.put("mmio_register_exits", mmioRegisterExits);
     m.put("notify_exits_under_vq_lock_share", VirtioBlkNotifyReproduction.round3(exitUnderLockShare));

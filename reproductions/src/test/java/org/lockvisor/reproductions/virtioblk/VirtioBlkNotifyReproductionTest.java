@@ -17,9 +17,9 @@ import org.lockvisor.studies.envelope.Band;
  * The quick variant of R2 checks the directions the model produces with the shared profiles and
  * the seed's most likely setup (x86 x-data-plane, arm64 main-loop device with a level virtio-mmio
  * interrupt), and that the report explains itself. Bands the model misses (see
- * docs/reproductions/virtio-blk-notify.md: arm64 ratio just under 2.0, both levels, x86 numjobs=2
- * ratio just under 1.2, x86 numjobs=4) are checked to stay reported as misses with their measured
- * direction, not asserted met.
+ * docs/reproductions/virtio-blk-notify.md: both levels, x86 numjobs=2 ratio just under 1.2, x86
+ * numjobs=4) are checked to stay reported as misses with their measured direction, not asserted
+ * met; the seed's notify timings are checks beside the bands, outside the verdict.
  */
 class VirtioBlkNotifyReproductionTest {
   private static ReproductionResult result;
@@ -63,8 +63,9 @@ class VirtioBlkNotifyReproductionTest {
 
   @Test
   void arm64_patchedNotifyExits_queueOnTheBqlForHundredsOfMicroseconds() {
-    // the baseline's exits are serialised by vq_lock and find the BQL mostly free; the patched
-    // ones queue on the BQL behind each other and behind the main loop: a long tail
+    // the baseline's exits are serialised by vq_lock; the patched ones queue on the BQL behind each
+    // other and behind the main loop: a longer tail. (The seed's "may take hundreds of microseconds"
+    // is about the baseline, and is checked there by the timing checks, not asserted here.)
     assertThat(m("arm64.nj4.patched.exit_p99_us")).isGreaterThan(100.0);
     assertThat(m("arm64.nj4.patched.exit_p50_us")).isGreaterThan(m("arm64.nj4.baseline.exit_p50_us"));
     assertThat(m("arm64.nj4.baseline.exit_p99_us")).isLessThan(m("arm64.nj4.patched.exit_p99_us"));
@@ -80,6 +81,23 @@ class VirtioBlkNotifyReproductionTest {
   }
 
   @Test
+  @SuppressWarnings("unchecked")
+  void seedTimings_printedBesideTheBands_neverPartOfTheVerdict() {
+    // the seed mail's "several microseconds" (x86) and "may take hundreds of microseconds" (arm64)
+    // describe the unpatched mechanism: checks of the baseline's exit times, not bands
+    List<Map<String, Object>> checks = (List<Map<String, Object>>) result.data().get("timing_checks");
+    assertThat(checks).extracting(c -> c.get("key"))
+        .containsExactly("arm64.nj4.baseline.notify_p99_us", "x86.nj2.baseline.notify_p50_us");
+    assertThat(checks.get(0)).containsEntry("low_us", 100.0).containsEntry("high_us", null);
+    assertThat(checks.get(1)).containsEntry("low_us", 2.0).containsEntry("high_us", 10.0);
+    assertThat(result.bands()).extracting(Band::key).noneMatch(k -> k.contains("notify"));
+    assertThat(m("checks.arm64.nj4.baseline.notify_p99_us")).isEqualTo(m("arm64.nj4.baseline.exit_p99_us"));
+    assertThat(m("checks.x86.nj2.baseline.notify_p50_us")).isEqualTo(m("x86.nj2.baseline.exit_p50_us"));
+    assertThat(String.join("\n", result.report())).contains("Seed timings", "several microseconds",
+        "may take hundreds of microseconds");
+  }
+
+  @Test
   void x86_dataplaneLevel_anHonestMissAboveThePublishedFigure() {
     // x-data-plane's per-request work (composed from the profile's ring and host aio keys) does not
     // cap two jobs near 104K: the level band is missed upwards (documented)
@@ -88,8 +106,8 @@ class VirtioBlkNotifyReproductionTest {
 
   @Test
   void arm64_baselineLevel_anHonestMissAboveThePublishedFigure() {
-    // with the profile's estimated exit and emulation costs the serialized exits are ~20 us, not
-    // the "hundreds of microseconds" of the seed mail: the baseline is above the 14K +-30% band
+    // with the profiles' sourced costs the serialized baseline exits last tens of us, not the
+    // "hundreds of microseconds" of the seed mail: the baseline is above the 14K +-30% band
     assertThat(m("arm64.nj4.baseline.iops")).isGreaterThan(1.3 * 14_000);
     assertThat(result.reproduced()).isFalse();
   }
