@@ -41,7 +41,7 @@ class ArchSymbolsTest {
           "io_mem_abort", "vgic_dispatch_sgi", "__kvm_vcpu_run", "kvm_handle_wfx", "el0_svc", "arch_cpu_idle", "WFx",
           "DABT_LOW", "HVC64"),
       "ppc64-powervm", Set.of("decrementer_common", "timer_interrupt", "icp_hv_ipi_action",
-          "smp_muxed_ipi_message_pass", "icp_hv_cause_ipi", "shared_cede_loop", "H_CEDE", "H_IPI", "H_XIRR",
+          "smp_muxed_ipi_message_pass", "icp_hv_cause_ipi", "shared_cede_loop", "H_CEDE", "H_IPI", "H_XIRR", "H_SEND_CRQ",
           "[phyp-idle]"),
       "s390x-kvm", Set.of("clock_comparator_interrupt", "do_ext_call_interrupt", "pcpu_ec_call",
           "kvm_s390_handle_sigp", "__sigp_external_call", "sie64a", "enabled_wait", "kvm_s390_handle_wait",
@@ -55,7 +55,7 @@ class ArchSymbolsTest {
         Arguments.of("x86_64-kvm", List.of("apic_timer_interrupt", "entry_SYSCALL_64", "vmx_vcpu_run", "HLT")),
         Arguments.of("arm64-kvm", List.of("arch_timer_handler_virt", "arch_timer_handler_phys", "el0_svc",
             "__kvm_vcpu_run", "WFx", "DABT_LOW")),
-        Arguments.of("ppc64-powervm", List.of("[phyp-idle]")),
+        Arguments.of("ppc64-powervm", List.of("[phyp-idle]", "H_SEND_CRQ")),
         Arguments.of("s390x-kvm", List.of("enabled_wait")));
   }
 

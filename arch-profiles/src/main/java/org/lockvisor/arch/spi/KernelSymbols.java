@@ -112,12 +112,16 @@ public record KernelSymbols(
    * (arch/powerpc/kernel/entry_64.S, "label this so stack traces look sane"); a shared LPAR idles
    * in {@code shared_cede_loop} (drivers/cpuidle/cpuidle-pseries.c). The host is PHYP, firmware
    * with no Linux symbols: its idle processors show as {@code [phyp-idle]}, and its exits are the
-   * hcalls' own names (the partition-firmware paths of the machine name them).
+   * hcalls' own names (the partition-firmware paths of the machine name them). PowerVM has no
+   * virtio: a partition's doorbell to its virtual I/O server is the {@code H_SEND_CRQ} hcall
+   * (drivers/scsi/ibmvscsi/ibmvscsi.c, {@code ibmvscsi_send_crq}, 4.8), so a device's notify and
+   * register exits carry that name.
    */
   public static final KernelSymbols PPC64_POWERVM = new KernelSymbols("[phyp-idle]", "shared_cede_loop",
       "timer_interrupt", "timer_interrupt", "icp_hv_ipi_action", "smp_muxed_ipi_message_pass",
       "icp_hv_cause_ipi", "icp_hv_cause_ipi", "H_IPI", "H_IPI", "hcall", "hcall", "H_CEDE", "H_CEDE",
-      "system_call", Map.of("HLT", "H_CEDE", "EXTERNAL_INTERRUPT", "H_XIRR", "MSR_WRITE", "H_IPI"));
+      "system_call", Map.of("HLT", "H_CEDE", "EXTERNAL_INTERRUPT", "H_XIRR", "MSR_WRITE", "H_IPI", "IO_INSTRUCTION",
+          "H_SEND_CRQ", "MMIO", "H_SEND_CRQ"));
 
   /**
    * s390x KVM: the tick is the clock comparator external interrupt ({@code
