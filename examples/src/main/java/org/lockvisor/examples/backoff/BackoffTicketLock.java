@@ -100,6 +100,16 @@ final class BackoffTicketLock implements KernelLock {
     return unlockOps[mode.ordinal()];
   }
 
+  /** The backoff per queue position, in ns. */
+  long unitNs() {
+    return unitNs;
+  }
+
+  /** Whether a waiter backs off reading the lock word ({@code spin}) or counting ({@code delay}). */
+  boolean readsLockWord() {
+    return readsLockWord;
+  }
+
   @Override
   public Task owner() {
     return owner;
