@@ -229,7 +229,7 @@ public final class LockWorkload {
   private void violation(LockInvariant invariant, String what) {
     violated.add(invariant);
     if (violations.size() < 20) {
-      violations.add("t=" + bed.sim().now() + "ns " + lock + ": " + invariant.label() + ": " + what);
+      violations.add("t=" + bed.sim().now() + "ns " + lock.name() + ": " + invariant.label() + ": " + what);
     }
   }
 
