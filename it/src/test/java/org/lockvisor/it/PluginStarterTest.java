@@ -32,9 +32,12 @@ import org.junit.jupiter.api.io.TempDir;
  * package}, which runs each one's contract test against the kits), and run {@code ./lockvisor
  * --plugins ...} on an experiment that chooses all four by name and sets their options in YAML.
  * The plugins' own options must change the result: a slower completion timer of the device lowers
- * fio's IOPS, a longer critical section of the workload lowers its rate, a hand-off delay of the
- * lock (set in the kernel's {@code locks:} section) lowers it too; the provenance names each
- * plugin with the version its jar's manifest carries.
+ * fio's IOPS, a longer critical section of the workload lowers its rate, and the lock's backoff
+ * (a ticket lock backing off by queue position, set in the kernel's {@code locks:} section) lowers
+ * it when it counts instead of reading the lock word. The generated lock's own tests, run by its
+ * offline build, show the kit's liveness invariant failing on a planted starving variant and
+ * passing on the real lock. The provenance names each plugin with the version its jar's manifest
+ * carries; the generated classes are named after the plugin.
  *
  * <p>The same build compiles a reproduction plugin written by hand, the test resource {@code
  * third-party-reproduction/} (parent {@code lockvisor-plugin-parent}, which imports the bom; one
@@ -56,6 +59,8 @@ class PluginStarterTest {
 
   private static final Duration MAVEN_TIMEOUT = Duration.ofMinutes(5);
   private static final ObjectMapper JSON = new ObjectMapper();
+  /** The archetype goal, pinned and fully qualified: the short form asks a remote repository for the version. */
+  static final String ARCHETYPE_GENERATE = "org.apache.maven.plugins:maven-archetype-plugin:3.4.0:generate";
   private static final List<String> ARCHETYPE_PLUGINS = List.of("it-lock", "it-device", "it-workload", "it-profile");
   /** The hand-written reproduction project (test resource) and what it declares. */
   private static final String REPRODUCTION_PROJECT = "third-party-reproduction";
@@ -168,6 +173,12 @@ class PluginStarterTest {
     assertThat(listed.exit()).as("plugins; stderr: %s", listed.err()).isZero();
     JsonNode plugins = JSON.readTree(listed.out());
     assertThat(find(plugins, "lock", "it-lock").get("jar").asText()).isEqualTo(jars.get(0));
+    // the README prints the command this test runs
+    assertThat(Files.readString(root.resolve("README.md"))).contains("mvn -o -B " + ARCHETYPE_GENERATE + " \\\n"
+        + "    -DarchetypeGroupId=org.lockvisor -DarchetypeArtifactId=lockvisor-archetype-lock");
+    // the generated classes are named after the plugin, not "PluginLock"
+    assertThat(work.resolve("it-lock/src/main/java/com/example/itlock/ItLockFactory.java")).isRegularFile();
+    assertThat(work.resolve("it-device/src/main/java/com/example/itdevice/ItDeviceFactory.java")).isRegularFile();
     assertThat(find(plugins, "device", "it-device").get("version").asText()).isEqualTo("1.0.0");
     assertThat(run.exit()).as("run; stderr: %s", run.err()).isZero();
     JsonNode result = JSON.readTree(run.out());
@@ -180,7 +191,7 @@ class PluginStarterTest {
     JsonNode base = variant(result, "base");
     JsonNode slowDevice = variant(result, "slow-device");
     JsonNode longHold = variant(result, "long-hold");
-    JsonNode slowHandoff = variant(result, "slow-handoff");
+    JsonNode countingBackoff = variant(result, "counting-backoff");
     assertThat(base.get("arch").asText()).isEqualTo("it-profile");
     assertThat(base.get("devices").get(0).get("type").asText()).isEqualTo("it-device");
     double iops = workload(base, "fio").get("iops").asDouble();
@@ -191,14 +202,38 @@ class PluginStarterTest {
     double longHoldRate = workload(longHold, "hammer").get("ops_per_s").asDouble();
     assertThat(longHoldRate).as("workload rate with hold-ns 20us vs 1us (%s)", rate).isPositive()
         .isLessThan(rate / 2);
-    // the generated lock's own option, set in the experiment's locks: section, reaches the lock
-    // the workload creates: 20 us per hand-off to a queued waiter slows the hammer down
-    double slowHandoffRate = workload(slowHandoff, "hammer").get("ops_per_s").asDouble();
-    assertThat(slowHandoffRate).as("workload rate with the lock's handoff-delay-ns 20us vs 0 (%s)", rate)
+    // the generated lock's own options, set in the experiment's locks: section, reach the lock the
+    // workload creates: backing off 20 us per queue position in a counting delay (no poke ends it)
+    // slows the hammer down; backing off reading the lock word (spin) hands the lock on at once
+    double countingRate = workload(countingBackoff, "hammer").get("ops_per_s").asDouble();
+    assertThat(countingRate).as("workload rate with the lock's backoff: delay vs spin (%s)", rate)
         .isPositive().isLessThan(rate * 0.8);
     assertThat(base.get("lock_stat").toString()).as("the workload's lock is in lock_stat").contains("hammer_lock");
     System.out.printf("plugin starter: generated, built offline and ran 4 plugins in %.0f s%n",
         (System.nanoTime() - start) / 1e9);
+  }
+
+  /**
+   * The generated lock's own build ran its tests against the kit: the contract with the behaviour
+   * pair, the factory against a mocked context (Mockito), and the liveness invariant failing on the
+   * planted starving variant (counting 10 ms per queue position, the violation naming the writer)
+   * and passing on the real lock. Each is a test that passed in {@code mvn -o package}.
+   */
+  @Test
+  void archetypeLock_generatedTests_livenessFailsOnThePlantedVariantAndPassesOnTheRealOne() throws Exception {
+    Path reports = work.resolve("it-lock/target/surefire-reports");
+    String starvation = Files.readString(reports.resolve("TEST-com.example.itlock.ItLockStarvationTest.xml"));
+    String factory = Files.readString(reports.resolve("TEST-com.example.itlock.ItLockFactoryTest.xml"));
+    String contract = Files.readString(reports.resolve("TEST-com.example.itlock.ItLockContractTest.xml"));
+
+    assertThat(starvation).contains("tests=\"2\"").contains("failures=\"0\"").contains("errors=\"0\"")
+        .contains("liveness_plantedStarvingVariant_failsNamingTheWriterAndTheTime")
+        .contains("liveness_realLock_sameRun_passes");
+    assertThat(factory).contains("failures=\"0\"").contains("create_optionsGiven_theLockHonoursThem");
+    assertThat(contract).contains("failures=\"0\"").contains("liveness_lockTorture_everyWorkerAcquiresWithinTheBound")
+        .contains("behaviour_showsInThePlugin_andNotInTheNegativeCase");
+    assertThat(contract).as("the behaviour pair ran, not skipped")
+        .doesNotContainPattern("behaviour_showsInThePlugin_andNotInTheNegativeCase\"[^>]*>\\s*<skipped");
   }
 
   // -------------------------------------------------------------------------------------------
@@ -389,7 +424,7 @@ class PluginStarterTest {
 
   /** {@code mvn archetype:generate} of {@code lockvisor-archetype-<archetype>}, non-interactive. */
   private static void generate(Path repository, Path directory, String archetype, String name) throws Exception {
-    maven(repository, directory, "org.apache.maven.plugins:maven-archetype-plugin:3.4.0:generate",
+    maven(repository, directory, ARCHETYPE_GENERATE,
         "-DarchetypeGroupId=org.lockvisor", "-DarchetypeArtifactId=lockvisor-archetype-" + archetype,
         "-DarchetypeVersion=" + version, "-DgroupId=com.example", "-DartifactId=" + name, "-Dversion=1.0.0",
         "-Dpackage=com.example." + name.replace("-", ""), "-DpluginName=" + name, "-DinteractiveMode=false");

@@ -8,9 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.lockvisor.core.plugin.OptionBinder;
-import org.lockvisor.machine.CacheLines;
 import org.lockvisor.arch.builtin.X86KvmArchProfile;
-import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.devices.spi.BlockBatch;
 import org.lockvisor.devices.spi.BlockCompletion;
 import org.lockvisor.devices.spi.BlockDevice;
@@ -26,22 +24,20 @@ import org.lockvisor.locking.builtin.XaddRwsemFactory;
 import org.lockvisor.locking.spi.KernelLocks;
 import org.lockvisor.arch.spi.ArchCosts;
 import org.lockvisor.locking.spi.LockFactory;
-import org.lockvisor.machine.HypervisorConfig;
-import org.lockvisor.machine.KernelConfig;
+import org.lockvisor.locking.testkit.LockTestbed;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.Task;
 import org.lockvisor.machine.TaskAttachment;
 import org.lockvisor.machine.TaskState;
-import org.lockvisor.machine.TtwuQueueMode;
 import org.lockvisor.machine.Vm;
-import org.lockvisor.scheduler.builtin.RoundRobinScheduler;
 
 /**
- * A machine to run one block device on: a host with a few physical CPUs, one VM whose vCPU
- * threads are pinned round-robin over them, optionally host "hog" threads on every physical CPU so
- * that vCPUs are preempted often, the device attached with the {@code x86_64-kvm} costs and
+ * A machine to run one block device on: the lock kit's {@link LockTestbed} (a host with a few
+ * physical CPUs, one VM whose vCPU threads are pinned round-robin over them, optionally host "hog"
+ * threads on every physical CPU so that vCPUs are preempted often; one machine testbed for both
+ * kits), the device attached with the {@code x86_64-kvm} costs and
  * ticket spinlocks / owner mutexes for its locks, and {@code jobs} guest submitters.
  *
  * <p>A submitter is fio's libaio loop reduced to its protocol: fill a batch with every free slot
@@ -53,7 +49,7 @@ public final class DeviceTestbed {
   private static final TaskAttachment<Submitter> SUBMITTER = TaskAttachment.of("testbed submitter", Submitter.class);
 
 
-  private final Machine machine;
+  private final LockTestbed machine;
   private final Vm vm;
   private final BlockDevice device;
   private final List<Submitter> submitters = new ArrayList<>();
@@ -62,25 +58,12 @@ public final class DeviceTestbed {
   private String firstCompletionError;
 
   private DeviceTestbed(Builder b) {
-    this.machine = new Machine(new Simulation(b.seed));
-    KernelConfig kernel = new KernelConfig(4_000_000, false, TtwuQueueMode.NEVER, 1 << 16, 1_500, 2_000, 100, 500,
-        1_000, 300, false, 300);
-    machine.createHost("host", b.physicalCpus, kernel, new RoundRobinScheduler(200_000));
-    int[] pinning = new int[b.vcpus];
-    for (int i = 0; i < b.vcpus; i++) {
-      pinning[i] = i % b.physicalCpus;
-    }
-    this.vm = machine.createVm("vm0", b.vcpus, kernel, new RoundRobinScheduler(500_000),
-        new HypervisorConfig(700, 500, 0), pinning);
-    Program hogLoop = Program.named("hog_loop").userWork(1_000_000, "hog").build();
-    Program hog = Program.named("hog").loopWhile(t -> true, hogLoop).build();
-    for (int c = 0; c < b.physicalCpus; c++) {
-      for (int h = 0; h < b.hostHogsPerCpu; h++) {
-        machine.host().spawn("hog/" + c + "/" + h, hog, c);
-      }
-    }
-    ArchCosts lockCosts = ArchCosts.ofLocks(6, 60, 4, 1 << 13, 1_500, 300, 1_000);
-    machine.setCacheLines(CacheLines.flat(b.physicalCpus, lockCosts)); // atomics priced by where the line was
+    // The machine is the lock kit's testbed, the one both kits share: host and guest round-robin,
+    // vCPU threads pinned round-robin, optional host hogs, the lock kit's guest kernel and costs.
+    this.machine = LockTestbed.builder().seed(b.seed).physicalCpus(b.physicalCpus).vcpus(b.vcpus)
+        .hostHogsPerCpu(b.hostHogsPerCpu).build();
+    this.vm = machine.vm();
+    ArchCosts lockCosts = machine.costs();
     // The device's context, as the framework makes it: options bound by the one binder, the
     // x86_64-kvm profile's costs, the kernel locks (spinlock ticket, mutex owner, rwsem xadd, qrwlock).
     KernelLocks locks = KernelLocks.of(lockCosts, kind -> switch (kind) {
@@ -128,6 +111,11 @@ public final class DeviceTestbed {
   }
 
   public Machine machine() {
+    return machine.machine();
+  }
+
+  /** The machine testbed this device runs on (shared with the lock kit). */
+  public LockTestbed testbed() {
     return machine;
   }
 

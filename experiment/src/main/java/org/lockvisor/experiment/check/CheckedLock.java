@@ -2,30 +2,46 @@ package org.lockvisor.experiment.check;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.lockvisor.locking.spi.InstrumentedLock;
 import org.lockvisor.locking.spi.KernelLock;
-import org.lockvisor.locking.spi.LockMode;
-import org.lockvisor.locking.spi.LockStats;
+import org.lockvisor.locking.spi.LockBoundaries;
 import org.lockvisor.machine.InvariantViolation;
-import org.lockvisor.machine.Op;
 import org.lockvisor.machine.Task;
 
 /**
- * Invariant mode's view of a lock, independent of the algorithm: it wraps the lock's ops, counts
- * who is inside the critical section (a task is inside from the moment its acquire op finishes
- * until its release op starts) and fails the run the moment two tasks are inside an exclusive
- * section, or a reader and a writer share an rwsem, or a task releases a lock it does not hold.
- * While a task's acquire op is in progress the task is marked as blocked on this lock, which
- * gives the waits-for graph of deadlock detection.
+ * Invariant mode's view of a lock, independent of the algorithm: added to the lock's one wrapper
+ * ({@link InstrumentedLock#observe}) at its op boundaries, it counts who is inside the critical
+ * section (a task is inside from the moment its acquire op finishes until its release op starts)
+ * and fails the run the moment two tasks are inside an exclusive section, or a reader and a writer
+ * share an rwsem, or a task releases a lock it does not hold. While a task's acquire op is in
+ * progress the task is marked as blocked on this object, which gives the waits-for graph of
+ * deadlock detection.
  */
-public final class CheckedLock implements KernelLock {
+public final class CheckedLock implements LockBoundaries {
   private final KernelLock inner;
   private Task writer;
   private final List<Task> readers = new ArrayList<>();
-  private final Op[] acquireOps = new Op[LockMode.values().length];
-  private final Op[] releaseOps = new Op[LockMode.values().length];
 
-  public CheckedLock(KernelLock inner) {
+  private CheckedLock(KernelLock inner) {
     this.inner = inner;
+  }
+
+  /** The checks of {@code lock}, added to its one wrapper; use {@link #lock()} in its place. */
+  public static CheckedLock of(KernelLock lock) {
+    CheckedLock checks = new CheckedLock(lock);
+    return checks.attach(lock);
+  }
+
+  private InstrumentedLock wrapped;
+
+  private CheckedLock attach(KernelLock lock) {
+    this.wrapped = InstrumentedLock.observe(lock, this);
+    return this;
+  }
+
+  /** The lock with these checks at its op boundaries: what the run's tasks take. */
+  public KernelLock lock() {
+    return wrapped;
   }
 
   /** The lock being checked. */
@@ -44,58 +60,21 @@ public final class CheckedLock implements KernelLock {
   }
 
   @Override
-  public String name() {
-    return inner.name();
-  }
-
-  @Override
-  public String lockClass() {
-    return inner.lockClass();
-  }
-
-  @Override
-  public String algorithm() {
-    return inner.algorithm();
-  }
-
-  @Override
-  public Op lock(LockMode mode) {
-    Op op = acquireOps[mode.ordinal()];
-    if (op == null) {
-      op = new Acquire(inner.lock(mode), mode.isShared());
-      acquireOps[mode.ordinal()] = op;
+  public void acquiring(Task t, boolean shared, int phase) {
+    if (phase == 0 || t.blockedOn() == null) {
+      t.setBlockedOn(this, null);
     }
-    return op;
   }
 
   @Override
-  public Op unlock(LockMode mode) {
-    Op op = releaseOps[mode.ordinal()];
-    if (op == null) {
-      op = new Release(inner.unlock(mode), mode.isShared());
-      releaseOps[mode.ordinal()] = op;
-    }
-    return op;
+  public void acquired(Task t, boolean shared) {
+    t.clearBlockedOn();
+    enter(t, shared);
   }
 
   @Override
-  public boolean supports(LockMode mode) {
-    return inner.supports(mode);
-  }
-
-  @Override
-  public Task owner() {
-    return inner.owner();
-  }
-
-  @Override
-  public int readers() {
-    return inner.readers();
-  }
-
-  @Override
-  public LockStats stats() {
-    return inner.stats();
+  public void releasing(Task t, boolean shared) {
+    leave(t, shared);
   }
 
   private void enter(Task t, boolean shared) {
@@ -134,56 +113,5 @@ public final class CheckedLock implements KernelLock {
   @Override
   public String toString() {
     return "lock [" + inner.name() + "] (" + inner.algorithm() + ")";
-  }
-
-  private final class Acquire extends Op {
-    private final Op op;
-    private final boolean shared;
-
-    Acquire(Op op, boolean shared) {
-      this.op = op;
-      this.shared = shared;
-    }
-
-    @Override
-    public int execute(Task t, int phase) {
-      if (phase == 0 || t.blockedOn() == null) {
-        t.setBlockedOn(CheckedLock.this, null);
-      }
-      int r = op.execute(t, phase);
-      if (r == NEXT) {
-        t.clearBlockedOn();
-        enter(t, shared);
-      }
-      return r;
-    }
-
-    @Override
-    public String toString() {
-      return op.toString();
-    }
-  }
-
-  private final class Release extends Op {
-    private final Op op;
-    private final boolean shared;
-
-    Release(Op op, boolean shared) {
-      this.op = op;
-      this.shared = shared;
-    }
-
-    @Override
-    public int execute(Task t, int phase) {
-      if (phase == 0) {
-          leave(t, shared);
-      }
-      return op.execute(t, phase);
-    }
-
-    @Override
-    public String toString() {
-      return op.toString();
-    }
   }
 }

@@ -121,9 +121,9 @@ final class AssembledMachine implements KernelLocks {
         .name(name).vcpuIsPreemptedCheck(check).options(effective).create(f));
     locks.add(new RegisteredLock(lock, List.of(callSites)));
     if (checkLocks) {
-      CheckedLock checked = new CheckedLock(lock);
+      CheckedLock checked = CheckedLock.of(lock);
       checkedLocks.add(checked);
-      return checked;
+      return checked.lock();
     }
     return lock;
   }

@@ -111,13 +111,77 @@ public abstract class LockContractTest {
    */
   @Test
   void liveness_lockTorture_everyWorkerAcquiresWithinTheBound() {
-    LockTestbed bed = testbed(17).build();
-    KernelLock lock = newLock(bed);
-    LockWorkload w = LockWorkload.on(bed, lock).mode(exclusiveModes(lock).get(0)).tasks(16).iterations(40)
-        .livenessBoundNs(LIVENESS_BOUND_NS).start().run(BOUND_NS);
+    LockWorkload w = lockTortureLiveness(testbed(17), factory(), options());
 
     assertThat(w.violations()).as("liveness and mutual exclusion violations").isEmpty();
     assertThat(w.allFinished()).as("every task finishes; stuck: %s", w.unfinished()).isTrue();
+  }
+
+  /**
+   * The liveness invariant's run, for a plugin's own tests too (a planted starving variant must
+   * fail it): locktorture with 16 workers of 40 acquisitions each in the first exclusive mode of the
+   * lock that {@code factory} makes with {@code options}, checked against {@link
+   * #LIVENESS_BOUND_NS} after every event. The returned workload's {@link LockWorkload#violations()}
+   * name the invariant, the worker and the time.
+   */
+  public static LockWorkload lockTortureLiveness(LockTestbed.Builder testbed, LockFactory factory,
+      Map<String, String> options) {
+    LockTestbed bed = testbed.build();
+    KernelLock lock = bed.createLock(factory, "contract_lock", options);
+    return LockWorkload.on(bed, lock).mode(exclusiveModes(lock).get(0)).tasks(16).iterations(40)
+        .livenessBoundNs(LIVENESS_BOUND_NS).start().run(BOUND_NS);
+  }
+
+  /**
+   * The behaviour the plugin exists for, as a positive and a negative case (after Error Prone's
+   * {@code CompilationTestHelper}, which pairs code a check must flag with code it must not): a
+   * scenario, the plugin in which it must show, and a lock in which it must not (a baseline, or the
+   * plugin with the behaviour switched off). The kit runs both on fresh testbeds of the same seed,
+   * so a measurement that shows for everything (or for nothing) fails the pair.
+   */
+  public interface Behaviour {
+    /** What the plugin does that the baseline does not, in one line. */
+    String description();
+
+    /** The negative case's lock: a baseline, or this plugin with the behaviour switched off. */
+    LockFactory negativeFactory();
+
+    /** The negative case's options. */
+    Map<String, String> negativeOptions();
+
+    /** The testbed both cases run on. */
+    default LockTestbed.Builder testbed() {
+      return LockTestbed.builder().seed(91);
+    }
+
+    /** Runs the scenario with {@code lock} on {@code bed} and says whether the behaviour showed. */
+    Outcome run(LockTestbed bed, KernelLock lock);
+  }
+
+  /** Whether a {@link Behaviour} showed, and what was measured (for the failure message). */
+  public record Outcome(boolean shows, String measured) {}
+
+  /**
+   * The plugin's negative test: the behaviour it exists for, or empty (then the pair is skipped). A
+   * plugin that exists for a behaviour should state it here, beside the contract it keeps.
+   */
+  protected java.util.Optional<Behaviour> behaviour() {
+    return java.util.Optional.empty();
+  }
+
+  @Test
+  void behaviour_showsInThePlugin_andNotInTheNegativeCase() {
+    java.util.Optional<Behaviour> declared = behaviour();
+    assumeTrue(declared.isPresent(), "plugin states no behaviour");
+    Behaviour b = declared.get();
+    LockTestbed positiveBed = b.testbed().build();
+    Outcome positive = b.run(positiveBed, positiveBed.createLock(factory(), "contract_lock", options()));
+    LockTestbed negativeBed = b.testbed().build();
+    Outcome negative = b.run(negativeBed, negativeBed.createLock(b.negativeFactory(), "contract_lock",
+        b.negativeOptions()));
+    assertThat(positive.shows()).as("positive case, %s: %s", b.description(), positive.measured()).isTrue();
+    assertThat(negative.shows()).as("negative case (%s %s), %s: %s", b.negativeFactory().name(),
+        b.negativeOptions(), b.description(), negative.measured()).isFalse();
   }
 
   @Test

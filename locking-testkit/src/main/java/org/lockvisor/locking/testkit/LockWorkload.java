@@ -44,12 +44,17 @@ public final class LockWorkload {
   /** Liveness: the longest a worker may go without an acquisition, 0 for no bound. */
   private final long livenessBoundNs;
   private long nextLivenessCheckNs;
+  private final java.util.EnumSet<LockInvariant> violated = java.util.EnumSet.noneOf(LockInvariant.class);
+  private long lastWriterExitNs = -1;
+  private long maxHandoffNs;
 
   private static final class Worker {
     int left;
     final SplittableRandom rng;
     /** When the worker started, or last acquired the lock. */
     long lastProgressNs;
+    /** When its current lock op started. */
+    long arrivedNs;
     boolean reportedStarving;
 
     Worker(int left, SplittableRandom rng) {
@@ -119,6 +124,7 @@ public final class LockWorkload {
       public int execute(Task t, int phase) {
         if (phase == 0) {
           arrivals.add(t.id());
+          worker(t).arrivedNs = bed.sim().now();
         }
         return lockOp.execute(t, phase);
       }
@@ -141,16 +147,22 @@ public final class LockWorkload {
 
   private void enter(Task t, boolean reader) {
     totalAcquisitions++;
-    worker(t).lastProgressNs = bed.sim().now();
+    long now = bed.sim().now();
+    Worker me = worker(t);
+    if (!reader && lastWriterExitNs >= 0 && me.arrivedNs <= lastWriterExitNs) {
+      // it was waiting when the lock was released: the time the lock stayed free is the hand-off
+      maxHandoffNs = Math.max(maxHandoffNs, now - lastWriterExitNs);
+    }
+    me.lastProgressNs = now;
     if (reader) {
       if (writersInside > 0) {
-        violation("reader " + t + " entered while writer " + writerInside + " is inside");
+        violation(LockInvariant.MUTUAL_EXCLUSION, "reader " + t + " entered while writer " + writerInside + " is inside");
       }
       readersInside++;
       maxReadersInside = Math.max(maxReadersInside, readersInside);
     } else {
       if (writersInside > 0 || readersInside > 0) {
-        violation(t + " entered while " + (writersInside > 0 ? "writer " + writerInside : readersInside + " readers")
+        violation(LockInvariant.MUTUAL_EXCLUSION, t + " entered while " + (writersInside > 0 ? "writer " + writerInside : readersInside + " readers")
             + " inside");
       }
       writersInside++;
@@ -165,6 +177,7 @@ public final class LockWorkload {
     } else {
       writersInside--;
       writerInside = null;
+      lastWriterExitNs = bed.sim().now();
     }
   }
 
@@ -193,7 +206,7 @@ public final class LockWorkload {
       Worker w = worker(t);
       if (w.left > 0 && !w.reportedStarving && now - w.lastProgressNs > livenessBoundNs) {
         w.reportedStarving = true;
-        violation("liveness: " + t + " has not acquired the lock for " + (now - w.lastProgressNs)
+        violation(LockInvariant.LIVENESS, t + " has not acquired the lock for " + (now - w.lastProgressNs)
             + " ns (since t=" + w.lastProgressNs + "ns), over the bound of " + livenessBoundNs + " ns");
       }
     }
@@ -202,19 +215,21 @@ public final class LockWorkload {
   private void checkInvariants() {
     checkLiveness();
     if (writersInside > 1) {
-      violation(writersInside + " tasks inside the critical section");
+      violation(LockInvariant.MUTUAL_EXCLUSION, writersInside + " tasks inside the critical section");
     }
     if (writersInside == 1 && lock.owner() != writerInside) {
-      violation("owner() reports " + lock.owner() + " while " + writerInside + " is inside");
+      violation(LockInvariant.OWNER, "owner() reports " + lock.owner() + " while " + writerInside + " is inside");
     }
     if (readersInside > 0 && lock.readers() < readersInside) {
-      violation("readers() reports " + lock.readers() + " while " + readersInside + " readers are inside");
+      violation(LockInvariant.READERS,
+          "readers() reports " + lock.readers() + " while " + readersInside + " readers are inside");
     }
   }
 
-  private void violation(String what) {
+  private void violation(LockInvariant invariant, String what) {
+    violated.add(invariant);
     if (violations.size() < 20) {
-      violations.add("t=" + bed.sim().now() + "ns " + lock + ": " + what);
+      violations.add("t=" + bed.sim().now() + "ns " + lock.name() + ": " + invariant.label() + ": " + what);
     }
   }
 
@@ -238,8 +253,23 @@ public final class LockWorkload {
     return finishedAt;
   }
 
+  /** The violations (at most 20), each naming its invariant: {@code t=...ns lock: liveness: ...}. */
   public List<String> violations() {
     return List.copyOf(violations);
+  }
+
+  /** The named invariants that were violated at least once. */
+  public java.util.Set<LockInvariant> violated() {
+    return java.util.Collections.unmodifiableSet(violated);
+  }
+
+  /**
+   * The longest an exclusive hand-off took: from a writer's release to the next writer's entry,
+   * counted only when that writer was already waiting at the release (the time the lock stayed
+   * free although someone wanted it). 0 when no writer ever waited.
+   */
+  public long maxHandoffNs() {
+    return maxHandoffNs;
   }
 
   /** Task ids in the order their (exclusive) lock ops started. */

@@ -138,6 +138,7 @@ class LockWorkloadTest {
 
     assertThat(w.allFinished()).as("the victim acquires in the end").isTrue();
     assertThat(w.violations()).hasSize(1);
+    assertThat(w.violated()).containsExactly(LockInvariant.LIVENESS);
     assertThat(w.violations().get(0)).contains("liveness: ").contains(lock.victim.toString())
         .contains("over the bound of 100000000 ns");
   }
@@ -148,6 +149,7 @@ class LockWorkloadTest {
     LockWorkload w = LockWorkload.on(bed, new NoExclusionLock()).mode(LockMode.PLAIN).tasks(8).iterations(20)
         .start().run(1_000_000_000L);
     assertThat(w.allFinished()).isTrue();
-    assertThat(w.violations()).isNotEmpty();
+    assertThat(w.violations()).isNotEmpty().allMatch(v -> v.contains(": mutual-exclusion: ") || v.contains(": owner: "));
+    assertThat(w.violated()).contains(LockInvariant.MUTUAL_EXCLUSION);
   }
 }

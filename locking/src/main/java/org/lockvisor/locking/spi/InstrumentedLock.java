@@ -2,17 +2,23 @@ package org.lockvisor.locking.spi;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
+import java.util.Arrays;
 import org.lockvisor.machine.Op;
 import org.lockvisor.machine.Task;
 
 /**
- * The framework's always-on instrumentation of a lock that does not report its own accounting:
- * its lock and unlock ops are wrapped (one wrapper per mode, made once) so that {@link
- * LockAccounting} sees every arrival, acquisition and release. Everything else is the plugin's.
+ * The one wrapper of a lock's op boundaries. Its lock and unlock ops (one per mode, made once)
+ * tell the framework's {@link LockAccounting} of every arrival, acquisition and release, unless
+ * the lock reports its own accounting, and every added {@link LockBoundaries} (the run's checks in
+ * invariant mode) likewise, as if each were a wrapper around the previous one: the last added sees
+ * an arrival first and an acquisition last. Everything else is the plugin's.
  */
-final class InstrumentedLock implements KernelLock {
+public final class InstrumentedLock implements KernelLock {
   private final KernelLock lock;
+  /** The framework's accounting, or null when the lock reports its own. */
   private final LockAccounting accounting;
+  /** Added boundaries, innermost first. */
+  private LockBoundaries[] boundaries = new LockBoundaries[0];
   private final Op[] lockOps = new Op[LockMode.values().length];
   private final Op[] unlockOps = new Op[LockMode.values().length];
 
@@ -27,8 +33,21 @@ final class InstrumentedLock implements KernelLock {
     }
   }
 
+  /**
+   * {@code lock} with {@code b} at its op boundaries, outside what is there already: the same
+   * wrapper when {@code lock} is one (the framework's, made by {@link LockContext.Builder}), else a
+   * wrapper without accounting around it (a lock that reports its own). Call it before the lock's
+   * ops are handed out: ops obtained earlier from an unwrapped lock do not see {@code b}.
+   */
+  public static InstrumentedLock observe(KernelLock lock, LockBoundaries b) {
+    InstrumentedLock w = lock instanceof InstrumentedLock i ? i : new InstrumentedLock(lock, null);
+    w.boundaries = Arrays.copyOf(w.boundaries, w.boundaries.length + 1);
+    w.boundaries[w.boundaries.length - 1] = b;
+    return w;
+  }
+
   /** The plugin's own lock object. */
-  KernelLock delegate() {
+  public KernelLock delegate() {
     return lock;
   }
 
@@ -78,7 +97,7 @@ final class InstrumentedLock implements KernelLock {
 
   @Override
   public LockStats stats() {
-    return accounting.stats();
+    return accounting != null ? accounting.stats() : lock.stats();
   }
 
   @Override
@@ -97,12 +116,21 @@ final class InstrumentedLock implements KernelLock {
 
     @Override
     public int execute(Task t, int phase) {
-      if (phase == 0) {
+      LockBoundaries[] bs = boundaries;
+      for (int i = bs.length - 1; i >= 0; i--) {
+        bs[i].acquiring(t, shared, phase);
+      }
+      if (phase == 0 && accounting != null) {
         accounting.opArrived(t, shared, lock.owner() != null || (!shared && lock.readers() > 0));
       }
       int r = inner.execute(t, phase);
       if (r == NEXT) {
-        accounting.opAcquired(t, shared);
+        if (accounting != null) {
+          accounting.opAcquired(t, shared);
+        }
+        for (LockBoundaries b : bs) {
+          b.acquired(t, shared);
+        }
       }
       return r;
     }
@@ -125,7 +153,13 @@ final class InstrumentedLock implements KernelLock {
     @Override
     public int execute(Task t, int phase) {
       if (phase == 0) {
-        accounting.opReleasing(t, shared);
+        LockBoundaries[] bs = boundaries;
+        for (int i = bs.length - 1; i >= 0; i--) {
+          bs[i].releasing(t, shared);
+        }
+        if (accounting != null) {
+          accounting.opReleasing(t, shared);
+        }
       }
       return inner.execute(t, phase);
     }

@@ -11,7 +11,7 @@ import org.lockvisor.devices.spi.DeviceFactory;
 
 /** The plugin's entry class: a {@code null_blk}-style block device with timer or inline completions. */
 @AutoService(DeviceFactory.class)
-public final class PluginDeviceFactory implements DeviceFactory {
+public final class ${className}Factory implements DeviceFactory {
 
   public static final String NAME = "${pluginName}";
 
@@ -45,6 +45,6 @@ public final class PluginDeviceFactory implements DeviceFactory {
   @Override
   public Device create(DeviceContext context) {
     BoundOptions o = context.options();
-    return new PluginDevice(context.name(), o.string("irqmode").equals("timer"), o.integer("completion-nsec"));
+    return new ${className}(context.name(), o.string("irqmode").equals("timer"), o.integer("completion-nsec"));
   }
 }

@@ -39,7 +39,7 @@ import org.lockvisor.machine.Task;
  * CostKey.IRQ_ENTRY} per timer interrupt, {@code CostKey.BLK_MQ_COMPLETE} per ended command. The
  * hot path allocates nothing: the per-CPU lists are array deques sized once.
  */
-final class PluginDevice implements BlockDevice, EventHandler {
+final class ${className} implements BlockDevice, EventHandler {
 
   private static final int EV_TIMER = 1;
 
@@ -57,7 +57,7 @@ final class PluginDevice implements BlockDevice, EventHandler {
   private long completed;
   private long timerInterrupts;
 
-  PluginDevice(String name, boolean timerMode, long completionNs) {
+  ${className}(String name, boolean timerMode, long completionNs) {
     checkArgument(name != null && !name.isBlank(), "device needs a name");
     checkArgument(completionNs > 0, "completion-nsec must be positive: %s", completionNs);
     this.name = name;
@@ -72,7 +72,7 @@ final class PluginDevice implements BlockDevice, EventHandler {
 
   @Override
   public String model() {
-    return PluginDeviceFactory.NAME;
+    return ${className}Factory.NAME;
   }
 
   @Override

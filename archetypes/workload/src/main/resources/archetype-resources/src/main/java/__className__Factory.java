@@ -10,7 +10,7 @@ import org.lockvisor.workloads.spi.WorkloadFactory;
 
 /** The plugin's entry class: its name, summary and options, and the workload it creates. */
 @AutoService(WorkloadFactory.class)
-public final class PluginWorkloadFactory implements WorkloadFactory {
+public final class ${className}Factory implements WorkloadFactory {
 
   /** What experiments write to choose this workload. */
   public static final String NAME = "${pluginName}";
@@ -38,6 +38,6 @@ public final class PluginWorkloadFactory implements WorkloadFactory {
   @Override
   public Workload create(WorkloadContext context) {
     BoundOptions o = context.options();
-    return new PluginWorkload(context.name(), (int) o.integer("threads"), o.integer("hold-ns"), o.integer("think-ns"));
+    return new ${className}(context.name(), (int) o.integer("threads"), o.integer("hold-ns"), o.integer("think-ns"));
   }
 }

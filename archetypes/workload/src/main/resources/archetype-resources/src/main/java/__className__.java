@@ -22,7 +22,7 @@ import org.lockvisor.workloads.spi.WorkloadContext;
  * ops} and {@code ops_per_s} over the measurement window. Replace this with what your workload
  * models (the benchmark and version it follows).
  */
-final class PluginWorkload implements Workload {
+final class ${className} implements Workload {
 
   private final String name;
   private final int threads;
@@ -32,7 +32,7 @@ final class PluginWorkload implements Workload {
   private long ops;
   private long since;
 
-  PluginWorkload(String name, int threads, long holdNs, long thinkNs) {
+  ${className}(String name, int threads, long holdNs, long thinkNs) {
     checkArgument(name != null && !name.isBlank(), "workload needs a name");
     this.name = name;
     this.threads = threads;
@@ -47,7 +47,7 @@ final class PluginWorkload implements Workload {
 
   @Override
   public String model() {
-    return PluginWorkloadFactory.NAME;
+    return ${className}Factory.NAME;
   }
 
   @Override

@@ -16,7 +16,7 @@ import org.lockvisor.arch.spi.CostKey;
  * what your hardware or hypervisor does differently, with where the value comes from.
  */
 @AutoService(ArchProfileFactory.class)
-public final class PluginArchProfileFactory implements ArchProfileFactory {
+public final class ${className}Factory implements ArchProfileFactory {
 
   /** What experiments write to choose this profile ({@code arch: ...}). */
   public static final String NAME = "${pluginName}";

@@ -30,7 +30,7 @@ import org.lockvisor.workloads.spi.WorkloadFactory;
  * rate on dedicated CPUs, bad options are refused, and it is found by ServiceLoader like a
  * built-in.
  */
-class PluginWorkloadTest {
+class ${className}Test {
 
   /** 4 vCPUs on {@code physicalCpus} host CPUs (pinned round-robin), measured after a warm-up. */
   private static Workload run(Map<String, String> options, int physicalCpus, long warmupNs, long durationNs) {
@@ -43,7 +43,7 @@ class PluginWorkloadTest {
     ArchCosts costs = ArchCosts.ofLocks(6, 60, 4, 1 << 13, 1_500, 300, 1_000);
     machine.setCacheLines(CacheLines.flat(physicalCpus, costs)); // atomics priced by where the line was
     KernelLocks locks = KernelLocks.of(costs, kind -> new TicketSpinLockFactory());
-    PluginWorkloadFactory factory = new PluginWorkloadFactory();
+    ${className}Factory factory = new ${className}Factory();
     WorkloadContext context = WorkloadContext.of("w", OptionBinder.bind(factory, options),
         ArchCosts.of(new X86KvmArchProfile().create()), locks, vm, Map.of());
     Workload workload = factory.create(context);
@@ -74,13 +74,13 @@ class PluginWorkloadTest {
 
   @Test
   void create_unknownOption_refused() {
-    assertThatThrownBy(() -> OptionBinder.bind(new PluginWorkloadFactory(), Map.of("thread", "2")))
+    assertThatThrownBy(() -> OptionBinder.bind(new ${className}Factory(), Map.of("thread", "2")))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unknown option [thread]");
   }
 
   @Test
   void serviceLoader_findsThePlugin() {
     assertThat(ServiceLoader.load(WorkloadFactory.class).stream().map(p -> p.get().name()))
-        .contains(PluginWorkloadFactory.NAME);
+        .contains(${className}Factory.NAME);
   }
 }

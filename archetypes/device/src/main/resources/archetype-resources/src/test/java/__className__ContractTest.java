@@ -12,16 +12,16 @@ import org.lockvisor.devices.testkit.BlockDeviceContractTest;
  * completions wake the submitter, nothing is lost under vCPU preemption, Little's law) and is
  * found by ServiceLoader like a built-in.
  */
-class PluginDeviceContractTest extends BlockDeviceContractTest {
+class ${className}ContractTest extends BlockDeviceContractTest {
 
   @Override
   protected DeviceFactory factory() {
-    return new PluginDeviceFactory();
+    return new ${className}Factory();
   }
 
   @Test
   void serviceLoader_findsThePlugin() {
     assertThat(ServiceLoader.load(DeviceFactory.class).stream().map(p -> p.get().name()))
-        .contains(PluginDeviceFactory.NAME);
+        .contains(${className}Factory.NAME);
   }
 }

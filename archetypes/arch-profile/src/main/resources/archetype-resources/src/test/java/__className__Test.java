@@ -15,13 +15,13 @@ import org.lockvisor.arch.spi.CostKey;
  * not applicable, every value has a source), differs from its base exactly where it says, and is
  * found by ServiceLoader like a built-in.
  */
-class PluginArchProfileTest {
+class ${className}Test {
 
-  private final ArchProfile profile = new PluginArchProfileFactory().create();
+  private final ArchProfile profile = new ${className}Factory().create();
 
   @Test
   void profile_nameIsTheFactorys() {
-    assertThat(profile.name()).isEqualTo(PluginArchProfileFactory.NAME);
+    assertThat(profile.name()).isEqualTo(${className}Factory.NAME);
   }
 
   @Test
@@ -49,6 +49,6 @@ class PluginArchProfileTest {
   @Test
   void serviceLoader_findsThePlugin() {
     assertThat(ServiceLoader.load(ArchProfileFactory.class).stream().map(p -> p.get().name()))
-        .contains(PluginArchProfileFactory.NAME, "x86_64-kvm");
+        .contains(${className}Factory.NAME, "x86_64-kvm");
   }
 }

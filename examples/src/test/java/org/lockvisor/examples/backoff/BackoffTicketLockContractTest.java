@@ -1,0 +1,66 @@
+package org.lockvisor.examples.backoff;
+
+import java.util.Map;
+import java.util.Optional;
+import org.lockvisor.locking.spi.KernelLock;
+import org.lockvisor.locking.spi.LockFactory;
+import org.lockvisor.locking.spi.LockMode;
+import org.lockvisor.locking.testkit.LockContractTest;
+import org.lockvisor.locking.testkit.LockTestbed;
+import org.lockvisor.locking.testkit.LockWorkload;
+
+/**
+ * The backoff ticket lock keeps the kit's contract (liveness included) with a backoff unit of
+ * 20 us, and shows the behaviour it exists for beside its negative case: waiters back off by queue
+ * position yet the lock is handed on at once, because the backoff reads the lock word and the
+ * unlocker's poke ends it; the same lock backing off in a counting delay ({@code backoff: delay})
+ * leaves the lock free while its next waiter counts.
+ */
+class BackoffTicketLockContractTest extends LockContractTest {
+  /** Longest hand-off that counts as "at once": a few line transfers and the xadd, far below one backoff unit. */
+  static final long AT_ONCE_NS = 2_000;
+
+  @Override
+  protected LockFactory factory() {
+    return new BackoffTicketLockFactory();
+  }
+
+  @Override
+  protected Map<String, String> options() {
+    return Map.of("unit-ns", "20us", "backoff", "spin");
+  }
+
+  @Override
+  protected Optional<Behaviour> behaviour() {
+    return Optional.of(new Behaviour() {
+      @Override
+      public String description() {
+        return "the lock is handed on within " + AT_ONCE_NS + " ns although waiters back off 20 us per position";
+      }
+
+      @Override
+      public LockFactory negativeFactory() {
+        return new BackoffTicketLockFactory();
+      }
+
+      @Override
+      public Map<String, String> negativeOptions() {
+        return Map.of("unit-ns", "20us", "backoff", "delay");
+      }
+
+      @Override
+      public LockTestbed.Builder testbed() {
+        // a vCPU per physical CPU: no vCPU preemption stretches a hand-off
+        return LockTestbed.builder().seed(91).vcpus(4).physicalCpus(4);
+      }
+
+      @Override
+      public Outcome run(LockTestbed bed, KernelLock lock) {
+        LockWorkload w = LockWorkload.on(bed, lock).mode(LockMode.PLAIN).tasks(4).iterations(50)
+            .criticalSectionNs(2_000, 5_000).thinkNs(0, 1_000).start().run(BOUND_NS);
+        return new Outcome(w.allFinished() && w.maxHandoffNs() <= AT_ONCE_NS,
+            "longest hand-off " + w.maxHandoffNs() + " ns, finished " + w.allFinished());
+      }
+    });
+  }
+}
