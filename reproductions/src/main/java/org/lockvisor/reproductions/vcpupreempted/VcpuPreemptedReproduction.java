@@ -402,6 +402,7 @@ public final class VcpuPreemptedReproduction implements Reproduction {
             + "exit together (hold per acquisition grows with log n, the count with n)",
         ppc.bench().mappedFiles(), ppc.bench().anonVmas(), p.meanStat("rwsem_hold_ns") / 1e6));
     report.addAll(mechanismLines(b, p));
+    report.addAll(ConvoyDiagnosis.lines(b, p));
     report.add("");
     report.add(String.format(Locale.ROOT,
         "x86_64-kvm, -g %d, %d vCPUs on %d CPUs (2x overcommit): spin symbols %.2f%% -> %.2f%%, total time %.3f -> %.3f s",
@@ -452,6 +453,7 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     kvmData.put("runtimeSeconds", pair(kb.runtimeSeconds(), kp.runtimeSeconds()));
     kvmData.put("sameDirection", checks.get("x86_64-kvm spin symbols collapse with the check"));
     data.put("x86_64-kvm", kvmData);
+    data.put("convoys", pair(ConvoyDiagnosis.data(b), ConvoyDiagnosis.data(p)));
     Map<String, Object> checkData = new LinkedHashMap<>(checks);
     data.put("checks", checkData);
 
