@@ -43,6 +43,9 @@ public non-sealed class Task implements EventHandler, SpinWatch {
   int preemptCount;
   boolean irqsDisabled;
   int irqDepth;
+  /** When the outermost interrupt running on this task began, and the interrupt time before it. */
+  private long irqEnteredAt;
+  private long interruptNs;
   long wakeups;
   /** try_to_wake_up calls that found this task already running (fast exit). */
   long ttwuFoundRunning;
@@ -557,8 +560,20 @@ public non-sealed class Task implements EventHandler, SpinWatch {
     }
   }
 
+  /**
+   * Time interrupt handlers have run on this task's stack so far, from entry to return (the
+   * handler's work, and any time its vCPU lost its processor meanwhile): a lock's hold time
+   * includes it when the holder keeps interrupts enabled (issue 37).
+   */
+  public long interruptNs() {
+    return interruptNs + (irqDepth > 0 ? machine.sim().now() - irqEnteredAt : 0);
+  }
+
   /** Called by the CPU to run an interrupt handler on this (current) task. */
   void beginInterrupt(Program handler) {
+    if (irqDepth == 0) {
+      irqEnteredAt = machine.sim().now();
+    }
     irqSaved.save(this);
     activity = Activity.NONE;
     irqsDisabled = true;
@@ -568,6 +583,9 @@ public non-sealed class Task implements EventHandler, SpinWatch {
 
   private void endInterrupt() {
     irqDepth--;
+    if (irqDepth == 0) {
+      interruptNs += machine.sim().now() - irqEnteredAt;
+    }
     irqSaved.restore(this);
     cpu.afterInterrupt(this);
   }

@@ -20,13 +20,15 @@ import org.lockvisor.locking.spi.LockStats.SpinEnd;
  *
  * @param lock the lock instance's name (e.g. {@code file1.i_mmap_rwsem})
  * @param windowNs the measurement window the counts cover
+ * @param interruptedHolds exclusive holds during which an interrupt ran on the holder
+ * @param holdInterruptNs the interrupt time inside those holds
  * @param episodes spin episodes by end ({@link SpinEnd} ordinal) and length class ({@link
  *     LockStats#SPIN_BUCKETS}: below 1 us, 1-10 us, 10-100 us, 0.1-1 ms, 1-10 ms, 10 ms and more)
  * @param episodeNs total spin time by end
  */
 public record LockConvoy(String lock, long windowNs, long acquisitions, long holdTotalNs, long contentions,
     long waitTotalNs, long osqHandoffs, long osqHandoffsToUndispatched, long preemptedHolds, long holdPreemptedNs,
-    ImmutableList<ImmutableList<Long>> episodes, ImmutableList<Long> episodeNs) {
+    long interruptedHolds, long holdInterruptNs, ImmutableList<ImmutableList<Long>> episodes, ImmutableList<Long> episodeNs) {
 
   /** Bucket labels of {@link #episodes}' columns. */
   public static final List<String> BUCKETS = List.of("<1us", "1-10us", "10-100us", "0.1-1ms", "1-10ms", ">=10ms");
@@ -53,6 +55,7 @@ public record LockConvoy(String lock, long windowNs, long acquisitions, long hol
       }
       out.add(new LockConvoy(l.name(), windowNs, s.acquisitions(), s.holdTotalNs(), s.contentions(),
           s.waitTotalNs(), s.osqHandoffs(), s.osqHandoffsToUndispatched(), s.preemptedHolds(), s.holdPreemptedNs(),
+          s.interruptedHolds(), s.holdInterruptNs(),
           ImmutableList.copyOf(rows), ImmutableList.copyOf(ns)));
     }
     out.sort(Comparator.comparingLong(LockConvoy::spinNs).reversed().thenComparing(LockConvoy::lock));
@@ -92,6 +95,11 @@ public record LockConvoy(String lock, long windowNs, long acquisitions, long hol
   /** The share of OSQ hand-offs to a successor whose vCPU was not dispatched. */
   public double undispatchedHandoffShare() {
     return osqHandoffs > 0 ? (double) osqHandoffsToUndispatched / osqHandoffs : 0;
+  }
+
+  /** The share of holds during which an interrupt ran on the holder. */
+  public double interruptedShare() {
+    return acquisitions > 0 ? (double) interruptedHolds / acquisitions : 0;
   }
 
   /** The share of holds during which the holder's vCPU was preempted (lock_stat cannot see it). */

@@ -124,7 +124,8 @@ public final class ResultJson {
             .put("held_share", c.heldShare()).put("contentions", c.contentions())
             .put("mean_waiters", c.meanWaiters()).put("osq_handoffs", c.osqHandoffs())
             .put("osq_handoffs_to_undispatched", c.osqHandoffsToUndispatched())
-            .put("preempted_holds", c.preemptedHolds()).put("hold_preempted_ns", c.holdPreemptedNs());
+            .put("preempted_holds", c.preemptedHolds()).put("hold_preempted_ns", c.holdPreemptedNs())
+            .put("interrupted_holds", c.interruptedHolds()).put("hold_interrupt_ns", c.holdInterruptNs());
         ObjectNode episodes = n.putObject("spin_episodes");
         episodes.set("buckets", MAPPER.valueToTree(LockConvoy.BUCKETS));
         for (org.lockvisor.locking.spi.LockStats.SpinEnd end : org.lockvisor.locking.spi.LockStats.SpinEnd.values()) {

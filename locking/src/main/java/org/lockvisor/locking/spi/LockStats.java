@@ -46,6 +46,8 @@ public final class LockStats {
   private long ownerSpins;
   private long ownerSpinNs;
   private long wakeupsLeftToSpinner;
+  private long interruptedHolds;
+  private long holdInterruptNs;
   private long osqHandoffs;
   private long osqHandoffsToUndispatched;
   /**
@@ -320,6 +322,27 @@ public final class LockStats {
   }
 
   /**
+   * An exclusive hold during which interrupt handlers ran on the holder for {@code ns} in total
+   * (the decrementer's timer_interrupt, IPIs): they lengthen the hold, counted once per hold.
+   */
+  public void holdInterrupted(long ns) {
+    if (ns > 0) {
+      interruptedHolds++;
+      holdInterruptNs += ns;
+    }
+  }
+
+  /** Exclusive holds during which an interrupt ran on the holder. */
+  public long interruptedHolds() {
+    return interruptedHolds;
+  }
+
+  /** Interrupt time inside exclusive holds. */
+  public long holdInterruptNs() {
+    return holdInterruptNs;
+  }
+
+  /**
    * An OSQ hand-off ({@code osq_unlock} to a queued successor); {@code undispatched}: the
    * successor's vCPU was not running on a physical processor, so the OSQ waits for its dispatch.
    */
@@ -377,6 +400,7 @@ public final class LockStats {
     ownerSpins = ownerSpinNs = wakeupsLeftToSpinner = 0;
     preemptedHolds = holdPreemptedNs = 0;
     osqHandoffs = osqHandoffsToUndispatched = 0;
+    interruptedHolds = holdInterruptNs = 0;
     if (spinEpisodes != null) {
       java.util.Arrays.fill(spinEpisodes, 0);
     }

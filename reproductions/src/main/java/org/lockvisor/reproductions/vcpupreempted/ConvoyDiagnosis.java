@@ -34,12 +34,12 @@ final class ConvoyDiagnosis {
     for (Variant v : List.of(b, p)) {
       String name = v == b ? "baseline" : "patched";
       TextTable t = new TextTable(name + " lock", "acq/s", "hold mean [us]", "held", "mean waiters",
-          "OSQ hand-offs", "undispatched", "spin [ms]", "holds preempted");
+          "OSQ hand-offs", "undispatched", "spin [ms]", "holds preempted", "holds interrupted");
       for (LockConvoy c : v.first().convoys()) {
         t.row(c.lock(), TextTable.f("%.0f", c.acquisitionsPerSecond()), TextTable.f("%.2f", c.holdMeanNs() / 1e3),
             pct(100 * c.heldShare()), TextTable.f("%.1f", c.meanWaiters()), TextTable.f("%d", c.osqHandoffs()),
             pct(100 * c.undispatchedHandoffShare()), TextTable.f("%.1f", c.spinNs() / 1e6),
-            pct(100 * c.ownerPreemptedShare()));
+            pct(100 * c.ownerPreemptedShare()), pct(100 * c.interruptedShare()));
       }
       out.addAll(t.lines());
       List<LockConvoy> top = v.first().convoys();
@@ -74,6 +74,8 @@ final class ConvoyDiagnosis {
       row.put("osqHandoffsUndispatchedShare", round(c.undispatchedHandoffShare()));
       row.put("spinMs", round(c.spinNs() / 1e6));
       row.put("holdsPreemptedShare", round(c.ownerPreemptedShare()));
+      row.put("holdsInterruptedShare", round(c.interruptedShare()));
+      row.put("holdInterruptUs", round(c.holdInterruptNs() / 1e3));
       Map<String, Object> episodes = new LinkedHashMap<>();
       episodes.put("buckets", LockConvoy.BUCKETS);
       for (SpinEnd end : SpinEnd.values()) {
