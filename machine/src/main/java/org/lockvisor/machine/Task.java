@@ -46,6 +46,10 @@ public non-sealed class Task implements EventHandler, SpinWatch {
   /** When the outermost interrupt running on this task began, and the interrupt time before it. */
   private long irqEnteredAt;
   private long interruptNs;
+  /** An interrupt taken inline at local_irq_enable whose handler has not returned yet. */
+  boolean inlineIrq;
+  /** scheduleNow was called while {@link #inlineIrq}: schedule when the handler returns. */
+  boolean scheduleAfterIrq;
   long wakeups;
   /** try_to_wake_up calls that found this task already running (fast exit). */
   long ttwuFoundRunning;
@@ -355,6 +359,14 @@ public non-sealed class Task implements EventHandler, SpinWatch {
    * the op should return {@link Op#AGAIN} and continue in its next phase after the wakeup.
    */
   public void scheduleNow() {
+    if (inlineIrq) {
+      // an interrupt taken at local_irq_enable in this op has not run yet: the kernel would
+      // have run it before schedule() (spin_unlock_irq; schedule()), so it runs first and the
+      // schedule follows its return (Cpu.afterInterrupt); otherwise a reschedule IPI's
+      // wake-list drain would sleep with this task and its wakeups be lost
+      scheduleAfterIrq = true;
+      return;
+    }
     kernel.schedule(cpu, false);
   }
 
@@ -585,6 +597,7 @@ public non-sealed class Task implements EventHandler, SpinWatch {
     irqDepth--;
     if (irqDepth == 0) {
       interruptNs += machine.sim().now() - irqEnteredAt;
+      inlineIrq = false;
     }
     irqSaved.restore(this);
     cpu.afterInterrupt(this);
