@@ -432,12 +432,19 @@ public final class Cpu implements EventHandler, SpinWatch {
       tickPending = false;
     }
     t.beginInterrupt(handler);
+    t.inlineIrq = true;
   }
 
   /** Called when an interrupt handler returned to the interrupted context of {@code t}. */
   void afterInterrupt(Task t) {
     if (!pendingIrqs.isEmpty() && irqHandle == EventQueue.NO_EVENT) {
       irqHandle = machine.sim().schedule(0, this, EV_IRQ, 0);
+    }
+    if (t.scheduleAfterIrq && t.irqDepth == 0) {
+      // the schedule() the interrupted op asked for while the handler was pending (Task.scheduleNow)
+      t.scheduleAfterIrq = false;
+      kernel.schedule(this, false);
+      return;
     }
     if (needResched && t.preemptibleNow()) {
       kernel.schedule(this, true);

@@ -67,6 +67,12 @@ public record KernelConfig(
         ttwuOnRqNs, ttwuFullNs, ipiSendNs, ipiExits, tickCostNs);
   }
 
+  /** The same kernel ticking every {@code ns} (1e9 / CONFIG_HZ). */
+  public KernelConfig withTickNs(long ns) {
+    return new KernelConfig(ns, preemptibleKernel, ttwuQueue, llcSize, contextSwitchNs, idleExitNs, ttwuRunningNs,
+        ttwuOnRqNs, ttwuFullNs, ipiSendNs, ipiExits, tickCostNs);
+  }
+
   public KernelConfig withLlcSize(int cpus) {
     return new KernelConfig(tickNs, preemptibleKernel, ttwuQueue, cpus, contextSwitchNs, idleExitNs, ttwuRunningNs,
         ttwuOnRqNs, ttwuFullNs, ipiSendNs, ipiExits, tickCostNs);

@@ -141,7 +141,7 @@ public final class Ops {
       @Override
       public int execute(Task t, int phase) {
         if (phase == 0) {
-          t.kernel.schedule(t.cpu, false);
+          t.scheduleNow();
           return AGAIN;
         }
         return NEXT;
@@ -170,7 +170,7 @@ public final class Ops {
           return NEXT;
         }
         t.setBlockedOn(wq != null ? wq : (Object) "sleepUntil", condition);
-        t.kernel.schedule(t.cpu, false);
+        t.scheduleNow();
         return AGAIN;
       }
     };

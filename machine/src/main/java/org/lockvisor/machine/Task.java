@@ -43,6 +43,13 @@ public non-sealed class Task implements EventHandler, SpinWatch {
   int preemptCount;
   boolean irqsDisabled;
   int irqDepth;
+  /** When the outermost interrupt running on this task began, and the interrupt time before it. */
+  private long irqEnteredAt;
+  private long interruptNs;
+  /** An interrupt taken inline at local_irq_enable whose handler has not returned yet. */
+  boolean inlineIrq;
+  /** scheduleNow was called while {@link #inlineIrq}: schedule when the handler returns. */
+  boolean scheduleAfterIrq;
   long wakeups;
   /** try_to_wake_up calls that found this task already running (fast exit). */
   long ttwuFoundRunning;
@@ -352,6 +359,14 @@ public non-sealed class Task implements EventHandler, SpinWatch {
    * the op should return {@link Op#AGAIN} and continue in its next phase after the wakeup.
    */
   public void scheduleNow() {
+    if (inlineIrq) {
+      // an interrupt taken at local_irq_enable in this op has not run yet: the kernel would
+      // have run it before schedule() (spin_unlock_irq; schedule()), so it runs first and the
+      // schedule follows its return (Cpu.afterInterrupt); otherwise a reschedule IPI's
+      // wake-list drain would sleep with this task and its wakeups be lost
+      scheduleAfterIrq = true;
+      return;
+    }
     kernel.schedule(cpu, false);
   }
 
@@ -557,8 +572,20 @@ public non-sealed class Task implements EventHandler, SpinWatch {
     }
   }
 
+  /**
+   * Time interrupt handlers have run on this task's stack so far, from entry to return (the
+   * handler's work, and any time its vCPU lost its processor meanwhile): a lock's hold time
+   * includes it when the holder keeps interrupts enabled (issue 37).
+   */
+  public long interruptNs() {
+    return interruptNs + (irqDepth > 0 ? machine.sim().now() - irqEnteredAt : 0);
+  }
+
   /** Called by the CPU to run an interrupt handler on this (current) task. */
   void beginInterrupt(Program handler) {
+    if (irqDepth == 0) {
+      irqEnteredAt = machine.sim().now();
+    }
     irqSaved.save(this);
     activity = Activity.NONE;
     irqsDisabled = true;
@@ -568,6 +595,10 @@ public non-sealed class Task implements EventHandler, SpinWatch {
 
   private void endInterrupt() {
     irqDepth--;
+    if (irqDepth == 0) {
+      interruptNs += machine.sim().now() - irqEnteredAt;
+      inlineIrq = false;
+    }
     irqSaved.restore(this);
     cpu.afterInterrupt(this);
   }

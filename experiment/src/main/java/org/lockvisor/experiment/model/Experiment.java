@@ -414,6 +414,12 @@ public record Experiment(
       return this;
     }
 
+    /** The guest's CONFIG_HZ (100, 250 or 1000; the default follows the arch profile). */
+    public VmBuilder hz(int value) {
+      this.kernel = kernel.withHz(value);
+      return this;
+    }
+
     public VmBuilder device(String instance, String type, Map<String, String> options) {
       this.devices.add(new ComponentSpec(instance, type, options));
       return this;

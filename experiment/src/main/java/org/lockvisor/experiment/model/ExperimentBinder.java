@@ -247,7 +247,8 @@ final class ExperimentBinder {
         bool(o, path, "resched-ipi", false),
         steal == null || steal.isNull() ? null : bool(o, path, "steal-time-accounting", false),
         bool(o, path, "irq-time-accounting", false),
-        (int) integer(o, path, "threads-per-core", 1, Integer.MIN_VALUE, Integer.MAX_VALUE));
+        (int) integer(o, path, "threads-per-core", 1, Integer.MIN_VALUE, Integer.MAX_VALUE),
+        o.hasNonNull("hz") ? (Integer) (int) integer(o, path, "hz", 0, Integer.MIN_VALUE, Integer.MAX_VALUE) : null);
   }
 
   List<ComponentSpec> components(JsonNode node, String path, String defaultPrefix) {

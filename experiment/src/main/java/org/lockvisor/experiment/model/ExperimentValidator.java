@@ -288,6 +288,10 @@ public final class ExperimentValidator {
       problems.add(new Problem("host.kernel.resched-ipi", "is a guest kernel setting (the accept path is the"
           + " platform's interrupt controller as a guest sees it); set it under vms[i].kernel"));
     }
+    if (e.host().kernel().hz() != null) {
+      problems.add(new Problem("host.kernel.hz", "is a guest kernel setting (the host's tick is the arch profile's"
+          + " hostHz, or the dispatch window of a partition hypervisor); set it under vms[i].kernel"));
+    }
     if (e.host().kernel().stealTimeAccounting() != null) {
       problems.add(new Problem("host.kernel.steal-time-accounting", "is a guest kernel setting (the host has no"
           + " steal time); set it under vms[i].kernel"));
@@ -454,6 +458,10 @@ public final class ExperimentValidator {
     if (!KernelSpec.THREADS_PER_CORE.contains(kernel.threadsPerCore())) {
       problems.add(new Problem(path + ".threads-per-core", "[" + kernel.threadsPerCore() + "] is not a POWER8/x86 SMT"
           + " mode; allowed: " + KernelSpec.THREADS_PER_CORE));
+    }
+    if (kernel.hz() != null && !KernelSpec.HZ_VALUES.contains(kernel.hz())) {
+      problems.add(new Problem(path + ".hz", "[" + kernel.hz() + "] is not a CONFIG_HZ choice of the era's"
+          + " kernel/Kconfig.hz; allowed: " + KernelSpec.HZ_VALUES));
     }
   }
 

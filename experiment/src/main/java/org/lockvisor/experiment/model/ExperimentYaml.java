@@ -52,7 +52,7 @@ public final class ExperimentYaml {
   static final Set<String> LOCK_ALGORITHM_KEYS = Set.of("type", "options");
   static final Set<String> HOST_KERNEL_KEYS = Set.of("ttwu-queue", "ttwu-waits-on-cpu", "irq-time-accounting");
   static final Set<String> VM_KERNEL_KEYS = Set.of("ttwu-queue", "ttwu-waits-on-cpu", "resched-ipi",
-      "steal-time-accounting", "threads-per-core");
+      "steal-time-accounting", "threads-per-core", "hz");
   static final Set<String> COMPONENT_KEYS = Set.of("name", "type", "options");
   static final Set<String> BACKGROUND_KEYS = Set.of("host-threads", "vms");
   static final Set<String> BACKGROUND_VM_KEYS = Set.of("name", "vcpus", "pinning");

@@ -149,6 +149,9 @@ final class ExperimentYamlWriter {
       if (k.threadsPerCore() != 1) {
         o.put("threads-per-core", k.threadsPerCore());
       }
+      if (k.hz() != null) {
+        o.put("hz", k.hz());
+      }
     }
     if (!guest && k.irqTimeAccounting()) {
       o.put("irq-time-accounting", true);

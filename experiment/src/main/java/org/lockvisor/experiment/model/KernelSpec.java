@@ -29,9 +29,13 @@ import java.util.List;
  *     vCPUs as SMT siblings (a PowerVM VP of a POWER8 core in SMT mode, dispatched together by
  *     {@code powervm-dispatch smt}); 1, the default, as {@code Platforms.guestTopology} presents
  *     one thread per core; guests only
+ * @param hz the guest kernel's CONFIG_HZ ({@code hz}: 100, 250 or 1000, the choices of 4.8's
+ *     kernel/Kconfig.hz offered on ppc64 and x86): the scheduler tick's period is 1e9 / hz ns, and
+ *     with it everything the tick drives ({@code scheduler_tick}: {@code check_preempt_tick}, the
+ *     balance intervals in jiffies); null follows the arch profile's {@code guestHz}; guests only
  */
 public record KernelSpec(String ttwuQueue, boolean ttwuWaitsOnCpu, boolean reschedIpi, Boolean stealTimeAccounting,
-    boolean irqTimeAccounting, int threadsPerCore) {
+    boolean irqTimeAccounting, int threadsPerCore, Integer hz) {
   public static final String CROSS_LLC = "cross-llc";
   public static final String ANY_REMOTE = "any-remote";
   public static final String NEVER = "never";
@@ -44,6 +48,18 @@ public record KernelSpec(String ttwuQueue, boolean ttwuWaitsOnCpu, boolean resch
 
   /** The values of {@code threads-per-core}. */
   public static final List<Integer> THREADS_PER_CORE = ImmutableList.of(1, 2, 4, 8);
+
+  /**
+   * The values of {@code hz}: 4.8's kernel/Kconfig.hz choices HZ_100, HZ_250 (its default) and
+   * HZ_1000 (HZ_300 is offered too, but no ppc64 or x86 server configuration of the era uses it).
+   */
+  public static final List<Integer> HZ_VALUES = ImmutableList.of(100, 250, 1000);
+
+  /** A kernel shown {@code threadsPerCore} threads per core, ticking at the profile's HZ. */
+  public KernelSpec(String ttwuQueue, boolean ttwuWaitsOnCpu, boolean reschedIpi, Boolean stealTimeAccounting,
+      boolean irqTimeAccounting, int threadsPerCore) {
+    this(ttwuQueue, ttwuWaitsOnCpu, reschedIpi, stealTimeAccounting, irqTimeAccounting, threadsPerCore, null);
+  }
 
   /** A kernel without CONFIG_IRQ_TIME_ACCOUNTING, one thread per core. */
   public KernelSpec(String ttwuQueue, boolean ttwuWaitsOnCpu, boolean reschedIpi, Boolean stealTimeAccounting) {
@@ -62,28 +78,34 @@ public record KernelSpec(String ttwuQueue, boolean ttwuWaitsOnCpu, boolean resch
   }
 
   public KernelSpec withTtwuQueue(String mode) {
-    return new KernelSpec(mode, ttwuWaitsOnCpu, reschedIpi, stealTimeAccounting, irqTimeAccounting, threadsPerCore);
+    return new KernelSpec(mode, ttwuWaitsOnCpu, reschedIpi, stealTimeAccounting, irqTimeAccounting, threadsPerCore, hz);
   }
 
   public KernelSpec withTtwuWaitsOnCpu(boolean on) {
-    return new KernelSpec(ttwuQueue, on, reschedIpi, stealTimeAccounting, irqTimeAccounting, threadsPerCore);
+    return new KernelSpec(ttwuQueue, on, reschedIpi, stealTimeAccounting, irqTimeAccounting, threadsPerCore, hz);
   }
 
   public KernelSpec withReschedIpi(boolean on) {
-    return new KernelSpec(ttwuQueue, ttwuWaitsOnCpu, on, stealTimeAccounting, irqTimeAccounting, threadsPerCore);
+    return new KernelSpec(ttwuQueue, ttwuWaitsOnCpu, on, stealTimeAccounting, irqTimeAccounting, threadsPerCore, hz);
   }
 
   /** {@code on} null: as the arch profile says. */
   public KernelSpec withStealTimeAccounting(Boolean on) {
-    return new KernelSpec(ttwuQueue, ttwuWaitsOnCpu, reschedIpi, on, irqTimeAccounting, threadsPerCore);
+    return new KernelSpec(ttwuQueue, ttwuWaitsOnCpu, reschedIpi, on, irqTimeAccounting, threadsPerCore, hz);
   }
 
   public KernelSpec withIrqTimeAccounting(boolean on) {
-    return new KernelSpec(ttwuQueue, ttwuWaitsOnCpu, reschedIpi, stealTimeAccounting, on, threadsPerCore);
+    return new KernelSpec(ttwuQueue, ttwuWaitsOnCpu, reschedIpi, stealTimeAccounting, on, threadsPerCore, hz);
   }
 
   /** {@code threads-per-core}: the SMT siblings per core the guest's topology presents. */
   public KernelSpec withThreadsPerCore(int threads) {
-    return new KernelSpec(ttwuQueue, ttwuWaitsOnCpu, reschedIpi, stealTimeAccounting, irqTimeAccounting, threads);
+    return new KernelSpec(ttwuQueue, ttwuWaitsOnCpu, reschedIpi, stealTimeAccounting, irqTimeAccounting, threads, hz);
+  }
+
+  /** {@code hz}: the guest's CONFIG_HZ; null: the arch profile's. */
+  public KernelSpec withHz(Integer value) {
+    return new KernelSpec(ttwuQueue, ttwuWaitsOnCpu, reschedIpi, stealTimeAccounting, irqTimeAccounting, threadsPerCore,
+        value);
   }
 }

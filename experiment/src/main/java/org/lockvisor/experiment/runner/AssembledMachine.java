@@ -228,7 +228,7 @@ final class AssembledMachine implements KernelLocks {
         events, HexFormat.of().toHexDigits(sim.fingerprint()), workloadResults, deviceResults,
         LockStatistics.of(classes), threads, e.untilDone() ? lastFinishedNs() : -1,
         SchedulingCounters.of(machine, endNs - e.warmupNs()), profiles, LockTotals.of(kernelLocks()),
-        sampler == null ? List.of() : sampler.results());
+        sampler == null ? List.of() : sampler.results(), LockConvoy.of(kernelLocks(), endNs - e.warmupNs()));
   }
 
   /** {@code [H]} samples of a partition hypervisor go to the VM's first workload (or {@code [hypervisor]}). */

@@ -36,6 +36,8 @@ import org.lockvisor.machine.Task;
  * @param lockTotals the counters of every lock the run created, summed by algorithm ({@link LockTotals})
  * @param samples what the guest sampler saw of each guest ({@link GuestSamples}), in VM order;
  *     empty without {@code sample-interval}
+ * @param convoys the convoy diagnosis of every lock with optimistic spin episodes or OSQ hand-offs
+ *     ({@link LockConvoy}), most spin time first
  */
 public record ExperimentResult(
     String experiment,
@@ -55,12 +57,14 @@ public record ExperimentResult(
     Map<String, Object> scheduling,
     List<SymbolProfile> profiles,
     Map<String, LockTotals> lockTotals,
-    List<GuestSamples> samples) {
+    List<GuestSamples> samples,
+    List<LockConvoy> convoys) {
 
   public ExperimentResult {
     profiles = profiles == null ? ImmutableList.of() : ImmutableList.copyOf(profiles);
     lockTotals = lockTotals == null ? ImmutableMap.of() : ImmutableMap.copyOf(lockTotals);
     samples = samples == null ? ImmutableList.of() : ImmutableList.copyOf(samples);
+    convoys = convoys == null ? ImmutableList.of() : ImmutableList.copyOf(convoys);
     scheduling = scheduling == null ? Map.of() : java.util.Collections.unmodifiableMap(
         new java.util.LinkedHashMap<>(scheduling));
     workloads = ImmutableList.copyOf(workloads);
@@ -73,7 +77,7 @@ public record ExperimentResult(
       long wallNs, long events, String fingerprint, List<WorkloadResult> workloads, List<DeviceResult> devices,
       LockStatistics lockStat, List<ThreadCpu> threads, long finishedNs, Map<String, Object> scheduling) {
     this(experiment, variant, arch, seed, warmupNs, simulatedNs, wallNs, events, fingerprint, workloads, devices,
-        lockStat, threads, finishedNs, scheduling, List.of(), Map.of(), List.of());
+        lockStat, threads, finishedNs, scheduling, List.of(), Map.of(), List.of(), List.of());
   }
 
   /** A result without scheduler counters. */

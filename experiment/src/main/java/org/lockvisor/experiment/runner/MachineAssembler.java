@@ -171,6 +171,10 @@ final class MachineAssembler {
       VmSpec spec = e.vms().get(i);
       KernelSpec kernel = spec.kernel();
       KernelConfig guestConfig = Platforms.guestKernel(profile, spec.vcpus(), ttwuQueue(kernel), spec.preemptible());
+      if (kernel.hz() != null) {
+        // CONFIG_HZ of this guest instead of the profile's guestHz: the tick's period, nothing else
+        guestConfig = guestConfig.withTickNs(1_000_000_000L / kernel.hz());
+      }
       Vm vm = machine.createVm(spec.name(), spec.vcpus(), guestConfig, scheduler(spec.scheduler(), spec.name(), costs), hypervisor,
           pins(spec.pinning()));
       Platforms.configureGuest(vm, profile);

@@ -115,6 +115,26 @@ public final class ResultJson {
       ArrayNode points = n.putArray("contention_points");
       c.points().forEach(p -> points.addObject().put("symbol", p.symbol()).put("count", p.count()));
     }
+    if (!r.convoys().isEmpty()) {
+      // issue 37: per lock with optimistic spinning, queue formation against residence
+      ArrayNode convoys = o.putArray("convoys");
+      for (LockConvoy c : r.convoys()) {
+        ObjectNode n = convoys.addObject().put("lock", c.lock()).put("acquisitions", c.acquisitions())
+            .put("acquisitions_per_s", c.acquisitionsPerSecond()).put("hold_mean_ns", c.holdMeanNs())
+            .put("held_share", c.heldShare()).put("contentions", c.contentions())
+            .put("mean_waiters", c.meanWaiters()).put("osq_handoffs", c.osqHandoffs())
+            .put("osq_handoffs_to_undispatched", c.osqHandoffsToUndispatched())
+            .put("preempted_holds", c.preemptedHolds()).put("hold_preempted_ns", c.holdPreemptedNs())
+            .put("interrupted_holds", c.interruptedHolds()).put("hold_interrupt_ns", c.holdInterruptNs());
+        ObjectNode episodes = n.putObject("spin_episodes");
+        episodes.set("buckets", MAPPER.valueToTree(LockConvoy.BUCKETS));
+        for (org.lockvisor.locking.spi.LockStats.SpinEnd end : org.lockvisor.locking.spi.LockStats.SpinEnd.values()) {
+          ObjectNode e = episodes.putObject(end.name().toLowerCase(java.util.Locale.ROOT));
+          e.set("counts", MAPPER.valueToTree(c.episodes().get(end.ordinal())));
+          e.put("total_ns", c.episodeNs().get(end.ordinal()));
+        }
+      }
+    }
     ArrayNode threads = o.putArray("threads");
     r.threads().forEach(t -> threads.addObject().put("kernel", t.kernel()).put("name", t.name())
         .put("cpu_ns", t.cpuNs()));

@@ -119,7 +119,7 @@ final class CountMutex extends SleepingMutex<SleepingMutex.Node> {
           }
           case SPUN_ON_OWNER -> {
             // spin_on_owner gave up: owner off CPU, preempted, or need_resched
-            n.step = ownerSpinGaveUp(n) ? OSQ_UNLOCK_FAIL : SPIN_LOOP;
+            n.step = ownerSpinGaveUp(t, n) ? OSQ_UNLOCK_FAIL : SPIN_LOOP;
           }
           case OSQ_UNLOCK_FAIL -> {
             ownerSpinner = ownerSpinner == t ? null : ownerSpinner;

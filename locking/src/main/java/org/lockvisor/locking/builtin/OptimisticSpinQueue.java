@@ -65,6 +65,8 @@ public final class OptimisticSpinQueue {
     boolean locked;
     boolean result;
     int step;
+    /** When this node was queued behind a predecessor (its spin episode's start). */
+    long queuedAt;
 
     Node(Task task) {
       this.task = task;
@@ -151,9 +153,12 @@ public final class OptimisticSpinQueue {
   private void handOff(Node next) {
     next.locked = true;
     Task w = next.task;
-    if (w.onCpu() && w.cpu().vcpuTask() != null && w.cpu().vcpuTask().hostState() == VcpuTask.HostState.PREEMPTED) {
+    boolean undispatched = w.onCpu() && w.cpu().vcpuTask() != null
+        && w.cpu().vcpuTask().hostState() == VcpuTask.HostState.PREEMPTED;
+    if (undispatched) {
       handoffsToPreempted++;
     }
+    stats.osqHandoff(undispatched);
     w.poke(costs.lineTransferNs());
   }
 
@@ -178,6 +183,7 @@ public final class OptimisticSpinQueue {
           old.next = n;
           pokeIfWaiting(old);
           n.step = SPIN;
+          n.queuedAt = kernel.machine().sim().now();
         }
         t.startWork(rmw(t), symLock, false);
         return AGAIN;
@@ -192,17 +198,20 @@ public final class OptimisticSpinQueue {
               n.result = true;
               acquisitions++;
               n.step = RET;
+              stats.spinEpisode(LockStats.SpinEnd.HANDOFF, kernel.machine().sim().now() - n.queuedAt);
               continue;
             }
             if (t.cpu().needResched()) {
               needReschedBailouts++;
               stats.spinBailout();
+              stats.spinEpisode(LockStats.SpinEnd.NEED_RESCHED, kernel.machine().sim().now() - n.queuedAt);
               n.step = UNQUEUE_A;
               continue;
             }
             if (prevPreempted(n)) {
               preemptedBailouts++;
               stats.spinBailout();
+              stats.spinEpisode(LockStats.SpinEnd.OTHER, kernel.machine().sim().now() - n.queuedAt);
               n.step = UNQUEUE_A;
               // the loop's first test read it; after a spin, that read was charged with the spin
               if (n.watchedPrev == null && kernel.vcpuPreemptedReads().startCheck(t, vcpuCheck, symLock)) {

@@ -121,7 +121,7 @@ final class OwnerMutex extends SleepingMutex<OwnerMutex.Node> {
             return spinOnOwner(t, n, o, SPUN, symSpinOnOwner);
           }
           case SPUN -> {
-            if (ownerSpinGaveUp(n)) {
+            if (ownerSpinGaveUp(t, n)) {
               if (ownerSpinner == t) {
                 ownerSpinner = null;
               }

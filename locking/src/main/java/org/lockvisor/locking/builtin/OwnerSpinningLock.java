@@ -4,6 +4,7 @@ import java.util.ArrayDeque;
 import java.util.Set;
 import java.util.function.Function;
 import org.lockvisor.locking.spi.LockContext;
+import org.lockvisor.locking.spi.LockStats;
 import org.lockvisor.locking.spi.LockMode;
 import org.lockvisor.machine.Op;
 import org.lockvisor.machine.Program;
@@ -129,12 +130,15 @@ abstract class OwnerSpinningLock<N extends OwnerSpinningLock.Node> extends BaseL
    * (a bail-out, counted) if the owner is still the same, so the spin gave up (owner off CPU,
    * preempted, or need_resched).
    */
-  final boolean ownerSpinGaveUp(N n) {
-    stats.ownerSpun(now() - n.ownerSpinStart);
+  final boolean ownerSpinGaveUp(Task t, N n) {
+    long spun = now() - n.ownerSpinStart;
+    stats.ownerSpun(spun);
     if (owner == n.spinOwner) {
       stats.spinBailout();
+      stats.spinEpisode(needResched(t) ? LockStats.SpinEnd.NEED_RESCHED : LockStats.SpinEnd.OTHER, spun);
       return true;
     }
+    stats.spinEpisode(LockStats.SpinEnd.OWNER_CHANGE, spun);
     return false;
   }
 

@@ -106,7 +106,7 @@ final class XaddRwsemWriteSlowPath extends Op {
           return AGAIN;
         }
         case SPUN -> {
-          if (sem.ownerSpinGaveUp(n)) {
+          if (sem.ownerSpinGaveUp(t, n)) {
             n.step = OSQ_UNLOCK_FAIL;
           } else if (sem.version == XaddRwsemCore.KernelVersion.V4_7 && sem.owner == null && sem.readers > 0) {
             // 4.7: the sem.owner left; "check the counter": held by sem.readers, stop

@@ -42,6 +42,8 @@ public final class LockAccounting {
   private long acquiredAt;
   private Cpu acquiredOn;
   private long acquiredSteal;
+  /** The holder's interrupt clock ({@link Task#interruptNs}) when it took the lock. */
+  private long acquiredIrq;
   private int waiters;
   // reported mode: the interval since the last update is charged if the holder was preempted
   private long accountedAt;
@@ -164,6 +166,7 @@ public final class LockAccounting {
     acquiredAt = now;
     acquiredOn = t.cpu();
     acquiredSteal = acquiredOn == null ? 0 : acquiredOn.stealClock();
+    acquiredIrq = t.interruptNs();
     stats.acquired(contended, contended ? now - waitStart : 0, lockWord.lastMoved());
     waited(t, contended, waitStart, now);
     holderWasPreempted = false;
@@ -195,6 +198,8 @@ public final class LockAccounting {
     if (acquiredOn != null && t.cpu() == acquiredOn) {
       stats.holdPreempted(acquiredOn.stealClock() - acquiredSteal);
     }
+    // interrupts taken while holding (the holder keeps irqs enabled) lengthen the hold
+    stats.holdInterrupted(t.interruptNs() - acquiredIrq);
     acquiredOn = null;
     holder = null;
     holderWasPreempted = false;
@@ -284,6 +289,7 @@ public final class LockAccounting {
     acquiredAt = now;
     acquiredOn = t.cpu();
     acquiredSteal = acquiredOn == null ? 0 : acquiredOn.stealClock();
+    acquiredIrq = t.interruptNs();
     stats.acquired(c, c ? now - arrivedAt[t.id()] : 0, lockWord.lastMoved());
     markCpu = acquiredOn;
     markSteal = acquiredSteal;
@@ -304,6 +310,8 @@ public final class LockAccounting {
     if (acquiredOn != null && t.cpu() == acquiredOn) {
       stats.holdPreempted(acquiredOn.stealClock() - acquiredSteal);
     }
+    // interrupts taken while holding (the holder keeps irqs enabled) lengthen the hold
+    stats.holdInterrupted(t.interruptNs() - acquiredIrq);
     holder = null;
     acquiredOn = null;
     markCpu = null;

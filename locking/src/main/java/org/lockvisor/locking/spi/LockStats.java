@@ -46,6 +46,30 @@ public final class LockStats {
   private long ownerSpins;
   private long ownerSpinNs;
   private long wakeupsLeftToSpinner;
+  private long interruptedHolds;
+  private long holdInterruptNs;
+  private long osqHandoffs;
+  private long osqHandoffsToUndispatched;
+  /**
+   * Spin episodes by how they ended ({@link SpinEnd}) and length ({@link #SPIN_BUCKETS} decades
+   * from 1 us), then the total ns of each end: allocated at this lock's first episode, never per
+   * event.
+   */
+  private long[] spinEpisodes;
+
+  /**
+   * How an optimistic spin episode ended (issue 37): an OSQ member handed the OSQ by its
+   * predecessor ({@code osq_unlock} setting {@code node->locked}), any spinner leaving on {@code
+   * need_resched()}, an OSQ head whose owner changed ({@code mutex_spin_on_owner} / {@code
+   * rwsem_spin_on_owner}: {@code lock->owner != owner}), or anything else (the owner off its CPU or
+   * its vCPU preempted, the OSQ predecessor's vCPU preempted).
+   */
+  public enum SpinEnd {
+    HANDOFF, NEED_RESCHED, OWNER_CHANGE, OTHER
+  }
+
+  /** Length classes of spin episodes: below 1 us, 1-10 us, ..., 1-10 ms, 10 ms and more. */
+  public static final int SPIN_BUCKETS = 6;
 
   public LockStats() {
     this(true);
@@ -297,6 +321,75 @@ public final class LockStats {
     return wakeupsLeftToSpinner;
   }
 
+  /**
+   * An exclusive hold during which interrupt handlers ran on the holder for {@code ns} in total
+   * (the decrementer's timer_interrupt, IPIs): they lengthen the hold, counted once per hold.
+   */
+  public void holdInterrupted(long ns) {
+    if (ns > 0) {
+      interruptedHolds++;
+      holdInterruptNs += ns;
+    }
+  }
+
+  /** Exclusive holds during which an interrupt ran on the holder. */
+  public long interruptedHolds() {
+    return interruptedHolds;
+  }
+
+  /** Interrupt time inside exclusive holds. */
+  public long holdInterruptNs() {
+    return holdInterruptNs;
+  }
+
+  /**
+   * An OSQ hand-off ({@code osq_unlock} to a queued successor); {@code undispatched}: the
+   * successor's vCPU was not running on a physical processor, so the OSQ waits for its dispatch.
+   */
+  public void osqHandoff(boolean undispatched) {
+    osqHandoffs++;
+    if (undispatched) {
+      osqHandoffsToUndispatched++;
+    }
+  }
+
+  /** A spin episode of {@code ns} that ended as {@code end} (see {@link SpinEnd}). */
+  public void spinEpisode(SpinEnd end, long ns) {
+    if (spinEpisodes == null) {
+      spinEpisodes = new long[SpinEnd.values().length * (SPIN_BUCKETS + 1)];
+    }
+    int row = end.ordinal() * (SPIN_BUCKETS + 1);
+    spinEpisodes[row + spinBucket(ns)]++;
+    spinEpisodes[row + SPIN_BUCKETS] += ns;
+  }
+
+  /** The length class of an episode of {@code ns}: 0 below 1 us, then one per decade, the last open. */
+  public static int spinBucket(long ns) {
+    int b = 0;
+    for (long limit = 1_000; b < SPIN_BUCKETS - 1 && ns >= limit; limit *= 10) {
+      b++;
+    }
+    return b;
+  }
+
+  public long osqHandoffs() {
+    return osqHandoffs;
+  }
+
+  public long osqHandoffsToUndispatched() {
+    return osqHandoffsToUndispatched;
+  }
+
+  /** Spin episodes that ended as {@code end} with a length in class {@code bucket}. */
+  public long spinEpisodes(SpinEnd end, int bucket) {
+    return spinEpisodes == null ? 0 : spinEpisodes[end.ordinal() * (SPIN_BUCKETS + 1) + bucket];
+  }
+
+  /** Time spent in spin episodes that ended as {@code end}. */
+  public long spinEpisodeNs(SpinEnd end) {
+    return spinEpisodes == null ? 0 : spinEpisodes[end.ordinal() * (SPIN_BUCKETS + 1) + SPIN_BUCKETS];
+  }
+
   /** Forgets everything (end of warm-up). */
   public void reset() {
     acquisitions = contentions = conBounces = acqBounces = 0;
@@ -306,6 +399,11 @@ public final class LockStats {
     spinAcquisitions = handoffs = confers = 0;
     ownerSpins = ownerSpinNs = wakeupsLeftToSpinner = 0;
     preemptedHolds = holdPreemptedNs = 0;
+    osqHandoffs = osqHandoffsToUndispatched = 0;
+    interruptedHolds = holdInterruptNs = 0;
+    if (spinEpisodes != null) {
+      java.util.Arrays.fill(spinEpisodes, 0);
+    }
     if (reads != null) {
       reads.reset();
       writes.reset();

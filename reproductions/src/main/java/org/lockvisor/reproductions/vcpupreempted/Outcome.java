@@ -1,10 +1,12 @@
 package org.lockvisor.reproductions.vcpupreempted;
 
+import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
 import java.util.List;
 import java.util.Map;
 import org.lockvisor.experiment.runner.ExperimentResult;
 import org.lockvisor.experiment.runner.GuestSamples;
+import org.lockvisor.experiment.runner.LockConvoy;
 import org.lockvisor.experiment.runner.LockTotals;
 import org.lockvisor.reports.PerfReport;
 
@@ -21,9 +23,10 @@ import org.lockvisor.reports.PerfReport;
  * @param events simulation events the machine processed (the sampler's left out)
  * @param fingerprint the run's fingerprint, as {@code lockvisor run} prints it
  * @param stats the mechanism counters, by the names the report reads
+ * @param convoys the convoy diagnosis of the locks with the most spin time ({@link ConvoyDiagnosis#KEPT})
  */
 record Outcome(PerfReport report, ImmutableMap<String, Number> figures, long simulatedNs, long events,
-    String fingerprint, ImmutableMap<String, Long> stats) {
+    String fingerprint, ImmutableMap<String, Long> stats, ImmutableList<LockConvoy> convoys) {
 
   /** The spin symbols of the optimistic spinners the series teaches to stop: the sampler's subjects. */
   static final List<String> SPIN = List.of("osq_lock", "rwsem_spin_on_owner", "mutex_spin_on_owner");
@@ -52,7 +55,8 @@ record Outcome(PerfReport report, ImmutableMap<String, Number> figures, long sim
       ((Map<String, Long>) m).forEach((k, v) -> stats.put("hcall." + k, v));
     }
     return new Outcome(PerfReport.of(r.profile(vm)), ImmutableMap.copyOf(r.workload(vm, "sched-messaging").figures()),
-        r.warmupNs() + r.simulatedNs(), r.events(), r.fingerprint(), stats.buildOrThrow());
+        r.warmupNs() + r.simulatedNs(), r.events(), r.fingerprint(), stats.buildOrThrow(),
+        ImmutableList.copyOf(r.convoys().subList(0, Math.min(ConvoyDiagnosis.KEPT, r.convoys().size()))));
   }
 
   /** The scheduling counters of guest {@code vm}. */

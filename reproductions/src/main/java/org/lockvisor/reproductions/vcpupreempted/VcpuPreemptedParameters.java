@@ -44,6 +44,21 @@ final class VcpuPreemptedParameters {
       "hardware threads per PowerVM VP, dispatched together by powervm-dispatch smt (default 1)", 1, 2, 4, 8)
       .declareChoice("1", List.of("1", "2", "4", "8"), "the seed states no SMT mode; a POWER8 core runs SMT1, 2, 4"
           + " or 8 (ppc64_cpu --smt) [M]");
+  /**
+   * The guest's CONFIG_HZ, a seed unknown (the cover letter gives no kernel config): 100 in 4.8's
+   * arch/powerpc/configs/pseries_defconfig ({@code CONFIG_HZ_100=y}, there from 2.6 to 6.x), 250 in
+   * distribution ppc64 kernels of 2016 (Ubuntu 16.04 xenial, debian.master/config/ppc64el/
+   * config.common.ppc64el: {@code CONFIG_HZ_250=y}; 250 is also kernel/Kconfig.hz's default), 1000
+   * offered by Kconfig.hz but in no ppc64 server configuration found. Default 100: the profile's
+   * guestHz, the value every figure so far was measured with.
+   */
+  static final ReproductionParameter<Integer> HZ = ReproductionParameter.oneOf("hz",
+      "the LPAR kernel's CONFIG_HZ: tick period 1e9/HZ ns (default 100, pseries_defconfig; 250: Ubuntu 16.04 ppc64el"
+          + " and Kconfig.hz's default)", 100, 250, 1000)
+      .declareChoice("100", List.of("100", "250", "1000"), "seed unknown: 4.8 arch/powerpc/configs/pseries_defconfig"
+          + " CONFIG_HZ_100=y [V]; Ubuntu 16.04 xenial debian.master/config/ppc64el/config.common.ppc64el"
+          + " CONFIG_HZ_250=y [V]; kernel/Kconfig.hz offers HZ_1000 [V]")
+      .at(POWERVM_FILE, "vms[0].kernel.hz");
   /** No domain: 4.8's select_task_rq_fair always has wake_affine; false is the model before issue 17. */
   static final ReproductionParameter<Boolean> WAKE_AFFINE = ReproductionParameter.bool("wake-affine",
       "the guest CFS's wake_affine of select_task_rq_fair (default true, as in 4.8; false: the pre-issue-17 placement)")
@@ -80,7 +95,8 @@ final class VcpuPreemptedParameters {
       "the seeds of the replications, each running every variant (default 1,2,3)");
 
   /** Every parameter, in the order {@code plugins --options vcpu-preempted} lists them. */
-  static final List<ReproductionParameter<?>> ALL = List.of(GROUPS, SMT, WAKE_AFFINE, VPS, POOL_CPUS, SEEDS_PARAMETER);
+  static final List<ReproductionParameter<?>> ALL = List.of(GROUPS, SMT, WAKE_AFFINE, VPS, POOL_CPUS, HZ,
+      SEEDS_PARAMETER);
 
   /**
    * The LPAR's processing units: {@code vps} x the profile's units per VP.

@@ -2,6 +2,7 @@ package org.lockvisor.reproductions.vcpupreempted;
 
 import static org.lockvisor.reproductions.vcpupreempted.VcpuPreemptedParameters.GROUPS;
 import static org.lockvisor.reproductions.vcpupreempted.VcpuPreemptedParameters.GROUPS_LIMIT_NS;
+import static org.lockvisor.reproductions.vcpupreempted.VcpuPreemptedParameters.HZ;
 import static org.lockvisor.reproductions.vcpupreempted.VcpuPreemptedParameters.LPAR;
 import static org.lockvisor.reproductions.vcpupreempted.VcpuPreemptedParameters.POOL_CPUS;
 import static org.lockvisor.reproductions.vcpupreempted.VcpuPreemptedParameters.SEEDS_PARAMETER;
@@ -25,6 +26,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import org.lockvisor.arch.catalog.ArchProfiles;
 import org.lockvisor.experiment.SimulationFailedException;
 import org.lockvisor.experiment.io.AtomicFiles;
 import org.lockvisor.experiment.model.Experiment;
@@ -163,9 +165,10 @@ public final class VcpuPreemptedReproduction implements Reproduction {
    * @param vcpus the guest's vCPUs (PowerVM: virtual processors)
    * @param entitlement the LPAR's processing units (0 on KVM)
    * @param bench the benchmark as configured
+   * @param hz the guest's CONFIG_HZ: its {@code kernel.hz}, else the profile's guestHz
    */
   record Row(String profile, String vm, ShippedExperiment experiment, int physicalCpus, int vcpus,
-      double entitlement, SchedMessagingConfig bench) {
+      double entitlement, SchedMessagingConfig bench, int hz) {
     /** {@code <profile>-groups<G>}: the prefix of the row's run labels. */
     String label() {
       return profile + "-groups" + bench.groups();
@@ -177,9 +180,11 @@ public final class VcpuPreemptedReproduction implements Reproduction {
       var vm = x.vms().get(0);
       int threads = vm.kernel().threadsPerCore();
       String entitlement = x.host().scheduler().options().get("entitlement");
+      Integer hz = vm.kernel().hz();
       return new Row(profile, vm.name(), e, x.host().cpus() / threads, vm.vcpus() / threads,
           entitlement == null ? 0 : Double.parseDouble(entitlement),
-          SchedMessagingFactory.config(vm.workloads().get(0).options()));
+          SchedMessagingFactory.config(vm.workloads().get(0).options()),
+          hz != null ? hz : ArchProfiles.byName(profile).hypervisor().guestHz());
     }
   }
 
@@ -228,6 +233,7 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     options.parameter(VPS);
     options.parameter(POOL_CPUS);
     options.parameter(WAKE_AFFINE);
+    options.parameter(HZ);
     List<Long> seeds = options.parameter(SEEDS_PARAMETER).orElse(SEEDS);
     Scale scale = options.parameter(GROUPS)
         .map(g -> new Scale(base.powervmCpus(), g, base.kvmCpus(), base.kvmGroups(),
@@ -365,9 +371,9 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     List<String> report = new ArrayList<>();
     report.add(String.format(Locale.ROOT,
         "perf bench sched messaging -p -g %d (%d tasks) on ppc64-powervm: %d VPs on %d processors, entitlement %.1f "
-            + "units, 10 ms window, uncapped",
+            + "units, 10 ms window, uncapped, guest HZ=%d",
         ppc.bench().groups(), b.first().figures().get("tasks").intValue(), ppc.vcpus(), ppc.physicalCpus(),
-        ppc.entitlement()));
+        ppc.entitlement(), ppc.hz()));
     report.add(String.format(Locale.ROOT, "shares are means over %d seeds %s (paired: each seed runs both variants)",
         seeds.size(), seeds));
     TextTable t = new TextTable("symbol", "published before", "simulated before", "published after", "simulated after");
@@ -396,6 +402,7 @@ public final class VcpuPreemptedReproduction implements Reproduction {
             + "exit together (hold per acquisition grows with log n, the count with n)",
         ppc.bench().mappedFiles(), ppc.bench().anonVmas(), p.meanStat("rwsem_hold_ns") / 1e6));
     report.addAll(mechanismLines(b, p));
+    report.addAll(ConvoyDiagnosis.lines(b, p));
     report.add("");
     report.add(String.format(Locale.ROOT,
         "x86_64-kvm, -g %d, %d vCPUs on %d CPUs (2x overcommit): spin symbols %.2f%% -> %.2f%%, total time %.3f -> %.3f s",
@@ -446,6 +453,7 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     kvmData.put("runtimeSeconds", pair(kb.runtimeSeconds(), kp.runtimeSeconds()));
     kvmData.put("sameDirection", checks.get("x86_64-kvm spin symbols collapse with the check"));
     data.put("x86_64-kvm", kvmData);
+    data.put("convoys", pair(ConvoyDiagnosis.data(b), ConvoyDiagnosis.data(p)));
     Map<String, Object> checkData = new LinkedHashMap<>(checks);
     data.put("checks", checkData);
 

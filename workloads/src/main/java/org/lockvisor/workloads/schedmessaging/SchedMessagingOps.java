@@ -121,10 +121,19 @@ final class SchedMessagingOps {
   /**
    * do_wait_thread for perf's {@code wait(&status)} (any child): wait_consider_task over the
    * children list — the unreaped children in creation order — up to the first zombie, or over
-   * the whole list when there is none (then the parent sleeps until the next exit).
+   * the whole list when there is none (then the parent sleeps until the next exit). 4.8
+   * kernel/exit.c: {@code do_wait} takes {@code read_lock(&tasklist_lock)} and calls {@code
+   * do_wait_thread}, which walks {@code list_for_each_entry(p, &tsk->children, sibling)} and
+   * returns at the first non-zero {@code wait_consider_task} — a zombie, which {@code
+   * wait_task_zombie} reaps; a live child returns 0 ({@code wait_task_stopped} and {@code
+   * wait_task_continued} return at once for wait4 without WUNTRACED/WCONTINUED). copy_process
+   * adds each child with {@code list_add_tail(&p->sibling, &p->real_parent->children)}
+   * (creation order) and release_task's {@code __unhash_process} unlinks it ({@code
+   * list_del_init(&p->sibling)}).
    */
   static final class ScanChildren extends Op {
     private final SchedMessagingState s;
+    private final int[] scanned = new int[1];
     private int symbol = -1;
 
     ScanChildren(SchedMessagingState s) {
@@ -137,28 +146,16 @@ final class SchedMessagingOps {
         if (symbol < 0) {
           symbol = s.machine.symbols().symbol("wait_consider_task", Machine.DOMAIN_KERNEL);
         }
-        int scanned = 0;
-        s.parentState.target = -1;
-        for (int i = s.parentState.firstUnreaped; i < s.members.length; i++) {
-          Member m = s.members[i];
-          if (m.reaped) {
-            continue;
-          }
-          scanned++;
-          if (m.zombie) {
-            s.parentState.target = i;
-            break;
-          }
-        }
+        s.parentState.target = scan(s.members, s.parentState.firstUnreaped, scanned);
         s.parentState.found = s.parentState.target >= 0;
         s.parentScans++;
-        s.childrenScanned += scanned;
+        s.childrenScanned += scanned[0];
         if (!s.parentState.found) {
           // add_wait_queue + set_current_state before the scan: an exit during it is not lost
           s.parentState.waiting = true;
           t.setState(TaskState.INTERRUPTIBLE);
         }
-        long ns = scanned * s.costs.waitConsiderNs();
+        long ns = scanned[0] * s.costs.waitConsiderNs();
         if (ns > 0) {
           t.startWork(ns, symbol, false);
           return AGAIN;
@@ -166,5 +163,28 @@ final class SchedMessagingOps {
       }
       return NEXT;
     }
+  }
+
+  /**
+   * The walk of do_wait_thread over {@code members} (creation order) from index {@code from}:
+   * reaped children are no longer on the list; every other child is one wait_consider_task, and
+   * the walk stops at the first zombie. Returns that zombie's index, or -1 when the walk found
+   * none; {@code scanned[0]} is set to the number of children considered.
+   */
+  static int scan(SchedMessagingState.Member[] members, int from, int[] scanned) {
+    int n = 0;
+    for (int i = from; i < members.length; i++) {
+      SchedMessagingState.Member m = members[i];
+      if (m.reaped) {
+        continue;
+      }
+      n++;
+      if (m.zombie) {
+        scanned[0] = n;
+        return i;
+      }
+    }
+    scanned[0] = n;
+    return -1;
   }
 }
