@@ -35,6 +35,10 @@ public record YieldStats(long pleExits, long[] counts) {
     SKIP_HALTED,
     /** Candidates skipped: dy_eligible alternation. */
     SKIP_INELIGIBLE,
+    /** Candidates skipped: the handler's own vCPU ({@code vcpu == me}). */
+    SKIP_SELF,
+    /** Handler entries while another vCPU of the VM was inside its own (in_spin_loop set). */
+    HANDLER_OVERLAPS,
     /** H_CONFER to a target processor. */
     CONFER_DIRECTED,
     /** H_CONFER to all (no target). */
