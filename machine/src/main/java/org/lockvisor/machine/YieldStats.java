@@ -56,7 +56,16 @@ public record YieldStats(long pleExits, long[] counts) {
     /** pv_wait halts (HLT/H_CEDE from a busy guest CPU). */
     PV_HALTS,
     /** pv_kick (KVM_HC_KICK_CPU). */
-    PV_KICKS;
+    PV_KICKS,
+    /** The guest's vcpu_is_preempted evaluations that answered true (steal-time preempted set). */
+    PREEMPTED_FLAG_TRUE,
+    /** vcpu_is_preempted evaluations that answered false. */
+    PREEMPTED_FLAG_FALSE,
+    /**
+     * True answers about a vCPU whose thread was loaded on its CPU (not scheduled out, not put for
+     * an exit to userspace): the flag is written only by kvm_arch_vcpu_put, so this stays 0.
+     */
+    PREEMPTED_FLAG_TRUE_WHILE_LOADED;
 
     private final String key = name().toLowerCase(java.util.Locale.ROOT);
 
