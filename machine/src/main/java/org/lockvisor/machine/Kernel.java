@@ -155,7 +155,20 @@ public final class Kernel {
    * vCPU behind {@code cpu}, under the semantics of the arch profile. Always false on the host.
    */
   public boolean vcpuIsPreempted(Cpu cpu) {
-    return cpu.vcpuTask != null && vcpuPreempted.isPreempted(cpu.vcpuTask);
+    VcpuTask v = cpu.vcpuTask;
+    if (v == null) {
+      return false;
+    }
+    boolean preempted = vcpuPreempted.isPreempted(v);
+    if (preempted) {
+      v.vm.count(YieldStats.Counter.PREEMPTED_FLAG_TRUE);
+      if (v.onCpu() && !v.inUserspace) {
+        v.vm.count(YieldStats.Counter.PREEMPTED_FLAG_TRUE_WHILE_LOADED);
+      }
+    } else {
+      v.vm.count(YieldStats.Counter.PREEMPTED_FLAG_FALSE);
+    }
+    return preempted;
   }
 
   /** Whether two CPUs of this kernel share the last-level cache ({@code cpus_share_cache}). */

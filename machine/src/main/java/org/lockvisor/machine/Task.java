@@ -239,6 +239,19 @@ public non-sealed class Task implements EventHandler, SpinWatch {
     return spinTimedOut;
   }
 
+  /**
+   * The CPU time left of the last spin's budget when it ended: its budget less the time it
+   * actually spun on a running CPU (0 when it timed out; {@link Long#MAX_VALUE} for a spin without
+   * budget). Time the spinner's CPU did not run (a guest interrupt, a pause-loop exit and the
+   * directed yield of its handler, the vCPU thread preempted) is not spin-loop iterations: a
+   * paravirt lock's {@code SPIN_THRESHOLD} counter keeps its count across them
+   * (arch/x86/include/asm/spinlock.h 3.12 {@code arch_spin_lock}: {@code count} is a local of the
+   * guest loop, which a VM exit suspends and re-entry resumes).
+   */
+  public long spinBudgetLeft() {
+    return spinBudget;
+  }
+
   public int pinnedCpu() {
     return pinnedCpu;
   }
@@ -623,6 +636,7 @@ public non-sealed class Task implements EventHandler, SpinWatch {
         spinBudgetHandle = EventQueue.NO_EVENT;
         if (activity == Activity.SPIN && running()) {
           spinTimedOut = true;
+          spinBudget = 0;
           endSpin();
           interpret();
         }
@@ -706,6 +720,9 @@ public non-sealed class Task implements EventHandler, SpinWatch {
   /** Ends a spin (hand-off, bail-out or budget): accounting stops, watchers are dropped. */
   void endSpin() {
     cpu.flushAccounting();
+    if (spinBudgetHandle != EventQueue.NO_EVENT && spinBudget != Long.MAX_VALUE) {
+      spinBudget = Math.max(0, spinBudget - (machine.sim().now() - spinArmed)); // armed: spun since spinArmed
+    }
     machine.sim().cancel(spinBudgetHandle);
     spinBudgetHandle = EventQueue.NO_EVENT;
     machine.sim().cancel(recheckHandle);

@@ -24,6 +24,8 @@ public final class Vm {
   private int lastBoostedVcpu = -1;
   private long spinTraps;
   private long directedYields;
+  /** vCPUs of this VM inside kvm_vcpu_on_spin (in_spin_loop set). */
+  private int inSpinLoops;
   private final boolean partitionFirmware;
   private final DirectedYield directedYield;
   private final int pleShrink;
@@ -287,8 +289,14 @@ public final class Vm {
    * two passes, skip self, vCPUs not preempted (3.10+), halted ones ({@code waitqueue_active}),
    * ineligible ones ({@code dy_eligible} alternation, 3.7+), and ones in guest mode ({@code
    * PF_VCPU}); {@code yield_to} the first remaining one; {@code -ESRCH} answers (target running
-   * in the host or not runnable) end the search after three tries (3.8+). Then clear {@code
-   * in_spin_loop} and {@code dy_eligible} of self.
+   * in the host or not runnable) end the search after three tries (3.8+). {@code
+   * kvm_vcpu_set_in_spin_loop(me, true)} comes first and {@code (me, false)} with {@code
+   * dy_eligible} cleared comes last, after {@code yield_to} returns (3.8/3.10 kvm_main.c), so
+   * {@code in_spin_loop} covers the scan ({@code scanPerVcpuNs} per vCPU), the yield ({@code
+   * yieldNs}: {@code yield_to}'s two runqueue locks) and the {@code schedule()} that hands the CPU
+   * to the boosted vCPU: a yielder stays "in its spin loop" while it waits to run again, and
+   * handlers on other CPUs see it ineligible every other look. Counted: skips by reason
+   * (including self) and handler entries that find another vCPU of the VM in its handler.
    */
   private final class DirectedYieldOp extends Op {
     private final int symScan;
@@ -301,8 +309,17 @@ public final class Vm {
 
     @Override
     public int execute(Task t, int phase) {
+      VcpuTask me = (VcpuTask) t;
       switch (phase) {
         case 0 -> {
+          if (directedYield.enabled()) {
+            // kvm_vcpu_set_in_spin_loop(me, true) before the scan: handlers that run at the same
+            // time on other CPUs see this vCPU in its spin loop until the handler returns
+            if (inSpinLoops > 0) {
+              count(YieldStats.Counter.HANDLER_OVERLAPS);
+            }
+            setInSpinLoop(me, true);
+          }
           long scan = spinTrap.scanPerVcpuNs() * vcpus.size();
           if (scan > 0) {
             t.startWork(scan, symScan, false);
@@ -313,28 +330,32 @@ public final class Vm {
           if (!directedYield.enabled()) {
             return NEXT;
           }
-          VcpuTask me = (VcpuTask) t;
-          me.inSpinLoop = true;
           boolean yielded = boostCandidate(me);
-          me.inSpinLoop = false;
-          me.dyEligible = false;
           if (!yielded) {
             count(YieldStats.Counter.NO_CANDIDATE);
+            leave(me);
             return NEXT;
           }
           if (spinTrap.yieldNs() > 0) {
-            t.startWork(spinTrap.yieldNs(), symYield, false);
+            t.startWork(spinTrap.yieldNs(), symYield, false); // yield_to: both runqueue locks, buddy
           }
           return AGAIN;
         }
         case 2 -> {
-          t.kernel.schedule(t.cpu, true); // yield_to's own schedule()
+          t.kernel.schedule(t.cpu, true); // yield_to's own schedule(), still inside the handler
           return AGAIN;
         }
         default -> {
+          leave(me); // yield_to returned: the vCPU runs again
           return NEXT;
         }
       }
+    }
+
+    /** kvm_vcpu_set_in_spin_loop(me, false); kvm_vcpu_set_dy_eligible(me, false). */
+    private void leave(VcpuTask me) {
+      setInSpinLoop(me, false);
+      me.dyEligible = false;
     }
 
     /** The candidate loop; true when yield_to boosted one. */
@@ -356,6 +377,7 @@ public final class Vm {
             continue;
           }
           if (candidate == me) {
+            count(YieldStats.Counter.SKIP_SELF);
             continue;
           }
           if (candidate.halted && candidate.state != TaskState.RUNNING) {
@@ -422,6 +444,14 @@ public final class Vm {
       v.dyEligible = !v.dyEligible;
     }
     return eligible;
+  }
+
+  /** Sets a vCPU's in_spin_loop and keeps the count of this VM's vCPUs inside their handler. */
+  void setInSpinLoop(VcpuTask v, boolean on) {
+    if (v.inSpinLoop != on) {
+      inSpinLoops += on ? 1 : -1;
+      v.inSpinLoop = on;
+    }
   }
 
   /** kvm->last_boosted_vcpu (-1 before the first boost). */

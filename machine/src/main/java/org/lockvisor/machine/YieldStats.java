@@ -35,6 +35,10 @@ public record YieldStats(long pleExits, long[] counts) {
     SKIP_HALTED,
     /** Candidates skipped: dy_eligible alternation. */
     SKIP_INELIGIBLE,
+    /** Candidates skipped: the handler's own vCPU ({@code vcpu == me}). */
+    SKIP_SELF,
+    /** Handler entries while another vCPU of the VM was inside its own (in_spin_loop set). */
+    HANDLER_OVERLAPS,
     /** H_CONFER to a target processor. */
     CONFER_DIRECTED,
     /** H_CONFER to all (no target). */
@@ -52,7 +56,16 @@ public record YieldStats(long pleExits, long[] counts) {
     /** pv_wait halts (HLT/H_CEDE from a busy guest CPU). */
     PV_HALTS,
     /** pv_kick (KVM_HC_KICK_CPU). */
-    PV_KICKS;
+    PV_KICKS,
+    /** The guest's vcpu_is_preempted evaluations that answered true (steal-time preempted set). */
+    PREEMPTED_FLAG_TRUE,
+    /** vcpu_is_preempted evaluations that answered false. */
+    PREEMPTED_FLAG_FALSE,
+    /**
+     * True answers about a vCPU whose thread was loaded on its CPU (not scheduled out, not put for
+     * an exit to userspace): the flag is written only by kvm_arch_vcpu_put, so this stays 0.
+     */
+    PREEMPTED_FLAG_TRUE_WHILE_LOADED;
 
     private final String key = name().toLowerCase(java.util.Locale.ROOT);
 

@@ -65,6 +65,8 @@ public final class Virtqueue {
   private int usedIdx;
   private int usedFlags;
   private int availEvent; // vring_avail_event(): lives in the used ring
+  /** QEMU's {@code vq->notification} (true from {@code virtio_init}): see {@link #setNotification}. */
+  private boolean notification = true;
 
   // driver-private (struct vring_virtqueue)
   private int numAdded;
@@ -264,7 +266,7 @@ public final class Virtqueue {
     int head = availRing[lastAvailIdx & (num - 1)];
     lastAvailIdx = (lastAvailIdx + 1) & U16;
     if (eventIdx) {
-      availEvent = availIdx;
+      setAvailEvent(availIdx);
     }
     return head;
   }
@@ -278,22 +280,34 @@ public final class Virtqueue {
   public int popLastAvail() {
     int head = popQuiet();
     if (head >= 0 && eventIdx) {
-      availEvent = lastAvailIdx;
+      setAvailEvent(lastAvailIdx);
     }
     return head;
   }
 
   /**
-   * QEMU's {@code virtio_queue_set_notification(vq, enable)} (hw/virtio/virtio.c, 2.x): under
-   * EVENT_IDX it publishes {@code avail_event = vring_avail_idx(vq)} (the driver's current index)
-   * whether enabling or disabling; without EVENT_IDX it clears or sets
-   * {@code VRING_USED_F_NO_NOTIFY}.
+   * QEMU's {@code virtio_queue_set_notification(vq, enable)} (hw/virtio/virtio.c, read in 2.8.1):
+   * {@code vq->notification = enable}, then under EVENT_IDX {@code vring_set_avail_event(vq,
+   * vring_avail_idx(vq))}, which writes nothing while notifications are disabled ({@code if
+   * (!vq->notification) return;}): disabling leaves {@code avail_event} where the last write put
+   * it, enabling publishes the driver's current index. Without EVENT_IDX it clears or sets
+   * {@code VRING_USED_F_NO_NOTIFY}. The pops ({@link #pop}, {@link #popLastAvail}) write through
+   * the same guard, so while the device processes with notifications off the driver kicks at most
+   * once, when its adds first cross the stale {@code avail_event}.
    */
   public void setNotification(boolean enable) {
+    notification = enable;
     if (eventIdx) {
-      availEvent = availIdx;
+      setAvailEvent(availIdx);
     } else {
       setNoNotify(!enable);
+    }
+  }
+
+  /** QEMU's {@code vring_set_avail_event} (2.8): no write while {@code vq->notification} is off. */
+  private void setAvailEvent(int value) {
+    if (notification) {
+      availEvent = value;
     }
   }
 

@@ -25,7 +25,10 @@ import org.lockvisor.devices.spi.Virtqueue;
  *   <li>{@code suppress-while-processing}: QEMU 2.8's {@code virtio_blk_handle_vq} ("virtio-blk:
  *       suppress virtqueue kick during processing", Stefan Hajnoczi, 2016): {@code do {
  *       virtio_queue_set_notification(vq, 0); pop all; virtio_queue_set_notification(vq, 1); }
- *       while (!virtio_queue_empty(vq))}, with the {@code last_avail_idx} pop.
+ *       while (!virtio_queue_empty(vq))}, with the {@code last_avail_idx} pop. Under EVENT_IDX
+ *       2.8's {@code vring_set_avail_event} writes nothing while {@code vq->notification} is off
+ *       (read in hw/virtio/virtio.c 2.8.1), so avail_event stays where the last enable put it and
+ *       the driver kicks at most once per pass ({@link Virtqueue#setNotification}).
  * </ul>
  */
 public final class QueuePolicies {

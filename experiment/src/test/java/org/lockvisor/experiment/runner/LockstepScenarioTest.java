@@ -16,7 +16,10 @@ import org.lockvisor.machine.Machine;
  * Identical guests pinned one vCPU per physical CPU on an overcommitted host (two 4-vCPU VMs on 4
  * CPUs), each running spinlock torture: with the host's background activity (x86_64-kvm default:
  * softirqs and kworkers landing on some CPUs and not others) lock holders are preempted while
- * their waiters run, and pv-ticket waiters spin out SPIN_THRESHOLD, halt and are kicked — all
+ * their waiters run, and pv-ticket waiters halt only after SPIN_THRESHOLD iterations of their own
+ * loop (issue 34: the count survives PLE exits and directed yields, so a waiter behind a
+ * preempted holder, trapping every PLE window and yielding, rarely gets there with 5 us holds;
+ * halts are bounded by the spin time over the threshold and every kick follows a halt) — all
  * visible in the run's outputs (lock_stat, {@code scheduling} in result.json). With the background
  * switched off the host falls back to lockstep: every CPU switches between the two VMs at the same
  * instants, so a VM's vCPUs run and stop together and a holder is never preempted while a waiter
@@ -59,7 +62,7 @@ class LockstepScenarioTest {
   }
 
   @Test
-  void asynchronousHost_holdersArePreemptedUnderWaiters_andPvTicketWaitersHaltAndAreKicked() {
+  void asynchronousHost_holdersArePreemptedUnderWaiters_andPvTicketHaltsFollowTheThreshold() {
     Outcome on = run(true);
 
     System.out.printf("background on: preempted holds %d, holder-preempted wait %d ns, halts %d, kicks %d, %s%n",
@@ -69,8 +72,17 @@ class LockstepScenarioTest {
     assertThat(on.holderPreemptedWaitNs()).isPositive();
     assertThat(on.result().lockStat().classes().stream().mapToLong(c -> c.holderPreemptedWaitNs()).sum())
         .isPositive();
-    assertThat(total(on.result(), "pv_halts")).isPositive();
-    assertThat(total(on.result(), "pv_kicks")).isPositive();
+    // SPIN_THRESHOLD (1 << 15) loops of one PAUSE each (arch/x86/include/asm/spinlock.h 3.12)
+    org.lockvisor.arch.spi.ArchProfile x86 = org.lockvisor.arch.catalog.ArchProfiles.byName("x86_64-kvm");
+    long threshold = (1L << 15) * x86.ns(org.lockvisor.arch.spi.CostKey.PAUSE);
+    long spun = 0;
+    for (String vm : List.of("vm0", "vm1")) {
+      spun += on.result().profile(vm).lines().stream().filter(l -> l.symbol().equals("_raw_spin_lock"))
+          .mapToLong(SymbolProfile.Line::ns).sum();
+    }
+    assertThat(spun).as("waiters spun").isPositive();
+    assertThat(total(on.result(), "pv_halts")).isLessThanOrEqualTo(spun / threshold);
+    assertThat(total(on.result(), "pv_kicks")).isLessThanOrEqualTo(total(on.result(), "pv_halts"));
   }
 
   @Test

@@ -85,7 +85,6 @@ final class QueuedSpinLock extends SpinLockBase {
     long waitStart;
     Task watched;
     long budgetLeft;
-    long spinStart;
     boolean lp;
     Task kickTarget;
 
@@ -290,14 +289,13 @@ final class QueuedSpinLock extends SpinLockBase {
               continue;
             }
             n.step = WAIT_NODE_SPUN;
-            n.spinStart = now();
             t.startSpin(symSlow, nodeLocked, pv ? n.budgetLeft : 0, pv ? watchCpu(n.prev.task) : null,
                 pv ? context.spinCheckPeriodNs(256) : 0);
             return AGAIN;
           }
           case WAIT_NODE_SPUN -> {
             if (pv) {
-              n.budgetLeft = t.spinTimedOut() ? 0 : Math.max(0, n.budgetLeft - (now() - n.spinStart));
+              n.budgetLeft = t.spinTimedOut() ? 0 : t.spinBudgetLeft(); // iterations left: CPU time, not wall time
             }
             n.step = WAIT_NODE;
           }
@@ -350,13 +348,12 @@ final class QueuedSpinLock extends SpinLockBase {
               continue;
             }
             n.watched = owner;
-            n.spinStart = now();
             n.step = PV_HEAD_SPUN;
             t.startSpin(symSlow, headFree, n.budgetLeft, watchCpu(owner));
             return AGAIN;
           }
           case PV_HEAD_SPUN -> {
-            n.budgetLeft = t.spinTimedOut() ? 0 : Math.max(0, n.budgetLeft - (now() - n.spinStart));
+            n.budgetLeft = t.spinTimedOut() ? 0 : t.spinBudgetLeft(); // iterations left: CPU time, not wall time
             n.step = PV_HEAD_SPIN;
           }
           case PV_HEAD_HALT -> {

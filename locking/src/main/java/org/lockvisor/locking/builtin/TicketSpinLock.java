@@ -21,8 +21,11 @@ import org.lockvisor.machine.Task;
  *
  * <p>PV: after SPIN_THRESHOLD iterations the waiter registers in {@code lock_waiting}, sets the
  * slowpath flag, re-checks its turn and halts (pv_wait); the unlocker kicks the vCPU waiting for
- * the new head ticket with a hypercall. Simplification: the spin budget of a round is measured in
- * wall time when the spin restarts part-way (the queue head re-watches a new holder).
+ * the new head ticket with a hypercall. The SPIN_THRESHOLD count is CPU time of the loop ({@code
+ * Task#spinBudgetLeft}): a pause-loop exit, the directed yield of its handler, the vCPU thread
+ * preempted or a guest interrupt suspend the loop and re-entry resumes it with its count, as
+ * 3.12's {@code arch_spin_lock} keeps {@code count} in the guest loop across a VM exit; a restart
+ * of the spin (the queue head re-watches a new holder) keeps the count too.
  */
 final class TicketSpinLock extends SpinLockBase {
   private static final int DONE = 0;
@@ -47,7 +50,6 @@ final class TicketSpinLock extends SpinLockBase {
     Task watched;
     int step;
     long budgetLeft;
-    long spinStart;
     /** Registered in kvm_lock_spinning's lock_waiting (may halt or be halted). */
     boolean slowpath;
     Task kickTarget;
@@ -127,14 +129,13 @@ final class TicketSpinLock extends SpinLockBase {
               continue;
             }
             n.watched = owner;
-            n.spinStart = now();
             n.step = SPUN;
             t.startSpin(symLock, turn, pv ? n.budgetLeft : 0, queue.peekFirst() == t ? watchCpu(owner) : null);
             return AGAIN;
           }
           case SPUN -> {
             if (pv) {
-              n.budgetLeft = t.spinTimedOut() ? 0 : Math.max(0, n.budgetLeft - (now() - n.spinStart));
+              n.budgetLeft = t.spinTimedOut() ? 0 : t.spinBudgetLeft(); // iterations left: CPU time, not wall time
             }
             n.step = SPIN;
           }
