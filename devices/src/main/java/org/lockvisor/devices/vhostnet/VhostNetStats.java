@@ -213,6 +213,14 @@ final class VhostNetStats {
       m.put("work_lock.contentions", dev.workLock.stats().contentions());
       m.put("work_lock.wait_total_ns", dev.workLock.stats().waitTotalNs());
       m.put("work_lock.hold_total_ns", dev.workLock.stats().holdTotalNs());
+      WorkLockAcquirers a = dev.workLockAcquirers;
+      for (WorkLockAcquirers.Acquirer by : WorkLockAcquirers.Acquirer.values()) {
+        String k = "work_lock.by_" + by.label() + ".";
+        m.put(k + "acquisitions", a.acquisitions(by));
+        m.put(k + "collisions", a.collisions(by));
+        m.put(k + "acquire_ns", a.acquireNs(by));
+      }
+      m.put("work_lock.acquire_ns_on_worker_top", a.onWorkerTopNs());
     }
     if (dev.sockWqLock != null) {
       PeerReceiver peer = dev.link.peer();
@@ -255,6 +263,7 @@ final class VhostNetStats {
     dev.rxVq.resetStats();
     if (dev.workLock != null) {
       dev.workLock.stats().reset();
+      dev.workLockAcquirers.reset();
     }
     dev.sockWqLock.stats().reset();
     dev.txKickWqLock.stats().reset();

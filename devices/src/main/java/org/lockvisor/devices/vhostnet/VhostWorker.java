@@ -29,6 +29,8 @@ final class VhostWorker {
   private final Machine machine;
   private final Kernel host;
   private final KernelLock workLock;
+  /** Who acquires work_lock, collisions and acquisition time per acquirer (null in the llist variant). */
+  private final WorkLockAcquirers acquirers;
   private final KernelLock txKickWqLock;
   private final KernelLock rxKickWqLock;
   private final KernelLock sockWqLock;
@@ -54,7 +56,10 @@ final class VhostWorker {
   static final class VhostWork {
     final String name;
     Program fn;
+    /** vhost_work_queue as the worker runs it (its weight requeue). */
     Program queue;
+    /** vhost_work_queue per acquirer ({@link WorkLockAcquirers.Acquirer}), each counted as that acquirer. */
+    final Program[] queueBy = new Program[WorkLockAcquirers.N];
     /** llist variant: clear_bit(VHOST_WORK_QUEUED), set RUNNING, then fn. */
     Program run;
     /** The cache line of {@code work->flags} (and the node next to it). */
@@ -103,6 +108,7 @@ final class VhostWorker {
     this.machine = dev.machine;
     this.host = dev.host;
     this.workLock = dev.workLock;
+    this.acquirers = dev.workLockAcquirers;
     this.txKickWqLock = dev.txKickWqLock;
     this.rxKickWqLock = dev.rxKickWqLock;
     this.sockWqLock = dev.sockWqLock;
@@ -121,6 +127,9 @@ final class VhostWorker {
     buildHostPrograms(link.queues());
     driver.build(this);
     this.worker = host.spawnSleeping("vhost-" + vmName, workerProgram(), config.workerCpu());
+    if (acquirers != null) {
+      acquirers.worker(worker);
+    }
     if (config.irqfdInject() == VhostNetConfig.IrqfdInject.KWORKER) {
       this.kworkers = new Task[host.cpuCount()];
       this.kworkerQueue = new ArrayDeque[host.cpuCount()];
@@ -131,7 +140,7 @@ final class VhostWorker {
     }
   }
 
-  private Program workQueueProgram(VhostWork w) {
+  private Program workQueueProgram(VhostWork w, WorkLockAcquirers.Acquirer by) {
     Op wakeWorker = Ops.wake(t -> {
       if (t.scratch2 != 1) {
         return null;
@@ -161,33 +170,25 @@ final class VhostWorker {
         }
       }
     });
-    return switch (config.workQueue()) {
-      case WAKE_INSIDE_LOCK -> Program.named("vhost_work_queue")
-          .op(counted(L_WORK)).op(workLock.lock(LockMode.IRQSAVE))
+    if (config.workQueue() != VhostNetConfig.WorkQueue.LLIST) {
+      // 3.0 drivers/vhost/vhost.c vhost_work_queue: spin_lock_irqsave(work_lock) on every call, queued
+      // or not; list_add_tail and wake_up_process inside (3.0) or the wake after the unlock (ac9fde2474d0)
+      Program.Builder b = Program.named("vhost_work_queue")
+          .op(counted(L_WORK)).op(acquirers.reaching(by)).op(workLock.lock(LockMode.IRQSAVE)).op(acquirers.owning(by))
           .op(enqueue)
           .op(Ops.work(t -> t.scratch2 == 1 ? costs.listAddNs() + w.line.store(t) + workListHead.store(t) : 0,
-              "list_add_tail"))
-          .op(countWake)
-          .op(wakeWorker)
-          .op(workLock.unlock(LockMode.IRQSAVE))
-          .build();
-      case WAKE_OUTSIDE_LOCK -> Program.named("vhost_work_queue")
-          .op(counted(L_WORK)).op(workLock.lock(LockMode.IRQSAVE))
-          .op(enqueue)
-          .op(Ops.work(t -> t.scratch2 == 1 ? costs.listAddNs() + w.line.store(t) + workListHead.store(t) : 0,
-              "list_add_tail"))
-          .op(workLock.unlock(LockMode.IRQSAVE))
-          .op(countWake)
-          .op(wakeWorker)
-          .build();
-      case LLIST -> Program.named("vhost_work_queue")
-          .op(Ops.work(t -> w.line.rmw(t), "test_and_set_bit"))
-          .op(enqueue)
-          .op(Ops.work(t -> t.scratch2 == 1 ? workListHead.rmw(t) : 0, "llist_add"))
-          .op(countWake)
-          .op(wakeWorker)
-          .build();
-    };
+              "list_add_tail"));
+      return config.workQueue() == VhostNetConfig.WorkQueue.WAKE_INSIDE_LOCK
+          ? b.op(countWake).op(wakeWorker).op(workLock.unlock(LockMode.IRQSAVE)).build()
+          : b.op(workLock.unlock(LockMode.IRQSAVE)).op(countWake).op(wakeWorker).build();
+    }
+    return Program.named("vhost_work_queue") // llist (4.6)
+        .op(Ops.work(t -> w.line.rmw(t), "test_and_set_bit"))
+        .op(enqueue)
+        .op(Ops.work(t -> t.scratch2 == 1 ? workListHead.rmw(t) : 0, "llist_add"))
+        .op(countWake)
+        .op(wakeWorker)
+        .build();
   }
 
   /** The llist variant's list (lock-free: adds are instants, the worker takes all with one xchg). */
@@ -198,14 +199,17 @@ final class VhostWorker {
    */
   private SharedLine workListHead;
 
-  private Program pollWakeup(VhostWork w) {
-    return Program.named("vhost_poll_wakeup").call(w.queue).build();
+  private Program pollWakeup(VhostWork w, WorkLockAcquirers.Acquirer by) {
+    return Program.named("vhost_poll_wakeup").call(w.queueBy[by.ordinal()]).build();
   }
 
   private void buildHostPrograms(int queues) {
     for (VhostWork w : new VhostWork[] {txKickWork, rxNetWork, rxKickWork}) {
       w.line = machine.cacheLines().line(w.name + ".flags");
-      w.queue = workQueueProgram(w);
+      for (WorkLockAcquirers.Acquirer by : WorkLockAcquirers.Acquirer.values()) {
+        w.queueBy[by.ordinal()] = workQueueProgram(w, by);
+      }
+      w.queue = w.queueBy[WorkLockAcquirers.Acquirer.WORKER.ordinal()];
     }
     Program handleTx = handleTxProgram();
     Program handleRx = handleRxProgram();
@@ -237,7 +241,7 @@ final class VhostWorker {
     Program sockDataReady = Program.named("wake_up_interruptible_poll")
         .op(counted(L_WQ)).op(sockWqLock.lock(LockMode.IRQSAVE))
         .op(Ops.call(t -> workerOnTunWq ? secondWake : null))
-        .call(pollWakeup(rxNetWork))
+        .call(pollWakeup(rxNetWork, WorkLockAcquirers.Acquirer.SOFTIRQ))
         .op(sockWqLock.unlock(LockMode.IRQSAVE))
         .build();
     for (int q = 0; q < queues; q++) {
@@ -268,7 +272,7 @@ final class VhostWorker {
   private Program kickHandler(KernelLock wqLock, VhostWork w) {
     Program signal = Program.named("eventfd_signal")
         .op(wqLock.lock(LockMode.IRQSAVE))
-        .call(pollWakeup(w))
+        .call(pollWakeup(w, WorkLockAcquirers.Acquirer.VCPU_KICK))
         .op(wqLock.unlock(LockMode.IRQSAVE))
         .build();
     return Program.named("handle_io")
@@ -311,7 +315,8 @@ final class VhostWorker {
     } else {
       body = Program.named("vhost_worker")
           .op(Ops.setState(TaskState.INTERRUPTIBLE))
-          .op(counted(L_WORK)).op(workLock.lock(LockMode.IRQ))
+          .op(counted(L_WORK)).op(acquirers.reaching(WorkLockAcquirers.Acquirer.WORKER)).op(workLock.lock(LockMode.IRQ))
+          .op(acquirers.owning(WorkLockAcquirers.Acquirer.WORKER))
           .run(t -> {
             current = workList.poll();
             if (current != null) {

@@ -140,7 +140,8 @@ public final class VhostWakeupReproduction implements Reproduction {
       long secondWakesPerSec,
       double kworkerCpuPercent,
       double workerSoftirqPercent,
-      double workLockHoldPercent) {}
+      double workLockHoldPercent,
+      WorkLockCeiling.Figures workLock) {}
 
   /**
    * The variants measured, as the shipped file names them: the baseline (the file's base, wake
@@ -230,7 +231,8 @@ public final class VhostWakeupReproduction implements Reproduction {
         perSec(d, "tun_second_wakes", secs),
         d.get("kworker_cpu_percent").doubleValue(),
         100.0 * d.get("worker_softirq_ns").doubleValue() / measureNs,
-        d.get("work_lock.hold_total_ns") == null ? 0 : 100.0 * d.get("work_lock.hold_total_ns").doubleValue() / measureNs);
+        d.get("work_lock.hold_total_ns") == null ? 0 : 100.0 * d.get("work_lock.hold_total_ns").doubleValue() / measureNs,
+        WorkLockCeiling.Figures.of(d, measureNs));
   }
 
   private static long[] lockRates(Map<String, Number> d, String what, double secs) {
@@ -259,14 +261,26 @@ public final class VhostWakeupReproduction implements Reproduction {
         + "warm-up " + warmup / 1_000_000 + " ms, measured " + measure / 1_000_000 + " ms per point.");
     report.add("");
     TextTable main = new TextTable("threads", "tp base", "tp patched", "(pub)", "vhost% base", "(pub)",
-        "vhost% patched", "(pub)", "delta sim", "delta pub");
+        "vhost% patched", "(pub)", "delta sim", "ceiling", "delta pub", "coll/s base");
     for (int i = 0; i < THREADS.length; i++) {
       double[] pub = PUBLISHED[i];
       main.row(THREADS[i], p[i][0].gbps(), p[i][1].gbps(), TextTable.f("%.2f/%.2f", pub[0], pub[2]),
           p[i][0].vhostCpuPercent(), pub[1], p[i][1].vhostCpuPercent(), pub[3],
-          p[i][0].vhostCpuPercent() - p[i][1].vhostCpuPercent(), pub[1] - pub[3]);
+          p[i][0].vhostCpuPercent() - p[i][1].vhostCpuPercent(),
+          TextTable.f("%.3f", p[i][0].workLock().onVhostThreadPercent()), pub[1] - pub[3],
+          p[i][0].workLock().totalCollisionsPerSec());
     }
     report.addAll(main.lines());
+    report.add("  " + WorkLockCeiling.SENTENCE + "; coll/s base: work_lock collisions per second, all acquirers,"
+        + " baseline.");
+    report.add("");
+    WorkLockCeiling.Figures[][] ceiling = new WorkLockCeiling.Figures[THREADS.length][VARIANTS.length];
+    for (int i = 0; i < THREADS.length; i++) {
+      for (int v = 0; v < VARIANTS.length; v++) {
+        ceiling[i][v] = p[i][v].workLock();
+      }
+    }
+    report.addAll(WorkLockCeiling.table(THREADS, VARIANT_NAMES, ceiling));
     report.add("");
     report.add("Where the worker's CPU went (per variant; rates per second of simulated time):");
     TextTable why = new TextTable("threads", "variant", "vhost%", "work_lock%", "irq%", "softirq%", "contended/s",
@@ -341,6 +355,10 @@ public final class VhostWakeupReproduction implements Reproduction {
       metrics.put(k + "patched.work_lock_contentions_per_s", (double) a.contentionsPerSec());
       metrics.put(k + "baseline.work_lock_hold_percent", b.workLockHoldPercent());
       metrics.put(k + "patched.work_lock_hold_percent", a.workLockHoldPercent());
+      metrics.put(k + "baseline.work_lock_ceiling_percent", b.workLock().onVhostThreadPercent());
+      metrics.put(k + "patched.work_lock_ceiling_percent", a.workLock().onVhostThreadPercent());
+      metrics.put(k + "baseline.work_lock_acquire_all_percent", b.workLock().totalPercent());
+      metrics.put(k + "baseline.work_lock_collisions_per_s", (double) b.workLock().totalCollisionsPerSec());
     }
     for (int i = 0; i < THREADS.length; i++) {
       Point ll = p[i][2];
@@ -389,6 +407,14 @@ public final class VhostWakeupReproduction implements Reproduction {
       pub.put("baseline", figures(PUBLISHED[i][0], PUBLISHED[i][1]));
       pub.put("patched", figures(PUBLISHED[i][2], PUBLISHED[i][3]));
       row.put("published", pub);
+      Map<String, Object> ceil = new LinkedHashMap<>();
+      ceil.put("deltaPoints", round(p[i][0].vhostCpuPercent() - p[i][1].vhostCpuPercent()));
+      ceil.put("ceilingPoints", WorkLockCeiling.round3(p[i][0].workLock().onVhostThreadPercent()));
+      ceil.put("meaning", WorkLockCeiling.SENTENCE);
+      for (int v = 0; v < VARIANTS.length; v++) {
+        ceil.put(VARIANT_NAMES[v], p[i][v].workLock().json());
+      }
+      row.put("workLock", ceil);
       rows.add(row);
     }
     data.put("rows", rows);
