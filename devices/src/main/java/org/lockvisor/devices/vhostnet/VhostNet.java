@@ -147,11 +147,6 @@ public final class VhostNet implements NetDevice {
     return workLock;
   }
 
-  /** {@code vhost_poll_queue(TX)}: the work-queue path of the TX kick work, counted as a softirq's (tests). */
-  public Program txWorkQueuePath() {
-    return txWorkQueuePath(WorkLockAcquirers.Acquirer.SOFTIRQ);
-  }
-
   /** The work-queue path of the TX kick work as acquirer {@code by} runs it (tests, what-ifs). */
   public Program txWorkQueuePath(WorkLockAcquirers.Acquirer by) {
     return vhost.txKickWork.queueBy[by.ordinal()];
@@ -230,6 +225,17 @@ public final class VhostNet implements NetDevice {
   public Program xmitPath(ToIntFunction<Task> flow, ToIntFunction<Task> bytes) {
     checkState(machine != null, "%s: attach the device before building transmit paths", name);
     return driver.xmitPath(flow, bytes);
+  }
+
+  @Override
+  public void receiveFromExternalSender(int streams, long windowBytes) {
+    checkState(machine != null, "%s: attach the device before starting an external sender", name);
+    checkState(link.guestReceive == null, "%s: an external sender is running already", name);
+    GuestReceive rx = new GuestReceive(machine.sim(), host, config, stats, pool, streams, windowBytes, link.queues());
+    link.guestReceive = rx;
+    vhost.guestReceive(rx);
+    driver.guestReceive(rx);
+    rx.start();
   }
 
   @Override

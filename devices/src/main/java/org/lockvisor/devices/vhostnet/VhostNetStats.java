@@ -247,6 +247,18 @@ final class VhostNetStats {
       m.put("worker_softirq_ns", workerSoftirqNs());
       m.put("irq_time_accounting", dev.host.irqTimeAccounting() ? 1 : 0);
     }
+    GuestReceive rx = dev.link == null ? null : dev.link.guestReceive;
+    if (rx != null) {
+      m.put("direction_guest_receive", 1);
+      m.put("rx.wire_frames", rx.frames);
+      m.put("rx.host_skbs", rx.skbs);
+      m.put("rx.unmerged_frames", rx.unmergedFrames);
+      m.put("rx.tap_drops", rx.tapDrops);
+      m.put("rx.atr_samples", rx.atrSamples);
+      m.put("rx.mean_skb_bytes", rx.skbs == 0 ? 0.0 : (double) rx.skbBytes / rx.skbs);
+      m.put("rx.skbs_per_s", elapsed <= 0 ? 0.0 : rx.skbs * 1e9 / elapsed);
+      m.put("rx.frames_per_skb", rx.skbs == 0 ? 0.0 : (double) rx.frames / rx.skbs);
+    }
     return m.build();
   }
 
@@ -281,6 +293,9 @@ final class VhostNetStats {
     workerSoftirqBase = c[2];
     dev.rxqLock.stats().reset();
     dev.link.peer().resetStats();
+    if (dev.link.guestReceive != null) {
+      dev.link.guestReceive.resetStats();
+    }
     workerWakeupsBase = worker.wakeups();
     workerFoundRunningBase = worker.ttwuFoundRunning();
     workerFoundOnRqBase = worker.ttwuFoundOnRq();

@@ -22,6 +22,9 @@ import org.lockvisor.machine.TaskState;
  * tun_do_read} of the era in {@link VhostNetConfig.TunRead}); the NIC queues' NAPI into the tap
  * socket ({@code tun_net_xmit}, {@code sk_data_ready}); and {@code vhost_signal} through irqfd,
  * directly or by a 3.0 kworker. The class comment of {@link VhostNet} describes the paths.
+ *
+ * <p>Above 600 lines on purpose: the handlers, the work queue and the worker loop share the
+ * worker's per-call state and the same locks, one 3.0 kernel thread's code in one place.
  */
 final class VhostWorker {
   private final VhostNetConfig config;
@@ -94,6 +97,7 @@ final class VhostWorker {
   private Packet rxDequeued;
   private boolean rxPeeked;
   private int rxPeekLen;
+  private int rxHeadcount;
 
   // programs
   Program txKickHandler;
@@ -244,18 +248,11 @@ final class VhostWorker {
         .call(pollWakeup(rxNetWork, WorkLockAcquirers.Acquirer.SOFTIRQ))
         .op(sockWqLock.unlock(LockMode.IRQSAVE))
         .build();
+    this.sockDataReady = sockDataReady;
     for (int q = 0; q < queues; q++) {
       final int queue = q;
       ArrayDeque<Packet> pending = new ArrayDeque<>(256);
-      Program one = Program.named("netif_receive_skb")
-          .work(costs.nicRxPerPacketNs(), "br_handle_frame")
-          .call(Program.named("tun_net_xmit")
-              .op(counted(L_RXQ)).op(rxqLock.lock(LockMode.IRQSAVE)) // skb_queue_tail
-              .run(t -> tapQueue.add(pending.poll()))
-              .op(rxqLock.unlock(LockMode.IRQSAVE))
-              .call(sockDataReady)
-              .build())
-          .build();
+      Program one = tunNetXmit(pending);
       link.receiveQueue(q, pending, Program.interruptHandler(VhostNet.NIC_IRQ_SYMBOL)
           .work(costs.nicRxIrqNs(), "handle_irq_event")
           .op(Ops.loopCall(t -> {
@@ -266,6 +263,43 @@ final class VhostWorker {
             return one;
           }))
           .build());
+    }
+  }
+
+  private Program sockDataReady;
+  /** Guest-receive (issue 32): the external sender and the host NIC's receive side, or null. */
+  private GuestReceive guestRx;
+
+  /**
+   * One skb from a NIC queue's NAPI up the host stack into the tap: {@code netif_receive_skb} →
+   * bridge → {@code tun_net_xmit} ({@code skb_queue_tail} under {@code sk_receive_queue.lock},
+   * then the socket wakeup: 3.0.27 drivers/net/tun.c). In the guest-receive direction a tap
+   * holding {@link GuestReceive#TAP_LIMIT} skbs drops.
+   */
+  private Program tunNetXmit(ArrayDeque<Packet> pending) {
+    return Program.named("netif_receive_skb")
+        .work(costs.nicRxPerPacketNs(), "br_handle_frame")
+        .call(Program.named("tun_net_xmit")
+            .op(counted(L_RXQ)).op(rxqLock.lock(LockMode.IRQSAVE)) // skb_queue_tail
+            .run(t -> {
+              Packet p = pending.poll();
+              if (guestRx != null && tapQueue.size() >= GuestReceive.TAP_LIMIT) {
+                guestRx.tapDrop(p);
+              } else {
+                tapQueue.add(p);
+              }
+            })
+            .op(rxqLock.unlock(LockMode.IRQSAVE))
+            .call(sockDataReady)
+            .build())
+        .build();
+  }
+
+  /** Switches to the guest-receive direction: the host NIC queues of {@code rx} deliver through the tap. */
+  void guestReceive(GuestReceive rx) {
+    this.guestRx = rx;
+    for (int q = 0; q < rx.ready.length; q++) {
+      rx.buildQueue(q, costs, tunNetXmit(rx.ready[q]));
     }
   }
 
@@ -357,7 +391,7 @@ final class VhostWorker {
           txTotal += p.bytes;
           stats.txPackets++;
           txSignal = txVq.needInterrupt();
-          link.enqueue(p);
+          link.enqueue(p, t.cpu().index());
         })
         .op(Ops.call(t -> txSignal ? signalTx : null))
         .build();
@@ -412,7 +446,8 @@ final class VhostWorker {
     read.op(counted(L_RXQ)).op(rxqLock.lock(LockMode.IRQSAVE)) // skb_dequeue
         .run(t -> rxDequeued = tapQueue.poll())
         .op(rxqLock.unlock(LockMode.IRQSAVE))
-        .work(costs.rxPerPacketHostNs() / 2 + costs.copyNs(VhostNet.ACK_WIRE_BYTES + 12), "tun_put_user");
+        .op(Ops.work(t -> costs.rxPerPacketHostNs() / 2 + costs.copyNs(rxDequeued.bytes + GuestReceive.VNET_HDR_BYTES),
+            "tun_put_user"));
     read.run(t -> {
       workerInTunRead = false;
       if (era.interruptible()) {
@@ -430,9 +465,14 @@ final class VhostWorker {
         .run(t -> {
           RxBuf b = (RxBuf) rxVq.token(rxHead);
           b.content = rxDequeued;
+          rxTotal += rxDequeued.bytes;
           rxDequeued = null;
           rxVq.pushUsed(rxHead);
-          rxTotal += VhostNet.ACK_WIRE_BYTES;
+          for (int k = 1; k < rxHeadcount; k++) { // mergeable: the packet's further pages (vhost_add_used_n)
+            int h = rxVq.popQuiet();
+            ((RxBuf) rxVq.token(h)).content = null;
+            rxVq.pushUsed(h);
+          }
           stats.rxPackets++;
           rxSignal = rxVq.needInterrupt();
         })
@@ -442,7 +482,7 @@ final class VhostWorker {
     // queue empty (the loop condition of 3.0 handle_rx)
     Program peek = Program.named("peek_head_len")
         .op(counted(L_RXQ)).op(rxqLock.lock(LockMode.IRQSAVE))
-        .run(t -> rxPeekLen = tapQueue.isEmpty() ? 0 : VhostNet.ACK_WIRE_BYTES)
+        .run(t -> rxPeekLen = tapQueue.isEmpty() ? 0 : tapQueue.peek().bytes)
         .op(rxqLock.unlock(LockMode.IRQSAVE))
         .build();
     return Program.named("handle_rx")
@@ -472,7 +512,11 @@ final class VhostWorker {
               stats.requeues++;
               return requeue;
             }
-            if (!rxVq.hasAvail()) {
+            // get_rx_bufs (3.0.27 drivers/vhost/net.c, mergeable buffers): one page-sized guest
+            // buffer per 4 KiB of the packet and its 12-byte virtio_net_hdr_mrg_rxbuf
+            rxHeadcount = (rxPeekLen + GuestReceive.VNET_HDR_BYTES + GuestReceive.MERGEABLE_BUFFER_BYTES - 1)
+                / GuestReceive.MERGEABLE_BUFFER_BYTES;
+            if (rxVq.availCount() < rxHeadcount) {
               if (rxVq.enableNotify()) {
                 rxVq.disableNotify();
                 continue;

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import org.lockvisor.experiment.model.Experiment;
@@ -141,7 +142,9 @@ public final class VhostWakeupReproduction implements Reproduction {
       double kworkerCpuPercent,
       double workerSoftirqPercent,
       double workLockHoldPercent,
-      WorkLockCeiling.Figures workLock) {}
+      WorkLockCeiling.Figures workLock,
+      double tapSkbsPerSec,
+      double framesPerSkb) {}
 
   /**
    * The variants measured, as the shipped file names them: the baseline (the file's base, wake
@@ -169,18 +172,29 @@ public final class VhostWakeupReproduction implements Reproduction {
     // the setup as it runs (the user's --set applied), read from the experiment itself; validated
     // before the first run: a setting the machine refuses is bad input, exit 2
     Experiment setup = file.withWhatIf(options).experiment(options.whatIfRunner());
-    Point[][] points = new Point[THREADS.length][VARIANTS.length];
+    // issue 32: both directions unless --set direction=... picks one (which is then the judged one)
+    Optional<String> chosen = options.parameter(VhostSetup.DIRECTION);
+    String[] directions = chosen.map(d -> new String[] {d}).orElse(VhostSetup.DIRECTIONS);
+    Point[][][] points = new Point[directions.length][THREADS.length][VARIANTS.length];
     ReproductionRuns runs = options.runs();
-    runs.planned(VARIANTS.length * THREADS.length);
+    runs.planned(directions.length * VARIANTS.length * THREADS.length);
     RunMeter meter = new RunMeter();
-    for (int i = 0; i < THREADS.length; i++) {
-      ShippedExperiment point = point(file, THREADS[i], options);
-      for (int v = 0; v < VARIANTS.length; v++) {
-        points[i][v] = simulate(point, options, THREADS[i], v, meter);
+    for (int d = 0; d < directions.length; d++) {
+      boolean rx = directions[d].equals("guest-receive");
+      for (int i = 0; i < THREADS.length; i++) {
+        ShippedExperiment point = point(file, THREADS[i], options);
+        if (rx && chosen.isEmpty()) {
+          point = point.with(VhostSetup.DIRECTION_PATH, directions[d]);
+        }
+        for (int v = 0; v < VARIANTS.length; v++) {
+          points[d][i][v] = simulate(point, options, THREADS[i], v, meter, rx);
+        }
       }
     }
-    return meter.attach(judge(points, options, VhostSetup.describe(setup, options.runner().plugins()),
-        setup.warmupNs(), setup.durationNs()));
+    ReproductionResult judged = judge(points[0], options, VhostSetup.describe(setup, options.runner().plugins())
+        + ", iperf direction " + directions[0] + (directions.length > 1 ? " (judged; guest-receive beside it)" : ""),
+        setup.warmupNs(), setup.durationNs());
+    return meter.attach(VhostDirections.sideBySide(judged, directions, points, options));
   }
 
   /** The shipped file at {@code streams} iperf streams, with the user's what-if. */
@@ -193,11 +207,13 @@ public final class VhostWakeupReproduction implements Reproduction {
    * {@code x86_64-kvm-streams<N>-baseline} (wake inside the lock), {@code -patched} (wake outside)
    * or {@code -llist}, captured when they ask; the figures read from its result.
    */
-  static Point simulate(ShippedExperiment point, ReproductionOptions options, int threads, int v, RunMeter meter) {
-    String row = ARCH + "-streams" + threads;
+  static Point simulate(ShippedExperiment point, ReproductionOptions options, int threads, int v, RunMeter meter,
+      boolean guestReceive) {
+    String row = ARCH + (guestReceive ? "-guest-receive" : "") + "-streams" + threads;
     String label = row + "-" + VARIANT_NAMES[v];
     point.experiment(options.whatIfRunner()); // validated once per point, before the measured runs
-    ExperimentResult r = meter.measure(String.format("streams=%03d %s", threads, WORK_QUEUES[v]),
+    ExperimentResult r = meter.measure(String.format("%sstreams=%03d %s", guestReceive ? "rx " : "", threads,
+        WORK_QUEUES[v]),
         () -> point.run(options, NAME, VARIANTS[v], label, v == 0 ? null : row + "-" + VARIANT_NAMES[0]),
         ExperimentResult::events, x -> x.warmupNs() + x.simulatedNs());
     return point(r);
@@ -232,7 +248,9 @@ public final class VhostWakeupReproduction implements Reproduction {
         d.get("kworker_cpu_percent").doubleValue(),
         100.0 * d.get("worker_softirq_ns").doubleValue() / measureNs,
         d.get("work_lock.hold_total_ns") == null ? 0 : 100.0 * d.get("work_lock.hold_total_ns").doubleValue() / measureNs,
-        WorkLockCeiling.Figures.of(d, measureNs));
+        WorkLockCeiling.Figures.of(d, measureNs),
+        d.get("rx.skbs_per_s") != null ? d.get("rx.skbs_per_s").doubleValue() : d.get("acks_per_s").doubleValue(),
+        d.get("rx.frames_per_skb") != null ? d.get("rx.frames_per_skb").doubleValue() : 0);
   }
 
   private static long[] lockRates(Map<String, Number> d, String what, double secs) {
