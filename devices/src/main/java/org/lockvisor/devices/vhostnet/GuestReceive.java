@@ -9,6 +9,7 @@ import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.machine.Kernel;
 import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
+import org.lockvisor.machine.Task;
 
 /**
  * The guest-receive direction's world outside the guest (issue 32): an external iperf 2 client
@@ -115,6 +116,12 @@ final class GuestReceive implements EventHandler {
   long tapDrops;
   long skbBytes;
   long atrSamples;
+  long irqs;
+  /** Queue interrupts raised on the CPU the vhost worker last ran on / while it ran there. */
+  long irqsOnWorkerCpu;
+  long irqsHittingWorker;
+  /** The vhost worker (where the NIC interrupts land relative to it: statistics only). */
+  Task worker;
 
   @SuppressWarnings("unchecked")
   GuestReceive(Simulation sim, Kernel host, VhostNetConfig config, VhostNetStats stats, Packet.Pool pool,
@@ -295,7 +302,15 @@ final class GuestReceive implements EventHandler {
         int q = (int) arg;
         irqScheduled[q] = false;
         lastIrq[q] = sim.now();
-        host.cpu(q % host.cpuCount()).raiseInterrupt(irq[q]);
+        int cpu = q % host.cpuCount();
+        irqs++;
+        if (worker != null && worker.cpu() != null && worker.cpu().index() == cpu) {
+          irqsOnWorkerCpu++;
+          if (worker.onCpu()) {
+            irqsHittingWorker++;
+          }
+        }
+        host.cpu(cpu).raiseInterrupt(irq[q]);
       }
       case EV_ACK -> {
         int f = (int) backFlow.poll();
@@ -413,7 +428,7 @@ final class GuestReceive implements EventHandler {
   }
 
   void resetStats() {
-    frames = skbs = unmergedFrames = tapDrops = skbBytes = atrSamples = 0;
+    frames = skbs = unmergedFrames = tapDrops = skbBytes = atrSamples = irqs = irqsOnWorkerCpu = irqsHittingWorker = 0;
   }
 
   /** A growable FIFO of longs (allocation-free once grown). */

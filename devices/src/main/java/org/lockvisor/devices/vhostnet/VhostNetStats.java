@@ -255,6 +255,9 @@ final class VhostNetStats {
       m.put("rx.unmerged_frames", rx.unmergedFrames);
       m.put("rx.tap_drops", rx.tapDrops);
       m.put("rx.atr_samples", rx.atrSamples);
+      m.put("rx.nic_irqs", rx.irqs);
+      m.put("rx.nic_irqs_on_worker_cpu", rx.irqsOnWorkerCpu);
+      m.put("rx.nic_irqs_hitting_worker", rx.irqsHittingWorker);
       m.put("rx.mean_skb_bytes", rx.skbs == 0 ? 0.0 : (double) rx.skbBytes / rx.skbs);
       m.put("rx.skbs_per_s", elapsed <= 0 ? 0.0 : rx.skbs * 1e9 / elapsed);
       m.put("rx.frames_per_skb", rx.skbs == 0 ? 0.0 : (double) rx.frames / rx.skbs);

@@ -298,6 +298,7 @@ final class VhostWorker {
   /** Switches to the guest-receive direction: the host NIC queues of {@code rx} deliver through the tap. */
   void guestReceive(GuestReceive rx) {
     this.guestRx = rx;
+    rx.worker = worker;
     for (int q = 0; q < rx.ready.length; q++) {
       rx.buildQueue(q, costs, tunNetXmit(rx.ready[q]));
     }

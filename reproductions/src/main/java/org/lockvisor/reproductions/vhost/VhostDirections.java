@@ -77,9 +77,7 @@ final class VhostDirections {
         long coll = f.totalCollisionsPerSec();
         // the published saving in ns of CPU per second, over the most one collision can cost the worker
         long neededAtFullWake = Math.round(deltaPub / 100 * 1e9 / fullWakeNs);
-        String measured = coll == 0 ? "none measured"
-            : TextTable.f("all acquirers' acquiring time / collisions: <= %.2f us per collision",
-                1e-3 * f.totalPercent() / 100 * 1e9 / coll);
+        String measured = TextTable.f("all acquirers' acquiring time %.3f %% of a CPU", f.totalPercent());
         report.add(TextTable.f("    %3d streams: delta %.2f (ceiling %.3f) vs published %.2f: needs >= %d collisions/s"
                 + " at %.1f us each (a full try_to_wake_up + IPI held under work_lock); model %d/s (worker %d, softirq"
                 + " %d, kick %d; %s)", threads[i], b.vhostCpuPercent() - q[i][1].vhostCpuPercent(),
