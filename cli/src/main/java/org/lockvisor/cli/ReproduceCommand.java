@@ -89,7 +89,8 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
           "<parameter>=<value> sets a parameter of the one named reproduction: vcpu-preempted groups=N, smt=1|2|4|8,"
               + " wake-affine=true|false, vps=N, pool-cpus=N, seeds=LIST (comma-separated); vhost-wakeup and virtio-blk-notify seed=N;"
               + " vhost-wakeup mtu=1500|9000, peer-queues=N, peer-irq-interval-us=N, vcpus=N,"
-              + " irq-time-accounting=true|false, tun-read=3.0|noblock-guard|ring, irqfd-inject=kworker|direct;"
+              + " irq-time-accounting=true|false, tun-read=3.0|noblock-guard|ring, irqfd-inject=kworker|direct,"
+              + " direction=guest-send|guest-receive (default: both, guest-send judged);"
               + " virtio-blk-notify x86-vmm=qemu-2.0-dataplane|qemu-2.0-main-loop,"
               + " arm64-interrupt-transport=mmio-level|msi, queue-policy=POLICY, backend-service-us=N"
               + " (each reproduction's: lockvisor plugins --options <name>).",

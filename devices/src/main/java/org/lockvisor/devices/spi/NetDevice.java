@@ -40,8 +40,19 @@ public interface NetDevice extends Device {
   /** Bytes the packet being received on {@code t}'s CPU reports lost on the way to the peer. */
   long rxLost(Task t);
 
-  /** Payload bits per second delivered to the peer since the last reset. */
+  /** Payload bits per second delivered to the peer (guest-receive: to the guest's TCP) since the last reset. */
   double deliveredBitsPerSecond();
+
+  /**
+   * The guest-receive direction (issue 32): an external sender with {@code streams} TCP streams,
+   * each limited to {@code windowBytes} in flight, sends to the guest through this device, whose
+   * guest driver also runs the guest's TCP receive and ACKs. Call before the run starts, instead
+   * of transmitting. A device without that direction refuses.
+   */
+  default void receiveFromExternalSender(int streams, long windowBytes) {
+    throw new IllegalArgumentException("device [" + name() + "] of type [" + model()
+        + "] has no guest-receive direction (an external sender)");
+  }
 
   /** Receives packets for the guest. */
   interface NetProtocol {

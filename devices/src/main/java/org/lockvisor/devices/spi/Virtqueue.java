@@ -248,6 +248,11 @@ public final class Virtqueue {
   // -----------------------------------------------------------------------------------------
   // Device side (host VMM).
 
+  /** How many avail entries the device has not popped (vhost {@code get_rx_bufs} needs a packet's headcount). */
+  public int availCount() {
+    return (availIdx - lastAvailIdx) & U16;
+  }
+
   /** Whether the avail ring holds entries the device has not popped. */
   public boolean hasAvail() {
     return lastAvailIdx != availIdx;

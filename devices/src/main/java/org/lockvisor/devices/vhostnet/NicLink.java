@@ -73,8 +73,20 @@ final class NicLink implements EventHandler {
     napiScheduled[q] = false;
   }
 
-  /** The host stack hands a guest packet to the NIC: the qdisc queues it for the link, or drops it. */
-  void enqueue(Packet p) {
+  /** Guest-receive (issue 32): the external sender and the host NIC's receive queues, or null. */
+  GuestReceive guestReceive;
+
+  /**
+   * The host stack hands a guest packet to the NIC from {@code cpu}: the qdisc queues it for the
+   * link, or drops it; in the guest-receive direction it is the guest's ACK, which goes to the
+   * external sender through the queue of {@code cpu} (ATR samples it).
+   */
+  void enqueue(Packet p, int cpu) {
+    if (guestReceive != null) {
+      guestReceive.ackFromGuest(p.flow, p.acked, cpu);
+      pool.release(p);
+      return;
+    }
     long now = sim.now();
     if (linkQueue.size() >= config.txQueueLen()) {
       stats.qdiscDrops++;

@@ -84,6 +84,8 @@ public final class VhostNet implements NetDevice {
 
   KernelLock txLock;
   KernelLock workLock;
+  /** work_lock's acquirers (issue 32: the saving's ceiling); null in the llist variant. */
+  WorkLockAcquirers workLockAcquirers;
   KernelLock txKickWqLock;
   KernelLock rxKickWqLock;
   /** {@code tun->wq.wait.lock}: tun_net_xmit's wakeup, and (3.0) the worker's add/remove on every read. */
@@ -145,9 +147,14 @@ public final class VhostNet implements NetDevice {
     return workLock;
   }
 
-  /** {@code vhost_poll_queue(TX)}: the work-queue path of the TX kick work, as every waker runs it. */
-  public Program txWorkQueuePath() {
-    return vhost.txKickWork.queue;
+  /** The work-queue path of the TX kick work as acquirer {@code by} runs it (tests, what-ifs). */
+  public Program txWorkQueuePath(WorkLockAcquirers.Acquirer by) {
+    return vhost.txKickWork.queueBy[by.ordinal()];
+  }
+
+  /** Who acquires {@code work_lock} and at what cost (issue 32), or null in the llist variant. */
+  public WorkLockAcquirers workLockAcquirers() {
+    return workLockAcquirers;
   }
 
   public Virtqueue txVirtqueue() {
@@ -195,6 +202,7 @@ public final class VhostNet implements NetDevice {
       this.workLock = ctx.locks().create(host, "vhost-" + vm.name() + ".work_lock", LockKind.SPINLOCK);
       checkArgument(workLock.supports(LockMode.IRQ) && workLock.supports(LockMode.IRQSAVE),
           "host spinlock %s does not support IRQ and IRQSAVE", workLock.algorithm());
+      this.workLockAcquirers = new WorkLockAcquirers(machine.sim(), host, workLock);
     }
     this.txKickWqLock = ctx.locks().create(host, name + ".tx_kick_eventfd.wqh.lock", LockKind.SPINLOCK);
     this.rxKickWqLock = ctx.locks().create(host, name + ".rx_kick_eventfd.wqh.lock", LockKind.SPINLOCK);
@@ -217,6 +225,17 @@ public final class VhostNet implements NetDevice {
   public Program xmitPath(ToIntFunction<Task> flow, ToIntFunction<Task> bytes) {
     checkState(machine != null, "%s: attach the device before building transmit paths", name);
     return driver.xmitPath(flow, bytes);
+  }
+
+  @Override
+  public void receiveFromExternalSender(int streams, long windowBytes) {
+    checkState(machine != null, "%s: attach the device before starting an external sender", name);
+    checkState(link.guestReceive == null, "%s: an external sender is running already", name);
+    GuestReceive rx = new GuestReceive(machine.sim(), host, config, stats, pool, streams, windowBytes, link.queues());
+    link.guestReceive = rx;
+    vhost.guestReceive(rx);
+    driver.guestReceive(rx);
+    rx.start();
   }
 
   @Override

@@ -47,6 +47,11 @@ import org.lockvisor.arch.spi.ArchCosts;
  * @param nicRxIrqNs host: NIC interrupt entry and NAPI schedule [profile IRQ_ENTRY]
  * @param nicRxPerPacketNs host: NIC RX clean, {@code netif_receive_skb}, bridge forward,
  *     {@code tun_net_xmit} (queue on the tap socket) of one packet, excluding the socket wakeup [E 1000-2500]
+ * @param nicRxPerFrameNs host, guest-receive direction (issue 32): per received frame in the NAPI
+ *     poll, before the skb goes up: {@code ixgbe_clean_rx_irq}'s descriptor and page handling and
+ *     {@code napi_gro_receive} → {@code dev_gro_receive} (the GRO list walk, {@code
+ *     skb_gro_receive}'s frag append) [E 100-400: ~10 cache lines of descriptor, page and skb
+ *     state per frame; no per-frame measurement of the 3.0 path was found]
  */
 public record VhostNetCosts(
     long xmitSkbNs,
@@ -66,18 +71,20 @@ public record VhostNetCosts(
     long nicRxIrqNs,
     long nicRxPerPacketNs,
     long eventfdSignalNs,
-    long txSoftirqNs) {
+    long txSoftirqNs,
+    long nicRxPerFrameNs) {
 
   /** The estimates above (profile-backed fields at the x86_64-kvm values). */
   public static final VhostNetCosts ESTIMATES =
       new VhostNetCosts(300, 1000, 150, 100, 500, 1000, 200, 1800, 20, 300, 2500, 700, 100, 1000, 500, 1500, 300,
-          1700);
+          1700, 200);
 
   public VhostNetCosts {
     checkArgument(xmitSkbNs >= 0 && addNs >= 0 && freeOldXmitNs >= 0 && kickPrepareNs >= 0 && rxIrqEntryNs >= 0
         && rxPerPacketNs >= 0 && refillNs >= 0 && ioeventfdExitNs >= 0 && listAddNs >= 0
         && handleNs >= 0 && txPerPacketNs >= 0 && rxPerPacketHostNs >= 0 && copyPsPerByte >= 0 && signalNs >= 0
-        && nicRxIrqNs >= 0 && nicRxPerPacketNs >= 0 && eventfdSignalNs >= 0 && txSoftirqNs >= 0,
+        && nicRxIrqNs >= 0 && nicRxPerPacketNs >= 0 && eventfdSignalNs >= 0 && txSoftirqNs >= 0
+        && nicRxPerFrameNs >= 0,
         "vhost-net costs must not be negative: %s", this);
     checkArgument(eventfdSignalNs <= signalNs, "eventfd-signal-ns %s exceeds signal-ns %s", eventfdSignalNs, signalNs);
     checkArgument(txSoftirqNs <= txPerPacketNs, "tx-softirq-ns %s exceeds tx-per-packet-ns %s", txSoftirqNs,
@@ -112,7 +119,8 @@ public record VhostNetCosts(
         s.ns(IRQ_ENTRY),
         e.nicRxPerPacketNs,
         e.eventfdSignalNs,
-        e.txSoftirqNs);
+        e.txSoftirqNs,
+        e.nicRxPerFrameNs);
   }
 
   /** Copy time of {@code bytes}, ns. */

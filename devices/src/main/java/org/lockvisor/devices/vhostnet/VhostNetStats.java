@@ -213,6 +213,14 @@ final class VhostNetStats {
       m.put("work_lock.contentions", dev.workLock.stats().contentions());
       m.put("work_lock.wait_total_ns", dev.workLock.stats().waitTotalNs());
       m.put("work_lock.hold_total_ns", dev.workLock.stats().holdTotalNs());
+      WorkLockAcquirers a = dev.workLockAcquirers;
+      for (WorkLockAcquirers.Acquirer by : WorkLockAcquirers.Acquirer.values()) {
+        String k = "work_lock.by_" + by.label() + ".";
+        m.put(k + "acquisitions", a.acquisitions(by));
+        m.put(k + "collisions", a.collisions(by));
+        m.put(k + "acquire_ns", a.acquireNs(by));
+      }
+      m.put("work_lock.acquire_ns_on_worker_top", a.onWorkerTopNs());
     }
     if (dev.sockWqLock != null) {
       PeerReceiver peer = dev.link.peer();
@@ -239,6 +247,21 @@ final class VhostNetStats {
       m.put("worker_softirq_ns", workerSoftirqNs());
       m.put("irq_time_accounting", dev.host.irqTimeAccounting() ? 1 : 0);
     }
+    GuestReceive rx = dev.link == null ? null : dev.link.guestReceive;
+    if (rx != null) {
+      m.put("direction_guest_receive", 1);
+      m.put("rx.wire_frames", rx.frames);
+      m.put("rx.host_skbs", rx.skbs);
+      m.put("rx.unmerged_frames", rx.unmergedFrames);
+      m.put("rx.tap_drops", rx.tapDrops);
+      m.put("rx.atr_samples", rx.atrSamples);
+      m.put("rx.nic_irqs", rx.irqs);
+      m.put("rx.nic_irqs_on_worker_cpu", rx.irqsOnWorkerCpu);
+      m.put("rx.nic_irqs_hitting_worker", rx.irqsHittingWorker);
+      m.put("rx.mean_skb_bytes", rx.skbs == 0 ? 0.0 : (double) rx.skbBytes / rx.skbs);
+      m.put("rx.skbs_per_s", elapsed <= 0 ? 0.0 : rx.skbs * 1e9 / elapsed);
+      m.put("rx.frames_per_skb", rx.skbs == 0 ? 0.0 : (double) rx.frames / rx.skbs);
+    }
     return m.build();
   }
 
@@ -255,6 +278,7 @@ final class VhostNetStats {
     dev.rxVq.resetStats();
     if (dev.workLock != null) {
       dev.workLock.stats().reset();
+      dev.workLockAcquirers.reset();
     }
     dev.sockWqLock.stats().reset();
     dev.txKickWqLock.stats().reset();
@@ -272,6 +296,9 @@ final class VhostNetStats {
     workerSoftirqBase = c[2];
     dev.rxqLock.stats().reset();
     dev.link.peer().resetStats();
+    if (dev.link.guestReceive != null) {
+      dev.link.guestReceive.resetStats();
+    }
     workerWakeupsBase = worker.wakeups();
     workerFoundRunningBase = worker.ttwuFoundRunning();
     workerFoundOnRqBase = worker.ttwuFoundOnRq();

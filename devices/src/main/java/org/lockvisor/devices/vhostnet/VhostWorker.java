@@ -22,6 +22,9 @@ import org.lockvisor.machine.TaskState;
  * tun_do_read} of the era in {@link VhostNetConfig.TunRead}); the NIC queues' NAPI into the tap
  * socket ({@code tun_net_xmit}, {@code sk_data_ready}); and {@code vhost_signal} through irqfd,
  * directly or by a 3.0 kworker. The class comment of {@link VhostNet} describes the paths.
+ *
+ * <p>Above 600 lines on purpose: the handlers, the work queue and the worker loop share the
+ * worker's per-call state and the same locks, one 3.0 kernel thread's code in one place.
  */
 final class VhostWorker {
   private final VhostNetConfig config;
@@ -29,6 +32,8 @@ final class VhostWorker {
   private final Machine machine;
   private final Kernel host;
   private final KernelLock workLock;
+  /** Who acquires work_lock, collisions and acquisition time per acquirer (null in the llist variant). */
+  private final WorkLockAcquirers acquirers;
   private final KernelLock txKickWqLock;
   private final KernelLock rxKickWqLock;
   private final KernelLock sockWqLock;
@@ -54,7 +59,10 @@ final class VhostWorker {
   static final class VhostWork {
     final String name;
     Program fn;
+    /** vhost_work_queue as the worker runs it (its weight requeue). */
     Program queue;
+    /** vhost_work_queue per acquirer ({@link WorkLockAcquirers.Acquirer}), each counted as that acquirer. */
+    final Program[] queueBy = new Program[WorkLockAcquirers.N];
     /** llist variant: clear_bit(VHOST_WORK_QUEUED), set RUNNING, then fn. */
     Program run;
     /** The cache line of {@code work->flags} (and the node next to it). */
@@ -89,6 +97,7 @@ final class VhostWorker {
   private Packet rxDequeued;
   private boolean rxPeeked;
   private int rxPeekLen;
+  private int rxHeadcount;
 
   // programs
   Program txKickHandler;
@@ -103,6 +112,7 @@ final class VhostWorker {
     this.machine = dev.machine;
     this.host = dev.host;
     this.workLock = dev.workLock;
+    this.acquirers = dev.workLockAcquirers;
     this.txKickWqLock = dev.txKickWqLock;
     this.rxKickWqLock = dev.rxKickWqLock;
     this.sockWqLock = dev.sockWqLock;
@@ -121,6 +131,9 @@ final class VhostWorker {
     buildHostPrograms(link.queues());
     driver.build(this);
     this.worker = host.spawnSleeping("vhost-" + vmName, workerProgram(), config.workerCpu());
+    if (acquirers != null) {
+      acquirers.worker(worker);
+    }
     if (config.irqfdInject() == VhostNetConfig.IrqfdInject.KWORKER) {
       this.kworkers = new Task[host.cpuCount()];
       this.kworkerQueue = new ArrayDeque[host.cpuCount()];
@@ -131,7 +144,7 @@ final class VhostWorker {
     }
   }
 
-  private Program workQueueProgram(VhostWork w) {
+  private Program workQueueProgram(VhostWork w, WorkLockAcquirers.Acquirer by) {
     Op wakeWorker = Ops.wake(t -> {
       if (t.scratch2 != 1) {
         return null;
@@ -161,33 +174,25 @@ final class VhostWorker {
         }
       }
     });
-    return switch (config.workQueue()) {
-      case WAKE_INSIDE_LOCK -> Program.named("vhost_work_queue")
-          .op(counted(L_WORK)).op(workLock.lock(LockMode.IRQSAVE))
+    if (config.workQueue() != VhostNetConfig.WorkQueue.LLIST) {
+      // 3.0 drivers/vhost/vhost.c vhost_work_queue: spin_lock_irqsave(work_lock) on every call, queued
+      // or not; list_add_tail and wake_up_process inside (3.0) or the wake after the unlock (ac9fde2474d0)
+      Program.Builder b = Program.named("vhost_work_queue")
+          .op(counted(L_WORK)).op(acquirers.reaching(by)).op(workLock.lock(LockMode.IRQSAVE)).op(acquirers.owning(by))
           .op(enqueue)
           .op(Ops.work(t -> t.scratch2 == 1 ? costs.listAddNs() + w.line.store(t) + workListHead.store(t) : 0,
-              "list_add_tail"))
-          .op(countWake)
-          .op(wakeWorker)
-          .op(workLock.unlock(LockMode.IRQSAVE))
-          .build();
-      case WAKE_OUTSIDE_LOCK -> Program.named("vhost_work_queue")
-          .op(counted(L_WORK)).op(workLock.lock(LockMode.IRQSAVE))
-          .op(enqueue)
-          .op(Ops.work(t -> t.scratch2 == 1 ? costs.listAddNs() + w.line.store(t) + workListHead.store(t) : 0,
-              "list_add_tail"))
-          .op(workLock.unlock(LockMode.IRQSAVE))
-          .op(countWake)
-          .op(wakeWorker)
-          .build();
-      case LLIST -> Program.named("vhost_work_queue")
-          .op(Ops.work(t -> w.line.rmw(t), "test_and_set_bit"))
-          .op(enqueue)
-          .op(Ops.work(t -> t.scratch2 == 1 ? workListHead.rmw(t) : 0, "llist_add"))
-          .op(countWake)
-          .op(wakeWorker)
-          .build();
-    };
+              "list_add_tail"));
+      return config.workQueue() == VhostNetConfig.WorkQueue.WAKE_INSIDE_LOCK
+          ? b.op(countWake).op(wakeWorker).op(workLock.unlock(LockMode.IRQSAVE)).build()
+          : b.op(workLock.unlock(LockMode.IRQSAVE)).op(countWake).op(wakeWorker).build();
+    }
+    return Program.named("vhost_work_queue") // llist (4.6)
+        .op(Ops.work(t -> w.line.rmw(t), "test_and_set_bit"))
+        .op(enqueue)
+        .op(Ops.work(t -> t.scratch2 == 1 ? workListHead.rmw(t) : 0, "llist_add"))
+        .op(countWake)
+        .op(wakeWorker)
+        .build();
   }
 
   /** The llist variant's list (lock-free: adds are instants, the worker takes all with one xchg). */
@@ -198,14 +203,17 @@ final class VhostWorker {
    */
   private SharedLine workListHead;
 
-  private Program pollWakeup(VhostWork w) {
-    return Program.named("vhost_poll_wakeup").call(w.queue).build();
+  private Program pollWakeup(VhostWork w, WorkLockAcquirers.Acquirer by) {
+    return Program.named("vhost_poll_wakeup").call(w.queueBy[by.ordinal()]).build();
   }
 
   private void buildHostPrograms(int queues) {
     for (VhostWork w : new VhostWork[] {txKickWork, rxNetWork, rxKickWork}) {
       w.line = machine.cacheLines().line(w.name + ".flags");
-      w.queue = workQueueProgram(w);
+      for (WorkLockAcquirers.Acquirer by : WorkLockAcquirers.Acquirer.values()) {
+        w.queueBy[by.ordinal()] = workQueueProgram(w, by);
+      }
+      w.queue = w.queueBy[WorkLockAcquirers.Acquirer.WORKER.ordinal()];
     }
     Program handleTx = handleTxProgram();
     Program handleRx = handleRxProgram();
@@ -237,21 +245,14 @@ final class VhostWorker {
     Program sockDataReady = Program.named("wake_up_interruptible_poll")
         .op(counted(L_WQ)).op(sockWqLock.lock(LockMode.IRQSAVE))
         .op(Ops.call(t -> workerOnTunWq ? secondWake : null))
-        .call(pollWakeup(rxNetWork))
+        .call(pollWakeup(rxNetWork, WorkLockAcquirers.Acquirer.SOFTIRQ))
         .op(sockWqLock.unlock(LockMode.IRQSAVE))
         .build();
+    this.sockDataReady = sockDataReady;
     for (int q = 0; q < queues; q++) {
       final int queue = q;
       ArrayDeque<Packet> pending = new ArrayDeque<>(256);
-      Program one = Program.named("netif_receive_skb")
-          .work(costs.nicRxPerPacketNs(), "br_handle_frame")
-          .call(Program.named("tun_net_xmit")
-              .op(counted(L_RXQ)).op(rxqLock.lock(LockMode.IRQSAVE)) // skb_queue_tail
-              .run(t -> tapQueue.add(pending.poll()))
-              .op(rxqLock.unlock(LockMode.IRQSAVE))
-              .call(sockDataReady)
-              .build())
-          .build();
+      Program one = tunNetXmit(pending);
       link.receiveQueue(q, pending, Program.interruptHandler(VhostNet.NIC_IRQ_SYMBOL)
           .work(costs.nicRxIrqNs(), "handle_irq_event")
           .op(Ops.loopCall(t -> {
@@ -265,10 +266,48 @@ final class VhostWorker {
     }
   }
 
+  private Program sockDataReady;
+  /** Guest-receive (issue 32): the external sender and the host NIC's receive side, or null. */
+  private GuestReceive guestRx;
+
+  /**
+   * One skb from a NIC queue's NAPI up the host stack into the tap: {@code netif_receive_skb} →
+   * bridge → {@code tun_net_xmit} ({@code skb_queue_tail} under {@code sk_receive_queue.lock},
+   * then the socket wakeup: 3.0.27 drivers/net/tun.c). In the guest-receive direction a tap
+   * holding {@link GuestReceive#TAP_LIMIT} skbs drops.
+   */
+  private Program tunNetXmit(ArrayDeque<Packet> pending) {
+    return Program.named("netif_receive_skb")
+        .work(costs.nicRxPerPacketNs(), "br_handle_frame")
+        .call(Program.named("tun_net_xmit")
+            .op(counted(L_RXQ)).op(rxqLock.lock(LockMode.IRQSAVE)) // skb_queue_tail
+            .run(t -> {
+              Packet p = pending.poll();
+              if (guestRx != null && tapQueue.size() >= GuestReceive.TAP_LIMIT) {
+                guestRx.tapDrop(p);
+              } else {
+                tapQueue.add(p);
+              }
+            })
+            .op(rxqLock.unlock(LockMode.IRQSAVE))
+            .call(sockDataReady)
+            .build())
+        .build();
+  }
+
+  /** Switches to the guest-receive direction: the host NIC queues of {@code rx} deliver through the tap. */
+  void guestReceive(GuestReceive rx) {
+    this.guestRx = rx;
+    rx.worker = worker;
+    for (int q = 0; q < rx.ready.length; q++) {
+      rx.buildQueue(q, costs, tunNetXmit(rx.ready[q]));
+    }
+  }
+
   private Program kickHandler(KernelLock wqLock, VhostWork w) {
     Program signal = Program.named("eventfd_signal")
         .op(wqLock.lock(LockMode.IRQSAVE))
-        .call(pollWakeup(w))
+        .call(pollWakeup(w, WorkLockAcquirers.Acquirer.VCPU_KICK))
         .op(wqLock.unlock(LockMode.IRQSAVE))
         .build();
     return Program.named("handle_io")
@@ -311,7 +350,8 @@ final class VhostWorker {
     } else {
       body = Program.named("vhost_worker")
           .op(Ops.setState(TaskState.INTERRUPTIBLE))
-          .op(counted(L_WORK)).op(workLock.lock(LockMode.IRQ))
+          .op(counted(L_WORK)).op(acquirers.reaching(WorkLockAcquirers.Acquirer.WORKER)).op(workLock.lock(LockMode.IRQ))
+          .op(acquirers.owning(WorkLockAcquirers.Acquirer.WORKER))
           .run(t -> {
             current = workList.poll();
             if (current != null) {
@@ -352,7 +392,7 @@ final class VhostWorker {
           txTotal += p.bytes;
           stats.txPackets++;
           txSignal = txVq.needInterrupt();
-          link.enqueue(p);
+          link.enqueue(p, t.cpu().index());
         })
         .op(Ops.call(t -> txSignal ? signalTx : null))
         .build();
@@ -407,7 +447,8 @@ final class VhostWorker {
     read.op(counted(L_RXQ)).op(rxqLock.lock(LockMode.IRQSAVE)) // skb_dequeue
         .run(t -> rxDequeued = tapQueue.poll())
         .op(rxqLock.unlock(LockMode.IRQSAVE))
-        .work(costs.rxPerPacketHostNs() / 2 + costs.copyNs(VhostNet.ACK_WIRE_BYTES + 12), "tun_put_user");
+        .op(Ops.work(t -> costs.rxPerPacketHostNs() / 2 + costs.copyNs(rxDequeued.bytes + GuestReceive.VNET_HDR_BYTES),
+            "tun_put_user"));
     read.run(t -> {
       workerInTunRead = false;
       if (era.interruptible()) {
@@ -425,9 +466,14 @@ final class VhostWorker {
         .run(t -> {
           RxBuf b = (RxBuf) rxVq.token(rxHead);
           b.content = rxDequeued;
+          rxTotal += rxDequeued.bytes;
           rxDequeued = null;
           rxVq.pushUsed(rxHead);
-          rxTotal += VhostNet.ACK_WIRE_BYTES;
+          for (int k = 1; k < rxHeadcount; k++) { // mergeable: the packet's further pages (vhost_add_used_n)
+            int h = rxVq.popQuiet();
+            ((RxBuf) rxVq.token(h)).content = null;
+            rxVq.pushUsed(h);
+          }
           stats.rxPackets++;
           rxSignal = rxVq.needInterrupt();
         })
@@ -437,7 +483,7 @@ final class VhostWorker {
     // queue empty (the loop condition of 3.0 handle_rx)
     Program peek = Program.named("peek_head_len")
         .op(counted(L_RXQ)).op(rxqLock.lock(LockMode.IRQSAVE))
-        .run(t -> rxPeekLen = tapQueue.isEmpty() ? 0 : VhostNet.ACK_WIRE_BYTES)
+        .run(t -> rxPeekLen = tapQueue.isEmpty() ? 0 : tapQueue.peek().bytes)
         .op(rxqLock.unlock(LockMode.IRQSAVE))
         .build();
     return Program.named("handle_rx")
@@ -467,7 +513,11 @@ final class VhostWorker {
               stats.requeues++;
               return requeue;
             }
-            if (!rxVq.hasAvail()) {
+            // get_rx_bufs (3.0.27 drivers/vhost/net.c, mergeable buffers): one page-sized guest
+            // buffer per 4 KiB of the packet and its 12-byte virtio_net_hdr_mrg_rxbuf
+            rxHeadcount = (rxPeekLen + GuestReceive.VNET_HDR_BYTES + GuestReceive.MERGEABLE_BUFFER_BYTES - 1)
+                / GuestReceive.MERGEABLE_BUFFER_BYTES;
+            if (rxVq.availCount() < rxHeadcount) {
               if (rxVq.enableNotify()) {
                 rxVq.disableNotify();
                 continue;

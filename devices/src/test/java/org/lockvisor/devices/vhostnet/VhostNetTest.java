@@ -79,7 +79,7 @@ class VhostNetTest {
     VhostNet dev = new VhostNet("eth0", VhostNetConfig.defaults().withWorkQueue(variant), VhostNetCosts.ESTIMATES);
     dev.attach(DeviceContext.of("dev", BoundOptions.none("test device"), org.lockvisor.devices.testing.TestMachines.X86_COSTS, new TestLocks(60), vm));
     Program waker = Program.named("waker").loopWhile(t -> true, Program.named("softirq")
-        .work(300, "netif_receive_skb").op(Ops.irqDisable()).call(dev.txWorkQueuePath()).op(Ops.irqEnable()).build())
+        .work(300, "netif_receive_skb").op(Ops.irqDisable()).call(dev.txWorkQueuePath(WorkLockAcquirers.Acquirer.SOFTIRQ)).op(Ops.irqEnable()).build())
         .build();
     for (int i = 0; i < wakers; i++) {
       m.host().spawn("waker" + i, waker, 2 + i);

@@ -74,10 +74,24 @@ final class VhostSetup {
       "host irqfd injection (default kworker, 3.0)", "one of [kworker, direct]", VhostNetConfig.IrqfdInject::of)
       .at(DEVICE + "irqfd-inject");
 
+  /** The iperf workload's direction option in the shipped file (absent there: guest-send, the plugin's default). */
+  static final String DIRECTION_PATH = "vms[0].workloads[0].options.direction";
+  static final String[] DIRECTIONS = {"guest-send", "guest-receive"};
+  /**
+   * Which way iperf's streams run (issue 32). Not given: {@code reproduce vhost-wakeup} runs both and
+   * reports them side by side, the bands and the verdict on guest-send (the shipped file's); given,
+   * only that direction runs and is judged (an envelope or calibration picks one this way).
+   */
+  static final ReproductionParameter<String> DIRECTION = ReproductionParameter.of("direction",
+      "which way iperf's streams run: guest-send (the guest is the iperf 2 client) or guest-receive (an external"
+          + " client sends to the guest); default: both are run and reported, guest-send judged",
+      "one of [guest-send, guest-receive]", v -> v.equals("guest-send") || v.equals("guest-receive") ? v : null)
+      .at(DIRECTION_PATH);
+
   private VhostSetup() {}
 
   static List<ReproductionParameter<?>> parameters() {
-    return List.of(MTU, PEER_QUEUES, PEER_IRQ_US, VCPUS, IRQ_TIME, TUN_READ, IRQFD);
+    return List.of(MTU, PEER_QUEUES, PEER_IRQ_US, VCPUS, IRQ_TIME, TUN_READ, IRQFD, DIRECTION);
   }
 
   /**

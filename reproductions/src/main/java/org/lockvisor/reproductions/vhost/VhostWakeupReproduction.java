@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import org.lockvisor.experiment.model.Experiment;
@@ -140,7 +141,10 @@ public final class VhostWakeupReproduction implements Reproduction {
       long secondWakesPerSec,
       double kworkerCpuPercent,
       double workerSoftirqPercent,
-      double workLockHoldPercent) {}
+      double workLockHoldPercent,
+      WorkLockCeiling.Figures workLock,
+      double tapSkbsPerSec,
+      double framesPerSkb) {}
 
   /**
    * The variants measured, as the shipped file names them: the baseline (the file's base, wake
@@ -168,18 +172,29 @@ public final class VhostWakeupReproduction implements Reproduction {
     // the setup as it runs (the user's --set applied), read from the experiment itself; validated
     // before the first run: a setting the machine refuses is bad input, exit 2
     Experiment setup = file.withWhatIf(options).experiment(options.whatIfRunner());
-    Point[][] points = new Point[THREADS.length][VARIANTS.length];
+    // issue 32: both directions unless --set direction=... picks one (which is then the judged one)
+    Optional<String> chosen = options.parameter(VhostSetup.DIRECTION);
+    String[] directions = chosen.map(d -> new String[] {d}).orElse(VhostSetup.DIRECTIONS);
+    Point[][][] points = new Point[directions.length][THREADS.length][VARIANTS.length];
     ReproductionRuns runs = options.runs();
-    runs.planned(VARIANTS.length * THREADS.length);
+    runs.planned(directions.length * VARIANTS.length * THREADS.length);
     RunMeter meter = new RunMeter();
-    for (int i = 0; i < THREADS.length; i++) {
-      ShippedExperiment point = point(file, THREADS[i], options);
-      for (int v = 0; v < VARIANTS.length; v++) {
-        points[i][v] = simulate(point, options, THREADS[i], v, meter);
+    for (int d = 0; d < directions.length; d++) {
+      boolean rx = directions[d].equals("guest-receive");
+      for (int i = 0; i < THREADS.length; i++) {
+        ShippedExperiment point = point(file, THREADS[i], options);
+        if (rx && chosen.isEmpty()) {
+          point = point.with(VhostSetup.DIRECTION_PATH, directions[d]);
+        }
+        for (int v = 0; v < VARIANTS.length; v++) {
+          points[d][i][v] = simulate(point, options, THREADS[i], v, meter, rx);
+        }
       }
     }
-    return meter.attach(judge(points, options, VhostSetup.describe(setup, options.runner().plugins()),
-        setup.warmupNs(), setup.durationNs()));
+    ReproductionResult judged = judge(points[0], options, VhostSetup.describe(setup, options.runner().plugins())
+        + ", iperf direction " + directions[0] + (directions.length > 1 ? " (judged; guest-receive beside it)" : ""),
+        setup.warmupNs(), setup.durationNs());
+    return meter.attach(VhostDirections.sideBySide(judged, directions, points, options));
   }
 
   /** The shipped file at {@code streams} iperf streams, with the user's what-if. */
@@ -192,11 +207,13 @@ public final class VhostWakeupReproduction implements Reproduction {
    * {@code x86_64-kvm-streams<N>-baseline} (wake inside the lock), {@code -patched} (wake outside)
    * or {@code -llist}, captured when they ask; the figures read from its result.
    */
-  static Point simulate(ShippedExperiment point, ReproductionOptions options, int threads, int v, RunMeter meter) {
-    String row = ARCH + "-streams" + threads;
+  static Point simulate(ShippedExperiment point, ReproductionOptions options, int threads, int v, RunMeter meter,
+      boolean guestReceive) {
+    String row = ARCH + (guestReceive ? "-guest-receive" : "") + "-streams" + threads;
     String label = row + "-" + VARIANT_NAMES[v];
     point.experiment(options.whatIfRunner()); // validated once per point, before the measured runs
-    ExperimentResult r = meter.measure(String.format("streams=%03d %s", threads, WORK_QUEUES[v]),
+    ExperimentResult r = meter.measure(String.format("%sstreams=%03d %s", guestReceive ? "rx " : "", threads,
+        WORK_QUEUES[v]),
         () -> point.run(options, NAME, VARIANTS[v], label, v == 0 ? null : row + "-" + VARIANT_NAMES[0]),
         ExperimentResult::events, x -> x.warmupNs() + x.simulatedNs());
     return point(r);
@@ -230,7 +247,10 @@ public final class VhostWakeupReproduction implements Reproduction {
         perSec(d, "tun_second_wakes", secs),
         d.get("kworker_cpu_percent").doubleValue(),
         100.0 * d.get("worker_softirq_ns").doubleValue() / measureNs,
-        d.get("work_lock.hold_total_ns") == null ? 0 : 100.0 * d.get("work_lock.hold_total_ns").doubleValue() / measureNs);
+        d.get("work_lock.hold_total_ns") == null ? 0 : 100.0 * d.get("work_lock.hold_total_ns").doubleValue() / measureNs,
+        WorkLockCeiling.Figures.of(d, measureNs),
+        d.get("rx.skbs_per_s") != null ? d.get("rx.skbs_per_s").doubleValue() : d.get("acks_per_s").doubleValue(),
+        d.get("rx.frames_per_skb") != null ? d.get("rx.frames_per_skb").doubleValue() : 0);
   }
 
   private static long[] lockRates(Map<String, Number> d, String what, double secs) {
@@ -259,14 +279,26 @@ public final class VhostWakeupReproduction implements Reproduction {
         + "warm-up " + warmup / 1_000_000 + " ms, measured " + measure / 1_000_000 + " ms per point.");
     report.add("");
     TextTable main = new TextTable("threads", "tp base", "tp patched", "(pub)", "vhost% base", "(pub)",
-        "vhost% patched", "(pub)", "delta sim", "delta pub");
+        "vhost% patched", "(pub)", "delta sim", "ceiling", "delta pub", "coll/s base");
     for (int i = 0; i < THREADS.length; i++) {
       double[] pub = PUBLISHED[i];
       main.row(THREADS[i], p[i][0].gbps(), p[i][1].gbps(), TextTable.f("%.2f/%.2f", pub[0], pub[2]),
           p[i][0].vhostCpuPercent(), pub[1], p[i][1].vhostCpuPercent(), pub[3],
-          p[i][0].vhostCpuPercent() - p[i][1].vhostCpuPercent(), pub[1] - pub[3]);
+          p[i][0].vhostCpuPercent() - p[i][1].vhostCpuPercent(),
+          TextTable.f("%.3f", p[i][0].workLock().onVhostThreadPercent()), pub[1] - pub[3],
+          p[i][0].workLock().totalCollisionsPerSec());
     }
     report.addAll(main.lines());
+    report.add("  " + WorkLockCeiling.SENTENCE + "; coll/s base: work_lock collisions per second, all acquirers,"
+        + " baseline.");
+    report.add("");
+    WorkLockCeiling.Figures[][] ceiling = new WorkLockCeiling.Figures[THREADS.length][VARIANTS.length];
+    for (int i = 0; i < THREADS.length; i++) {
+      for (int v = 0; v < VARIANTS.length; v++) {
+        ceiling[i][v] = p[i][v].workLock();
+      }
+    }
+    report.addAll(WorkLockCeiling.table(THREADS, VARIANT_NAMES, ceiling));
     report.add("");
     report.add("Where the worker's CPU went (per variant; rates per second of simulated time):");
     TextTable why = new TextTable("threads", "variant", "vhost%", "work_lock%", "irq%", "softirq%", "contended/s",
@@ -341,6 +373,10 @@ public final class VhostWakeupReproduction implements Reproduction {
       metrics.put(k + "patched.work_lock_contentions_per_s", (double) a.contentionsPerSec());
       metrics.put(k + "baseline.work_lock_hold_percent", b.workLockHoldPercent());
       metrics.put(k + "patched.work_lock_hold_percent", a.workLockHoldPercent());
+      metrics.put(k + "baseline.work_lock_ceiling_percent", b.workLock().onVhostThreadPercent());
+      metrics.put(k + "patched.work_lock_ceiling_percent", a.workLock().onVhostThreadPercent());
+      metrics.put(k + "baseline.work_lock_acquire_all_percent", b.workLock().totalPercent());
+      metrics.put(k + "baseline.work_lock_collisions_per_s", (double) b.workLock().totalCollisionsPerSec());
     }
     for (int i = 0; i < THREADS.length; i++) {
       Point ll = p[i][2];
@@ -389,6 +425,14 @@ public final class VhostWakeupReproduction implements Reproduction {
       pub.put("baseline", figures(PUBLISHED[i][0], PUBLISHED[i][1]));
       pub.put("patched", figures(PUBLISHED[i][2], PUBLISHED[i][3]));
       row.put("published", pub);
+      Map<String, Object> ceil = new LinkedHashMap<>();
+      ceil.put("deltaPoints", round(p[i][0].vhostCpuPercent() - p[i][1].vhostCpuPercent()));
+      ceil.put("ceilingPoints", WorkLockCeiling.round3(p[i][0].workLock().onVhostThreadPercent()));
+      ceil.put("meaning", WorkLockCeiling.SENTENCE);
+      for (int v = 0; v < VARIANTS.length; v++) {
+        ceil.put(VARIANT_NAMES[v], p[i][v].workLock().json());
+      }
+      row.put("workLock", ceil);
       rows.add(row);
     }
     data.put("rows", rows);

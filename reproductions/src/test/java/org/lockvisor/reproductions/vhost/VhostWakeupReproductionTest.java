@@ -89,11 +89,33 @@ class VhostWakeupReproductionTest {
     List<Object> rows = (List<Object>) result.data().get("rows");
     assertThat(rows).hasSize(4);
     Map<String, Object> first = (Map<String, Object>) rows.get(0);
-    assertThat(first).containsOnlyKeys("threads", "baseline", "patched", "published");
+    assertThat(first).containsOnlyKeys("threads", "baseline", "patched", "published", "workLock");
     assertThat(first.get("threads")).isEqualTo(1);
     assertThat((Map<String, Object>) first.get("baseline")).containsOnlyKeys("throughputGbps", "vhostCpuPercent");
     Map<String, Object> published = (Map<String, Object>) first.get("published");
     assertThat((Map<String, Object>) published.get("patched")).containsEntry("vhostCpuPercent", 27.49);
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void ceiling_besideEveryDelta_byAcquirer() {
+    List<Object> rows = (List<Object>) result.data().get("rows");
+    for (Object r : rows) {
+      Map<String, Object> wl = (Map<String, Object>) ((Map<String, Object>) r).get("workLock");
+      assertThat(wl).containsKeys("deltaPoints", "ceilingPoints", "meaning", "baseline", "patched", "llist");
+      Map<String, Object> base = (Map<String, Object>) wl.get("baseline");
+      assertThat(base).containsKeys("worker", "softirq", "vcpu_kick", "onVhostThreadPercent");
+      // every call of vhost_work_queue takes work_lock: the kicks and the NIC softirqs acquire it
+      assertThat((Long) ((Map<String, Object>) base.get("vcpu_kick")).get("acquisitionsPerS")).isPositive();
+      assertThat((Long) ((Map<String, Object>) base.get("softirq")).get("acquisitionsPerS")).isPositive();
+      // the llist variant has no work_lock
+      Map<String, Object> llist = (Map<String, Object>) wl.get("llist");
+      assertThat((Long) ((Map<String, Object>) llist.get("worker")).get("acquisitionsPerS")).isZero();
+      // the part on the vhost thread is part of all acquirers' time
+      assertThat((Double) base.get("onVhostThreadPercent"))
+          .isLessThanOrEqualTo((Double) base.get("allAcquirersCpuPercent") + 1e-9);
+    }
+    assertThat(String.join("\n", result.report())).contains("the most the patch could save");
   }
 
   @Test

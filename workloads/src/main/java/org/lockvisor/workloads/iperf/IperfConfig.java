@@ -15,6 +15,9 @@ import static com.google.common.base.Preconditions.checkArgument;
  * @param netdev instance name of the guest network device; empty: the VM's only one
  * @param intervalNs iperf3's {@code -i}: period of the interval reports; 0 reports one interval
  *     over the whole measurement window, as {@code iperf3 -i 0} does
+ * @param direction which way the streams run: the guest is the iperf 2 client ({@code guest-send})
+ *     or the server of an external client ({@code guest-receive}, issue 32), whose streams the
+ *     network device models outside the guest
  */
 public record IperfConfig(
     int streams,
@@ -24,9 +27,45 @@ public record IperfConfig(
     int initCwndSegments,
     int tsoWinDivisor,
     String netdev,
-    long intervalNs) {
+    long intervalNs,
+    Direction direction) {
+
+  /** Which way the iperf streams run. */
+  public enum Direction {
+    /** The guest runs the iperf 2 client: its tasks write, the peer receives. */
+    GUEST_SEND("guest-send"),
+    /** An external iperf 2 client sends to the guest's iperf server. */
+    GUEST_RECEIVE("guest-receive");
+
+    private final String option;
+
+    Direction(String option) {
+      this.option = option;
+    }
+
+    public String option() {
+      return option;
+    }
+
+    public static Direction of(String option) {
+      for (Direction d : values()) {
+        if (d.option.equals(option)) {
+          return d;
+        }
+      }
+      throw new IllegalArgumentException("unknown direction [" + option + "]; known: [guest-send, guest-receive]");
+    }
+  }
+
+  /** The guest sends (the iperf 2 client in the guest). */
+  public IperfConfig(int streams, int writeBytes, long sndbufBytes, long rwndBytes, int initCwndSegments,
+      int tsoWinDivisor, String netdev, long intervalNs) {
+    this(streams, writeBytes, sndbufBytes, rwndBytes, initCwndSegments, tsoWinDivisor, netdev, intervalNs,
+        Direction.GUEST_SEND);
+  }
 
   public IperfConfig {
+    checkArgument(direction != null, "direction must be set");
     checkArgument(streams > 0, "streams must be positive: %s", streams);
     checkArgument(writeBytes > 0, "write-size must be positive: %s", writeBytes);
     checkArgument(sndbufBytes >= writeBytes, "sndbuf %s must hold at least one write of %s", sndbufBytes, writeBytes);

@@ -26,7 +26,10 @@ public final class IperfFactory implements WorkloadFactory {
       PluginOption.ofDuration("interval", 0, 0, 3_600_000_000_000L,
           "iperf3 -i: period of the interval reports; 0: one interval over the window (-i 0)"),
       new PluginOption("netdev", PluginOption.Type.STRING, "",
-          "network device instance name; empty: the VM's only network device", List.of(), 0, 0));
+          "network device instance name; empty: the VM's only network device", List.of(), 0, 0),
+      PluginOption.ofEnum("direction", "guest-send", "guest-send: the guest runs the iperf 2 client; guest-receive: an"
+          + " external iperf 2 client sends to the guest (the network device models the sender, issue 32)",
+          "guest-send", "guest-receive"));
 
   @Override
   public String name() {
@@ -69,6 +72,7 @@ public final class IperfFactory implements WorkloadFactory {
         (int) o.integer("init-cwnd"),
         (int) o.integer("tso-win-divisor"),
         o.string("netdev"),
-        o.integer("interval"));
+        o.integer("interval"),
+        IperfConfig.Direction.of(o.choice("direction")));
   }
 }

@@ -44,6 +44,12 @@ import org.lockvisor.workloads.spi.WorkloadContext;
  * Simplifications: Reno instead of 3.0's default CUBIC; retransmission is immediate on the
  * duplicate ACK (no RTO, no SACK); {@code sk_lock.slock} is a wait for the receive context, not a
  * lock plugin. Reports goodput (acknowledged bytes) in Gbps and a host {@code top} view.
+ *
+ * <p>With {@code direction: guest-receive} (issue 32) the guest is the server of an external
+ * client: no guest task writes; the device models the sender ({@code receiveFromExternalSender}).
+ *
+ * <p>Above 600 lines on purpose: the 3.0 sender's paths (sendmsg, write_xmit, ACK, backlog) share
+ * one stream's state and read best together; the figures and native report belong beside them.
  */
 public final class IperfWorkload implements Workload {
   private static final TaskAttachment<Stream> STREAM = TaskAttachment.of("iperf stream", Stream.class);
@@ -148,6 +154,11 @@ public final class IperfWorkload implements Workload {
     this.costs = costOverride != null ? costOverride : IperfCosts.from(ctx.costs());
     this.dev = ctx.device(config.netdev(), NetDevice.class);
     this.mss = dev.mss();
+    if (config.direction() == IperfConfig.Direction.GUEST_RECEIVE) {
+      dev.receiveFromExternalSender(config.streams(), config.rwndBytes());
+      this.since = machine.sim().now();
+      return;
+    }
     this.sizeGoal = Math.max(mss, (long) (dev.gsoMaxBytes() / mss) * mss);
     Program xmit = dev.xmitPath(t -> ctxStream(t).id, t -> (int) ctxStream(t).seg);
     Program sendOne = Program.named("tcp_transmit_skb")
@@ -449,6 +460,9 @@ public final class IperfWorkload implements Workload {
 
   /** Goodput over the measurement window, Gbit/s. */
   public double throughputGbps() {
+    if (config.direction() == IperfConfig.Direction.GUEST_RECEIVE) {
+      return dev.deliveredBitsPerSecond() / 1e9; // what the guest's TCP received, in order
+    }
     long bytes = streams.stream().mapToLong(s -> s.ackedBytes).sum();
     return bytes * 8 / elapsedSeconds() / 1e9;
   }

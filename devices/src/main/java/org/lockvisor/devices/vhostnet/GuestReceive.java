@@ -1,0 +1,472 @@
+package org.lockvisor.devices.vhostnet;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import org.lockvisor.core.sim.EventHandler;
+import org.lockvisor.core.sim.Simulation;
+import org.lockvisor.machine.Kernel;
+import org.lockvisor.machine.Ops;
+import org.lockvisor.machine.Program;
+import org.lockvisor.machine.Task;
+
+/**
+ * The guest-receive direction's world outside the guest (issue 32): an external iperf 2 client
+ * whose streams send to the guest, the wire, and the host NIC's receive queues with NAPI and GRO.
+ *
+ * <p><b>The sender.</b> {@code streams} TCP streams (iperf 2 {@code -P}: one thread per stream,
+ * lynxis/iperf2 src/Client.cpp), each window-limited to {@code windowBytes} (the guest's receive
+ * window, 3.0 net/ipv4/tcp.c {@code tcp_init}: {@code tcp_rmem[2] = max(87380, min(4 MB, ...))})
+ * and sending TSO packets of up to {@code gso_max_size} in MSS frames. Stream {@code i} leaves
+ * through the sender NIC's transmit queue {@code i mod queues} (ixgbe {@code ixgbe_select_queue}
+ * with Flow Director: the queue of the CPU the stream's thread runs on, threads spread over
+ * CPUs); the NIC serves its non-empty transmit queues in turn, one frame each, so the frames of
+ * the queues' current packets interleave on the wire [issue 32's premise; the 82599's transmit
+ * arbitration granularity is not verified here]. A frame tap-dropped on the host comes back as
+ * lost after the ACK delay and is resent first (no congestion control: the sender's window is
+ * fixed; a simplification).
+ *
+ * <p><b>The host NIC</b> (drivers/net/ixgbe/ixgbe_main.c, 3.0.27): a frame reaches the receive
+ * queue its flow's Flow Director filter names. ATR ({@code ixgbe_atr}) programs that filter from
+ * the host's own transmits: the queue a transmit uses is {@code smp_processor_id()} folded into
+ * the queue count ({@code ixgbe_select_queue} when {@code IXGBE_FLAG_FDIR_HASH_CAPABLE}), the
+ * first packet of a flow (its SYN) is always sampled and then every {@code atr_sample_rate} = 20th
+ * packet on that ring ({@code ixgbe_sw_init}); so a flow's data follows the CPU that sent its
+ * ACKs — here the vhost worker's CPU, where {@code handle_tx}'s {@code netif_rx_ni} runs the
+ * bridge and {@code dev_queue_xmit}. Before a flow has a filter, RSS hashes it. Queue {@code q}'s
+ * interrupt runs on CPU {@code q} (the driver's affinity hint, {@code ixgbe_alloc_q_vectors}
+ * {@code cpumask_set_cpu(v_idx, ...)}), no sooner than the moderation interval after its previous
+ * one (ixgbe dynamic ITR, {@code ixgbe_update_itr}); NAPI polls up to the budget (weight 64) of
+ * frames again and again while a poll fills its budget.
+ *
+ * <p><b>GRO</b> (net/core/dev.c 3.0.27 {@code dev_gro_receive}): a frame merges into the held skb
+ * of its flow (at most {@code MAX_SKB_FRAGS} frames and 64 KiB, {@code skb_gro_receive}); a frame
+ * of a new flow is held if fewer than {@code MAX_GRO_SKBS} = 8 flows are held, else it goes up
+ * the stack unmerged ({@code napi->gro_count >= MAX_GRO_SKBS} → {@code goto normal}); {@code
+ * napi_complete} flushes the held skbs. Each skb then takes the host path the vhost side builds
+ * ({@code netif_receive_skb} → bridge → {@code tun_net_xmit}: a full tap queue, {@code
+ * TUN_READQ_SIZE} = 500 skbs plus the tap qdisc's 500, drops).
+ *
+ * <p>Allocation-free after warm-up: rings of primitive arrays grow to their peak and stay.
+ */
+final class GuestReceive implements EventHandler {
+  /** ixgbe 3.0.27 {@code ixgbe_sw_init}: {@code adapter->atr_sample_rate = 20}. */
+  static final int ATR_SAMPLE_RATE = 20;
+  /** drivers/net/tun.c 3.0.27: {@code dev->tx_queue_len = TUN_READQ_SIZE} (500), then the tap qdisc's 500. */
+  static final int TAP_LIMIT = 500 + 500;
+  /** 3.0 virtio_net {@code add_recvbuf_mergeable}: one page per posted buffer. */
+  static final int MERGEABLE_BUFFER_BYTES = 4096;
+  /** virtio_net_hdr_mrg_rxbuf: 12 bytes in front of every received packet. */
+  static final int VNET_HDR_BYTES = 12;
+
+  private static final int EV_FRAME = 1;
+  private static final int EV_IRQ = 2;
+  private static final int EV_ACK = 3;
+
+  private final Simulation sim;
+  private final Kernel host;
+  private final VhostNetConfig config;
+  private final VhostNetStats stats;
+  private final Packet.Pool pool;
+  final int streams;
+  private final long window;
+  private final int mss;
+  private final int sizeGoal;
+  private final long frameNs;
+  // sender
+  private final long[] inflight;
+  private final long[] resend;
+  private final int outQueues;
+  private final int[] cursor;
+  private final int[] curFlow;
+  private final int[] curFrames;
+  private final int[] curTaken;
+  private final int[] curLastBytes;
+  private int rr;
+  private boolean wireBusy;
+  private int wireFlow;
+  private int wireBytes;
+  // ACKs and losses on their way to the sender (constant delay: FIFO)
+  private final LongRing backFlow = new LongRing();
+  private final LongRing backBytes = new LongRing();
+  private final LongRing backAt = new LongRing();
+  // host NIC
+  private final int hostQueues;
+  private final int[] atr;
+  private final int[] atrCount;
+  private final LongRing[] ring;
+  private final boolean[] irqScheduled;
+  private final boolean[] inNapi;
+  private final long[] lastIrq;
+  private final Program[] irq;
+  final ArrayDeque<Packet>[] ready;
+  // GRO list per queue (a poll of one queue at a time per queue)
+  private final int[][] groFlow;
+  private final int[][] groFrames;
+  private final int[][] groBytes;
+  private final int[] groCount;
+  private final int[] polled;
+  private final boolean[] complete;
+
+  // statistics
+  long frames;
+  long skbs;
+  long unmergedFrames;
+  long tapDrops;
+  long skbBytes;
+  long atrSamples;
+  long irqs;
+  /** Queue interrupts raised on the CPU the vhost worker last ran on / while it ran there. */
+  long irqsOnWorkerCpu;
+  long irqsHittingWorker;
+  /** The vhost worker (where the NIC interrupts land relative to it: statistics only). */
+  Task worker;
+
+  @SuppressWarnings("unchecked")
+  GuestReceive(Simulation sim, Kernel host, VhostNetConfig config, VhostNetStats stats, Packet.Pool pool,
+      int streams, long windowBytes, int hostQueues) {
+    checkArgument(streams > 0, "streams must be positive: %s", streams);
+    checkArgument(windowBytes >= config.mss(), "receive window %s below one MSS", windowBytes);
+    this.sim = sim;
+    this.host = host;
+    this.config = config;
+    this.stats = stats;
+    this.pool = pool;
+    this.streams = streams;
+    this.window = windowBytes;
+    this.mss = config.mss();
+    this.sizeGoal = Math.max(mss, (65536 - 1 - 40 - 14) / mss * mss);
+    this.frameNs = Math.max(1, (long) (mss + config.frameOverhead()) * 8000 / config.lineRateMbps());
+    this.inflight = new long[streams];
+    this.resend = new long[streams];
+    this.outQueues = Math.min(config.peerQueues(), streams);
+    this.cursor = new int[outQueues];
+    this.curFlow = new int[outQueues];
+    Arrays.fill(curFlow, -1);
+    this.curFrames = new int[outQueues];
+    this.curTaken = new int[outQueues];
+    this.curLastBytes = new int[outQueues];
+    this.hostQueues = hostQueues;
+    this.atr = new int[streams];
+    Arrays.fill(atr, -1);
+    this.atrCount = new int[hostQueues];
+    this.ring = new LongRing[hostQueues];
+    this.ready = new ArrayDeque[hostQueues];
+    for (int q = 0; q < hostQueues; q++) {
+      ring[q] = new LongRing();
+      ready[q] = new ArrayDeque<>(64);
+    }
+    this.irqScheduled = new boolean[hostQueues];
+    this.inNapi = new boolean[hostQueues];
+    this.lastIrq = new long[hostQueues];
+    Arrays.fill(lastIrq, Long.MIN_VALUE / 4);
+    this.irq = new Program[hostQueues];
+    this.groFlow = new int[hostQueues][PeerReceiver.MAX_GRO_SKBS];
+    this.groFrames = new int[hostQueues][PeerReceiver.MAX_GRO_SKBS];
+    this.groBytes = new int[hostQueues][PeerReceiver.MAX_GRO_SKBS];
+    this.groCount = new int[hostQueues];
+    this.polled = new int[hostQueues];
+    this.complete = new boolean[hostQueues];
+  }
+
+  /**
+   * Builds queue {@code q}'s interrupt handler: NAPI polls (a budget of frames each, GRO in
+   * between) and the skbs they complete going up the host stack through {@code deliverOne}, which
+   * takes the next skb from {@code ready[q]}.
+   */
+  void buildQueue(int q, VhostNetCosts costs, Program deliverOne) {
+    int budget = config.peerNapiBudget();
+    Program poll = Program.named("ixgbe_poll")
+        .op(Ops.work(t -> (long) poll(q, budget) * costs.nicRxPerFrameNs(), "ixgbe_clean_rx_irq"))
+        .build();
+    irq[q] = Program.interruptHandler(VhostNet.NIC_IRQ_SYMBOL)
+        .work(costs.nicRxIrqNs(), "handle_irq_event")
+        .run(t -> {
+          inNapi[q] = true;
+          complete[q] = false;
+          polled[q] = budget;
+        })
+        .op(Ops.loopCall(t -> {
+          if (!ready[q].isEmpty()) {
+            return deliverOne;
+          }
+          if (!complete[q]) {
+            return poll;
+          }
+          napiComplete(q);
+          return null;
+        }))
+        .build();
+  }
+
+  /** Starts the streams: every sender queue takes its first packet, the wire starts. */
+  void start() {
+    kickWire();
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Sender and wire.
+
+  private boolean startPacket(int sq) {
+    int n = (streams - sq + outQueues - 1) / outQueues; // flows sq, sq + Q, ...
+    for (int k = 0; k < n; k++) {
+      int idx = (cursor[sq] + k) % n;
+      int f = sq + idx * outQueues;
+      long bytes;
+      if (resend[f] > 0) {
+        bytes = Math.min(resend[f], sizeGoal);
+        resend[f] -= bytes;
+      } else {
+        long avail = window - inflight[f];
+        if (avail < mss) {
+          continue;
+        }
+        bytes = Math.min(avail / mss * mss, sizeGoal);
+      }
+      inflight[f] += bytes;
+      cursor[sq] = (idx + 1) % n;
+      curFlow[sq] = f;
+      curFrames[sq] = (int) ((bytes + mss - 1) / mss);
+      curLastBytes[sq] = (int) (bytes - (long) (curFrames[sq] - 1) * mss);
+      curTaken[sq] = 0;
+      return true;
+    }
+    return false;
+  }
+
+  private void kickWire() {
+    if (wireBusy) {
+      return;
+    }
+    for (int k = 0; k < outQueues; k++) {
+      int sq = (rr + k) % outQueues;
+      if (curFlow[sq] < 0 && !startPacket(sq)) {
+        continue;
+      }
+      rr = (sq + 1) % outQueues;
+      wireFlow = curFlow[sq];
+      wireBytes = ++curTaken[sq] == curFrames[sq] ? curLastBytes[sq] : mss;
+      if (curTaken[sq] == curFrames[sq]) {
+        curFlow[sq] = -1;
+      }
+      wireBusy = true;
+      sim.schedule(frameNs, this, EV_FRAME, 0);
+      return;
+    }
+  }
+
+  /** An ACK (or a loss) for {@code flow} leaves the host: it reaches the sender after the ACK delay. */
+  private void toSender(int flow, long bytes) {
+    boolean wasEmpty = backFlow.isEmpty();
+    backFlow.add(flow);
+    backBytes.add(bytes);
+    backAt.add(sim.now() + config.ackDelayNs());
+    if (wasEmpty) {
+      sim.scheduleAt(sim.now() + config.ackDelayNs(), this, EV_ACK, 0);
+    }
+  }
+
+  /**
+   * The guest's ACK of {@code acked} bytes of {@code flow} leaves the host NIC from {@code cpu}:
+   * {@code ixgbe_select_queue} picks that CPU's queue, {@code ixgbe_atr} samples it (a flow's first
+   * packet always, then every 20th on the ring) and points the flow's receive filter at it.
+   */
+  void ackFromGuest(int flow, long acked, int cpu) {
+    int txq = cpu % hostQueues;
+    atrCount[txq]++;
+    if (atr[flow] < 0 || atrCount[txq] >= ATR_SAMPLE_RATE) {
+      atrCount[txq] = 0;
+      atr[flow] = txq;
+      atrSamples++;
+    }
+    toSender(flow, acked);
+  }
+
+  /** tun_net_xmit found the tap full: the skb is dropped; the sender learns it as a loss. */
+  void tapDrop(Packet p) {
+    tapDrops++;
+    toSender(p.flow, -p.bytes);
+    pool.release(p);
+  }
+
+  @Override
+  public void onEvent(int kind, long arg) {
+    switch (kind) {
+      case EV_FRAME -> {
+        wireBusy = false;
+        arrive(wireFlow, wireBytes);
+        kickWire();
+      }
+      case EV_IRQ -> {
+        int q = (int) arg;
+        irqScheduled[q] = false;
+        lastIrq[q] = sim.now();
+        int cpu = q % host.cpuCount();
+        irqs++;
+        if (worker != null && worker.cpu() != null && worker.cpu().index() == cpu) {
+          irqsOnWorkerCpu++;
+          if (worker.onCpu()) {
+            irqsHittingWorker++;
+          }
+        }
+        host.cpu(cpu).raiseInterrupt(irq[q]);
+      }
+      case EV_ACK -> {
+        int f = (int) backFlow.poll();
+        long b = backBytes.poll();
+        backAt.poll();
+        if (b >= 0) {
+          inflight[f] -= b;
+        } else {
+          inflight[f] += b; // a loss: out of flight, to be resent first
+          resend[f] -= b;
+        }
+        if (!backAt.isEmpty()) {
+          sim.scheduleAt(Math.max(sim.now(), backAt.peek()), this, EV_ACK, 0);
+        }
+        kickWire();
+      }
+      default -> throw new IllegalStateException("unknown guest-receive event " + kind);
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Host NIC receive, NAPI, GRO.
+
+  /** The frame's receive queue: its Flow Director filter, RSS before ATR has sampled the flow. */
+  int queueOf(int flow) {
+    int q = atr[flow];
+    return q >= 0 ? q : Math.floorMod(flow * 0x9E3779B1, hostQueues);
+  }
+
+  /** A frame in queue {@code q}'s ring without its interrupt (tests drive {@link #poll} themselves). */
+  void frameForTest(int q, int flow, int bytes) {
+    ring[q].add(((long) flow << 32) | bytes);
+  }
+
+  private void arrive(int flow, int bytes) {
+    int q = queueOf(flow);
+    ring[q].add(((long) flow << 32) | bytes);
+    if (!inNapi[q]) {
+      armIrq(q);
+    }
+  }
+
+  private void armIrq(int q) {
+    if (irqScheduled[q]) {
+      return;
+    }
+    irqScheduled[q] = true;
+    sim.scheduleAt(Math.max(sim.now(), lastIrq[q] + config.peerIrqIntervalNs()), this, EV_IRQ, q);
+  }
+
+  private void napiComplete(int q) {
+    inNapi[q] = false;
+    if (!ring[q].isEmpty()) {
+      armIrq(q);
+    }
+  }
+
+  /**
+   * One NAPI poll of queue {@code q}: up to {@code budget} frames through GRO; the skbs it
+   * completes go to {@code ready[q]}. A poll that does not fill its budget completes NAPI and
+   * flushes the held skbs. Returns the frames taken.
+   */
+  int poll(int q, int budget) {
+    LongRing r = ring[q];
+    int n = 0;
+    while (n < budget && !r.isEmpty()) {
+      long v = r.poll();
+      groReceive(q, (int) (v >>> 32), (int) v);
+      n++;
+    }
+    frames += n;
+    if (n < budget) {
+      for (int i = 0; i < groCount[q]; i++) {
+        up(q, groFlow[q][i], groBytes[q][i]);
+      }
+      groCount[q] = 0;
+      complete[q] = true;
+    }
+    return n;
+  }
+
+  /** dev_gro_receive: merge into the flow's held skb, hold a new one, or pass unmerged. */
+  private void groReceive(int q, int flow, int b) {
+    int[] gf = groFlow[q];
+    int count = groCount[q];
+    for (int i = 0; i < count; i++) {
+      if (gf[i] == flow) {
+        if (groFrames[q][i] >= config.peerGroSegments() || groBytes[q][i] + b >= PeerReceiver.GRO_MAX_BYTES) {
+          up(q, flow, groBytes[q][i]);
+          groFrames[q][i] = 1;
+          groBytes[q][i] = b;
+        } else {
+          groFrames[q][i]++;
+          groBytes[q][i] += b;
+        }
+        return;
+      }
+    }
+    if (count < PeerReceiver.MAX_GRO_SKBS) {
+      gf[count] = flow;
+      groFrames[q][count] = 1;
+      groBytes[q][count] = b;
+      groCount[q] = count + 1;
+      return;
+    }
+    unmergedFrames++;
+    up(q, flow, b); // napi->gro_count >= MAX_GRO_SKBS: goto normal
+  }
+
+  private void up(int q, int flow, int bytes) {
+    skbs++;
+    skbBytes += bytes;
+    Packet p = pool.allocAck(flow, bytes);
+    ready[q].add(p);
+  }
+
+  void resetStats() {
+    frames = skbs = unmergedFrames = tapDrops = skbBytes = atrSamples = irqs = irqsOnWorkerCpu = irqsHittingWorker = 0;
+  }
+
+  /** A growable FIFO of longs (allocation-free once grown). */
+  static final class LongRing {
+    private long[] a = new long[64];
+    private int head;
+    private int size;
+
+    void add(long v) {
+      if (size == a.length) {
+        long[] b = new long[a.length * 2];
+        for (int i = 0; i < size; i++) {
+          b[i] = a[(head + i) % a.length];
+        }
+        a = b;
+        head = 0;
+      }
+      a[(head + size) % a.length] = v;
+      size++;
+    }
+
+    long poll() {
+      long v = a[head];
+      head = (head + 1) % a.length;
+      size--;
+      return v;
+    }
+
+    long peek() {
+      return a[head];
+    }
+
+    boolean isEmpty() {
+      return size == 0;
+    }
+
+    int size() {
+      return size;
+    }
+  }
+}
