@@ -33,7 +33,8 @@ import org.lockvisor.arch.spi.ArchCosts;
  * @param exitTeardownNs exit_mmap outside the i_mmap rwsem (unmap, free pages and page tables)
  * @param exitNotifyNs exit_notify under tasklist_lock
  * @param releaseTaskNs release_task of a reaped child under tasklist_lock
- * @param waitConsiderNs wait_consider_task per child scanned by wait4 (one task_struct miss)
+ * @param waitConsiderNs wait_consider_task per child scanned by wait4: from the profile, one
+ *     CACHELINE_XFER_SOCKET (the p->ptrace/p->state line the running child keeps writing)
  */
 public record SchedMessagingCosts(
     long userNs,
@@ -73,7 +74,8 @@ public record SchedMessagingCosts(
 
   /**
    * Costs from the arch profile where it prices the step (system call entry and exit, the copy
-   * rate, a tree level as a cache-line transfer from another core); the rest keep the estimates.
+   * rate, a tree level and a wait_consider_task as a cache-line transfer from another core); the
+   * rest keep the estimates.
    */
   public static SchedMessagingCosts from(ArchCosts s) {
     SchedMessagingCosts e = ESTIMATES;
@@ -94,7 +96,12 @@ public record SchedMessagingCosts(
         e.exitTeardownNs,
         e.exitNotifyNs,
         e.releaseTaskNs,
-        e.waitConsiderNs);
+        // wait_consider_task of a live child (4.8 kernel/exit.c) reads p->ptrace, which shares
+        // task_struct's first cache line with p->state, written by the running child at every
+        // set_current_state (pipe_wait): a line transfer from another core per child. Its other
+        // reads (p->exit_state, p->exit_signal in eligible_child, p->sibling.next) are lines only
+        // the child's exit writes, L3 hits of a few ns left unpriced.
+        s.ns(CACHELINE_XFER_SOCKET));
   }
 
   /** A user copy of {@code bytes}. */
