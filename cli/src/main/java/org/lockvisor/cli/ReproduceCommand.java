@@ -87,7 +87,8 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
               + " values: lockvisor plugins --options <profile>) for every machine built on that profile, also with 'all',"
               + " e.g. --set cost.x86_64-kvm.TTWU_FULL=1500.",
           "<parameter>=<value> sets a parameter of the one named reproduction: vcpu-preempted groups=N, smt=1|2|4|8,"
-              + " wake-affine=true|false, vps=N, pool-cpus=N, seeds=LIST (comma-separated); vhost-wakeup and virtio-blk-notify seed=N;"
+              + " wake-affine=true|false, hz=100|250|1000, vps=N, pool-cpus=N, seeds=LIST (comma-separated);"
+              + " vhost-wakeup and virtio-blk-notify seed=N;"
               + " vhost-wakeup mtu=1500|9000, peer-queues=N, peer-irq-interval-us=N, vcpus=N,"
               + " irq-time-accounting=true|false, tun-read=3.0|noblock-guard|ring, irqfd-inject=kworker|direct,"
               + " direction=guest-send|guest-receive (default: both, guest-send judged);"
