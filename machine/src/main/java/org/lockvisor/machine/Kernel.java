@@ -250,6 +250,26 @@ public final class Kernel {
     return t;
   }
 
+  /**
+   * Creates a kernel thread as {@code kthread_run} does (kernel/kthread.c v4.4): the thread is
+   * forked and placed by fork balancing ({@code wake_up_new_task}, as {@link #spawn}), runs {@code
+   * kthread()} up to its {@code schedule()} in TASK_UNINTERRUPTIBLE (its creator waits for that),
+   * and is then woken by {@code wake_up_process}: it enters its runqueue as a sleeper does
+   * (CFS's {@code place_entity} without {@code initial}), not with a new task's fork debit. The
+   * creation's own CPU time is not modelled. A module that creates several kthreads (locktorture's
+   * writers) gets them on its runqueues as the kernel leaves them once each has been created.
+   */
+  public Task spawnKthread(String taskName, Program program) {
+    Task t = machine.newTask(this, taskName, program);
+    t.pinnedCpu = -1;
+    tasks.add(t);
+    Object running = machine.sim().currentHandler();
+    Cpu parent = running instanceof Task p && p.kernel == this ? p.cpu
+        : running instanceof Cpu c && c.kernel == this ? c : null;
+    activate(t, scheduler.selectCpu(t, parent), true);
+    return t;
+  }
+
   /** Creates a task that starts asleep (state INTERRUPTIBLE), to be woken later. */
   public Task spawnSleeping(String taskName, Program program, int pinnedCpu) {
     Task t = machine.newTask(this, taskName, program);

@@ -111,7 +111,8 @@ public final class LockTortureWorkload implements Workload {
     for (int i = 0; i < config.nreaders(); i++) {
       readers.add(new Kthread(machine.sim().streams().get(ctx.vm().name() + "/" + name + "/reader" + i), true));
     }
-    // Spawned interleaved (as the module creates its kthreads) so placement does not favour writers.
+    // Created interleaved (as the module creates its kthreads) so placement does not favour writers,
+    // each as kthread_run leaves it (Kernel.spawnKthread: fork-balanced, then woken like a sleeper).
     int n = Math.max(writers.size(), readers.size());
     for (int i = 0; i < n; i++) {
       if (i < writers.size()) {
@@ -125,7 +126,7 @@ public final class LockTortureWorkload implements Workload {
   }
 
   private static void spawn(org.lockvisor.machine.Kernel guest, Kthread k, String taskName, Program program) {
-    k.task = guest.spawn(taskName, program);
+    k.task = guest.spawnKthread(taskName, program);
     KTHREAD.set(k.task, k);
   }
 
