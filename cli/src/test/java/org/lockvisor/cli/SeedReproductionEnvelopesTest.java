@@ -95,6 +95,16 @@ class SeedReproductionEnvelopesTest {
     }
   }
 
+  /**
+   * vhost-wakeup runs both traffic directions unless told one (issue 32); its judged direction,
+   * guest-send, is what these envelope checks are about, and the second direction would double the
+   * class's CPU time (the verify budget). The guest-receive direction's own envelope is a CLI job
+   * ({@code reproduce vhost-wakeup --envelope --set direction=guest-receive}).
+   */
+  private static List<String> judgedOnly(String name) {
+    return name.equals("vhost-wakeup") ? List.of("--set", "direction=guest-send") : List.of();
+  }
+
   static synchronized Envelope envelope(String name) {
     return ENVELOPES.computeIfAbsent(name, n -> {
       Path out = temp.resolve(n);
@@ -105,8 +115,11 @@ class SeedReproductionEnvelopesTest {
       System.setProperty(INVARIANTS, "false");
       Run run;
       try {
-        run = CliFixture.run(BUILT_INS, "reproduce", n, "--envelope", "--samples", Integer.toString(SAMPLES),
-            "--seeds", Integer.toString(SEEDS.size()), "--quick", "--jobs", "2", "--out", out.toString());
+        List<String> args = new ArrayList<>(List.of("reproduce", n, "--envelope", "--samples",
+            Integer.toString(SAMPLES), "--seeds", Integer.toString(SEEDS.size()), "--quick", "--jobs", "2",
+            "--out", out.toString()));
+        args.addAll(judgedOnly(n));
+        run = CliFixture.run(BUILT_INS, args.toArray(String[]::new));
       } finally {
         if (invariants == null) {
           System.clearProperty(INVARIANTS);
@@ -412,6 +425,7 @@ class SeedReproductionEnvelopesTest {
     }
     args.add("--set");
     args.add(seedParameter + "=" + r.get("seed").asLong());
+    args.addAll(judgedOnly(name));
     Run again = CliFixture.run(BUILT_INS, args.toArray(String[]::new));
     assertThat(again.exitCode()).as(again.err()).isIn(Lockvisor.EXIT_OK, Lockvisor.EXIT_FAILED);
     Map<String, Double> expected = new LinkedHashMap<>();
