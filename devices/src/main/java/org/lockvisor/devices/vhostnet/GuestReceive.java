@@ -101,11 +101,9 @@ final class GuestReceive implements EventHandler {
   private final long[] lastIrq;
   private final Program[] irq;
   final ArrayDeque<Packet>[] ready;
-  // GRO list per queue (a poll of one queue at a time per queue)
-  private final int[][] groFlow;
-  private final int[][] groFrames;
-  private final int[][] groBytes;
-  private final int[] groCount;
+  // GRO list per queue (a poll of one queue at a time per queue), and where its skbs go up
+  private final GroTable[] gro;
+  private final GroTable.Sink[] up;
   private final int[] polled;
   private final boolean[] complete;
 
@@ -162,10 +160,13 @@ final class GuestReceive implements EventHandler {
     this.lastIrq = new long[hostQueues];
     Arrays.fill(lastIrq, Long.MIN_VALUE / 4);
     this.irq = new Program[hostQueues];
-    this.groFlow = new int[hostQueues][PeerReceiver.MAX_GRO_SKBS];
-    this.groFrames = new int[hostQueues][PeerReceiver.MAX_GRO_SKBS];
-    this.groBytes = new int[hostQueues][PeerReceiver.MAX_GRO_SKBS];
-    this.groCount = new int[hostQueues];
+    this.gro = new GroTable[hostQueues];
+    this.up = new GroTable.Sink[hostQueues];
+    for (int q = 0; q < hostQueues; q++) {
+      int queue = q;
+      gro[q] = new GroTable(config.peerGroSegments());
+      up[q] = (flow, frames, bytes) -> up(queue, flow, bytes);
+    }
     this.polled = new int[hostQueues];
     this.complete = new boolean[hostQueues];
   }
@@ -378,46 +379,17 @@ final class GuestReceive implements EventHandler {
     int n = 0;
     while (n < budget && !r.isEmpty()) {
       long v = r.poll();
-      groReceive(q, (int) (v >>> 32), (int) v);
+      if (!gro[q].receive((int) (v >>> 32), (int) v, up[q])) {
+        unmergedFrames++;
+      }
       n++;
     }
     frames += n;
     if (n < budget) {
-      for (int i = 0; i < groCount[q]; i++) {
-        up(q, groFlow[q][i], groBytes[q][i]);
-      }
-      groCount[q] = 0;
+      gro[q].flush(up[q]);
       complete[q] = true;
     }
     return n;
-  }
-
-  /** dev_gro_receive: merge into the flow's held skb, hold a new one, or pass unmerged. */
-  private void groReceive(int q, int flow, int b) {
-    int[] gf = groFlow[q];
-    int count = groCount[q];
-    for (int i = 0; i < count; i++) {
-      if (gf[i] == flow) {
-        if (groFrames[q][i] >= config.peerGroSegments() || groBytes[q][i] + b >= PeerReceiver.GRO_MAX_BYTES) {
-          up(q, flow, groBytes[q][i]);
-          groFrames[q][i] = 1;
-          groBytes[q][i] = b;
-        } else {
-          groFrames[q][i]++;
-          groBytes[q][i] += b;
-        }
-        return;
-      }
-    }
-    if (count < PeerReceiver.MAX_GRO_SKBS) {
-      gf[count] = flow;
-      groFrames[q][count] = 1;
-      groBytes[q][count] = b;
-      groCount[q] = count + 1;
-      return;
-    }
-    unmergedFrames++;
-    up(q, flow, b); // napi->gro_count >= MAX_GRO_SKBS: goto normal
   }
 
   private void up(int q, int flow, int bytes) {

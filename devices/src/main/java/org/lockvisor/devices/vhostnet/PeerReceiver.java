@@ -73,16 +73,13 @@ final class PeerReceiver implements EventHandler {
   private final int queues;
   private final long irqIntervalNs;
   private final int budget;
-  private final int groSegments;
   private final ArrayDeque<Run>[] pending;
   private final boolean[] irqScheduled;
   private final long[] lastIrq;
   private final ArrayDeque<Run> pool = new ArrayDeque<>(64);
   // GRO list of the poll in progress (one queue at a time: polls are instants)
-  private final int[] groFlow = new int[MAX_GRO_SKBS];
-  private final int[] groFrames = new int[MAX_GRO_SKBS];
-  private final int[] groBytes = new int[MAX_GRO_SKBS];
-  private int groCount;
+  private final GroTable gro;
+  private final GroTable.Sink up;
   // per-flow TCP receive state
   private int[] unacked = new int[16];
   private boolean[] delackArmed = new boolean[16];
@@ -105,7 +102,8 @@ final class PeerReceiver implements EventHandler {
     this.queues = queues;
     this.irqIntervalNs = irqIntervalNs;
     this.budget = budget;
-    this.groSegments = groSegments;
+    this.gro = new GroTable(groSegments);
+    this.up = (flow, frames, bytes) -> deliver(flow, frames, bytes, sim.now()); // polls are instants
     this.pending = new ArrayDeque[queues];
     for (int q = 0; q < queues; q++) {
       pending[q] = new ArrayDeque<>(16);
@@ -177,17 +175,13 @@ final class PeerReceiver implements EventHandler {
     irqScheduled[q] = false;
     lastIrq[q] = now;
     interrupts++;
-    groCount = 0;
     int done;
     do {
       polls++;
       done = poll(q, now);
     } while (done == budget); // net_rx_action: an exhausted NAPI is polled again, GRO not flushed
     // napi_complete -> napi_gro_flush: every held skb goes up the stack
-    for (int i = 0; i < groCount; i++) {
-      deliver(groFlow[i], groFrames[i], groBytes[i], now);
-    }
-    groCount = 0;
+    gro.flush(up);
     Run next = pending[q].peek();
     if (next != null) {
       armIrq(q, next.arrival(next.taken));
@@ -207,38 +201,13 @@ final class PeerReceiver implements EventHandler {
       n++;
       frames++;
       bytes += b;
-      groReceive(r.flow, b, now);
+      gro.receive(r.flow, b, up);
       if (r.taken == r.frames) {
         runs.poll();
         pool.push(r); // a stack: the next transmit reuses the run still in cache
       }
     }
     return n;
-  }
-
-  /** dev_gro_receive: merge into the flow's held skb, or hold a new one, or pass unmerged. */
-  private void groReceive(int flow, int b, long now) {
-    for (int i = 0; i < groCount; i++) {
-      if (groFlow[i] == flow) {
-        if (groFrames[i] >= groSegments || groBytes[i] + b >= GRO_MAX_BYTES) {
-          deliver(flow, groFrames[i], groBytes[i], now); // the full skb goes up, this frame starts anew
-          groFrames[i] = 1;
-          groBytes[i] = b;
-        } else {
-          groFrames[i]++;
-          groBytes[i] += b;
-        }
-        return;
-      }
-    }
-    if (groCount < MAX_GRO_SKBS) {
-      groFlow[groCount] = flow;
-      groFrames[groCount] = 1;
-      groBytes[groCount] = b;
-      groCount++;
-      return;
-    }
-    deliver(flow, 1, b, now); // napi->gro_count >= MAX_GRO_SKBS: goto normal
   }
 
   /** One skb reaches the peer's TCP: ACK now if more than one full frame is unacknowledged. */
