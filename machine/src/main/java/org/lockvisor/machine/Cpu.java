@@ -333,11 +333,13 @@ public final class Cpu implements EventHandler, SpinWatch {
     if (prev instanceof VcpuTask v) {
       v.kvmPreempted = prev.state == TaskState.RUNNING; // kvm_sched_out
       if (v.kvmPreempted) {
+        v.kvmReady = true;
         v.startWaiting(now);
       }
     }
     if (next instanceof VcpuTask v) {
       v.kvmPreempted = false; // kvm_sched_in
+      v.kvmReady = false;
       v.stopWaiting(now);
     }
     Task wasSwitchingOut = switchingOut;

@@ -26,9 +26,23 @@ public enum DirectedYield {
    * vcpu->preempted}, set in {@code kvm_sched_out}, cleared in {@code kvm_sched_in}) are
    * candidates: "kvm: Iterate over only vcpus that are preempted" (Raghavendra K T, 2013), read
    * in a 3.10 tree (virt/kvm/kvm_main.c of the LG msm8992 3.10 kernel). A vCPU kicked out of a
-   * halt that has not run since is not a candidate (5.8 added {@code vcpu->ready} for that).
+   * halt that has not run since is not a candidate ({@link #READY} added {@code vcpu->ready} for
+   * that). The filter is still there in 4.19 (virt/kvm/kvm_main.c of a 4.19 tree, read for issue
+   * 34), where 4.14's {@code yield_to_kernel_mode} filter follows it; that one is not modelled.
    */
-  V3_10;
+  V3_10,
+  /**
+   * As {@link #V3_10} with the candidate filter on {@code vcpu->ready} instead of {@code
+   * vcpu->preempted}: "KVM: Boost vCPUs that are delivering interrupts" (d73eb57b80b9, Wanpeng Li,
+   * 2019; its diff of virt/kvm/kvm_main.c read for issue 34). {@code ready} is set where {@code
+   * preempted} is ({@code kvm_sched_out} of a runnable thread) and also by {@code
+   * kvm_vcpu_wake_up} when it wakes a vCPU sleeping in {@code kvm_vcpu_block} (a kick, an IPI or
+   * another interrupt delivered to a halted vCPU), and cleared by {@code kvm_sched_in}: a vCPU
+   * woken to take an IPI but not yet running becomes a candidate, which is what a sender spinning
+   * in {@code smp_call_function_many} waits for. Released in the 2019 merge windows (5.4 by
+   * recollection; not pinned from a tagged tree).
+   */
+  READY;
 
   public boolean enabled() {
     return this != NONE;

@@ -29,6 +29,7 @@ public final class Vm {
   private final boolean partitionFirmware;
   private final DirectedYield directedYield;
   private final int pleShrink;
+  private final boolean kickYield;
   /** Counters of kvm_vcpu_on_spin, H_CONFER/H_PROD and pv halts/kicks (see {@link YieldStats}). */
   final long[] yieldCounts = new long[YieldStats.Counter.values().length];
 
@@ -40,6 +41,7 @@ public final class Vm {
     this.spinTrap = hv.spinTrap();
     this.directedYield = !hv.spinTrap().directedYield() ? DirectedYield.NONE : hv.directedYield();
     this.pleShrink = hv.pleShrink();
+    this.kickYield = hv.kickYield();
     this.spinTrapHandler = Program.named("kvm_vcpu_on_spin")
         .op(new DirectedYieldOp(machine.symbols().symbol("kvm_vcpu_on_spin", Machine.DOMAIN_KERNEL),
             machine.symbols().symbol("yield_to", Machine.DOMAIN_KERNEL)))
@@ -65,6 +67,11 @@ public final class Vm {
         .work(hv.exitHltNs(), names.haltWork())
         .op(new HaltOp(pollSym))
         .build();
+  }
+
+  /** Whether KVM_HC_KICK_CPU yields to the kicked vCPU (kvm_sched_yield, 266e85a5ec91). */
+  public boolean kickYield() {
+    return kickYield;
   }
 
   /** Whether the hypervisor is partition firmware (PowerVM) rather than KVM. */
@@ -374,6 +381,10 @@ public final class Vm {
           VcpuTask candidate = vcpus.get(i);
           if (directedYield == DirectedYield.V3_10 && !candidate.kvmPreempted) {
             count(YieldStats.Counter.SKIP_NOT_PREEMPTED);
+            continue;
+          }
+          if (directedYield == DirectedYield.READY && !candidate.kvmReady) {
+            count(YieldStats.Counter.SKIP_NOT_READY);
             continue;
           }
           if (candidate == me) {

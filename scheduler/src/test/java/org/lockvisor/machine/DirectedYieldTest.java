@@ -11,8 +11,9 @@ import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.scheduler.builtin.CfsScheduler;
 
 /**
- * kvm_vcpu_on_spin as virt/kvm/kvm_main.c has it (3.2, 3.8, 3.10): a target in guest mode is
- * never yielded to (PF_VCPU), the 3.10 filter skips vCPUs that are not preempted, dy_eligible
+ * kvm_vcpu_on_spin as virt/kvm/kvm_main.c has it (3.2, 3.8, 3.10, ready): a target in guest mode is
+ * never yielded to (PF_VCPU), the 3.10 filter skips vCPUs that are not preempted, the ready
+ * filter (d73eb57b80b9) also takes vCPUs woken from a halt that have not run since, dy_eligible
  * alternates a spinning candidate's eligibility, candidates are taken round robin after
  * last_boosted_vcpu, and ple_window_shrink shrinks the window at sched_in.
  */
@@ -81,13 +82,32 @@ class DirectedYieldTest {
   @Test
   void preemptedFilter310_holderWokenFromHaltButNotYetRun_isNotACandidate() {
     // kvm_sched_out sets vcpu->preempted only for a thread switched out while runnable: a vCPU
-    // kicked out of its halt that has not run since is skipped (5.8 added vcpu->ready for it)
+    // kicked out of its halt that has not run since is skipped (d73eb57b80b9 added vcpu->ready for it)
     YieldStats v310 = wokenHolder(DirectedYield.V3_10);
     YieldStats v38 = wokenHolder(DirectedYield.V3_8);
 
     assertThat(v310.pleExits()).isPositive();
     assertThat(v310.get(YieldStats.Counter.SUCCESSES)).isZero();
     assertThat(v38.get(YieldStats.Counter.SUCCESSES)).isPositive();
+  }
+
+  @Test
+  void readyFilter_holderWokenFromHaltButNotYetRun_isACandidate() {
+    // d73eb57b80b9 (virt/kvm/kvm_main.c): kvm_vcpu_wake_up sets vcpu->ready when it wakes the
+    // thread from kvm_vcpu_block, kvm_sched_in clears it, and kvm_vcpu_on_spin filters on it
+    YieldStats ready = wokenHolder(DirectedYield.READY);
+
+    assertThat(ready.pleExits()).isPositive();
+    assertThat(ready.get(YieldStats.Counter.SUCCESSES)).isPositive();
+    assertThat(ready.get(YieldStats.Counter.SKIP_NOT_PREEMPTED)).isZero();
+  }
+
+  @Test
+  void readyFilter_runningCandidate_isSkippedBeforeAnyYieldTo() {
+    YieldStats s = twoRunningVcpus(DirectedYield.READY);
+
+    assertThat(s.get(YieldStats.Counter.ATTEMPTS)).isZero();
+    assertThat(s.get(YieldStats.Counter.SKIP_NOT_READY)).isPositive();
   }
 
   @Test
