@@ -47,6 +47,11 @@ public final class VcpuTask extends Task {
    * wakes the thread from kvm_vcpu_block, cleared at kvm_sched_in.
    */
   boolean kvmReady;
+  /**
+   * vcpu->arch.preempted_in_kernel (4.14+, x86 kvm_arch_vcpu_put: {@code !get_cpl(vcpu)}): the
+   * guest was not running user code when the thread was last scheduled out.
+   */
+  boolean kvmPreemptedInKernel = true;
   private boolean kickYieldPending;
   private final int guestStack;
 
@@ -62,6 +67,13 @@ public final class VcpuTask extends Task {
 
   public Cpu guestCpu() {
     return guestCpu;
+  }
+
+  /** The guest's privilege level now: kernel unless its CPU's task is doing user work (CPL 3). */
+  boolean guestInKernel() {
+    Task cur = guestCpu.current;
+    return cur == null || cur == guestCpu.idle || cur.irqDepth > 0 || cur.activity != Activity.WORK
+        || !cur.workUser;
   }
 
   public Vm vm() {

@@ -395,6 +395,11 @@ public final class Vm {
             count(YieldStats.Counter.SKIP_HALTED); // waitqueue_active: asleep in kvm_vcpu_block
             continue;
           }
+          if (directedYield.kernelModeFilter() && candidate.kvmPreempted && !candidate.kvmPreemptedInKernel) {
+            // yield_to_kernel_mode (a PLE exit is always from CPL 0) && !kvm_arch_vcpu_in_kernel
+            count(YieldStats.Counter.SKIP_USER_MODE);
+            continue;
+          }
           if (!v32 && !eligible(candidate)) {
             count(YieldStats.Counter.SKIP_INELIGIBLE);
             continue;

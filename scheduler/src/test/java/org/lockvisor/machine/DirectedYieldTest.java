@@ -110,6 +110,37 @@ class DirectedYieldTest {
     assertThat(s.get(YieldStats.Counter.SKIP_NOT_READY)).isPositive();
   }
 
+  /** Two vCPUs on one CPU: vCPU 0 spins in the kernel, vCPU 1 runs user code (or kernel code). */
+  private static YieldStats spinnerBesideBurner(DirectedYield variant, boolean user) {
+    Simulation sim = new Simulation(1);
+    Machine machine = new Machine(sim);
+    machine.createHost("host", 1, KernelConfig.zeroCost(MS), CfsScheduler.withDefaults());
+    Vm vm = machine.createVm("vm", 2, KernelConfig.zeroCost(4 * MS), CfsScheduler.withDefaults(),
+        new HypervisorConfig(500, 0, 0).withSpinTrap(TRAP).withDirectedYield(variant), 0, 0);
+    Program.Builder b = Program.named("b");
+    Program body = (user ? b.userWork(MS, "user_burn") : b.work(MS, "burn")).build();
+    vm.guest().spawn("spin", spinForever(), 0);
+    vm.guest().spawn("burn", Program.named("burn").loopWhile(t -> true, body).build(), 1);
+    sim.runUntil(30 * MS);
+    return vm.yieldStats();
+  }
+
+  @Test
+  void kernelModeFilter414_candidatePreemptedInUserMode_isSkipped() {
+    // 4.19 kvm_vcpu_on_spin: if (yield_to_kernel_mode && !kvm_arch_vcpu_in_kernel(vcpu)) continue;
+    // x86 handle_pause passes yield_to_kernel_mode = true (PLE fires only at CPL 0)
+    YieldStats user414 = spinnerBesideBurner(DirectedYield.V4_14, true);
+    YieldStats user310 = spinnerBesideBurner(DirectedYield.V3_10, true);
+    YieldStats kernel414 = spinnerBesideBurner(DirectedYield.V4_14, false);
+
+    assertThat(user414.pleExits()).isPositive();
+    assertThat(user414.get(YieldStats.Counter.SKIP_USER_MODE)).isPositive();
+    assertThat(user414.get(YieldStats.Counter.SUCCESSES)).isZero();
+    assertThat(user310.get(YieldStats.Counter.SUCCESSES)).isPositive();
+    assertThat(kernel414.get(YieldStats.Counter.SKIP_USER_MODE)).isZero();
+    assertThat(kernel414.get(YieldStats.Counter.SUCCESSES)).isPositive();
+  }
+
   @Test
   void dyEligible_candidateInsideItsOwnSpinLoop_isEligibleEveryOtherCheck() {
     Simulation sim = new Simulation(1);

@@ -96,7 +96,7 @@ public final class HypervisorSettings {
   }
 
   private static final List<String> BOOLEANS = List.of("true", "false");
-  private static final List<String> YIELD_VARIANTS = List.of("none", "ready", "v3.10", "v3.2", "v3.8");
+  private static final List<String> YIELD_VARIANTS = List.of("none", "ready", "v3.10", "v3.2", "v3.8", "v4.14");
   private static final List<String> TICK_PHASES = List.of("aligned", "legacy", "skewed");
 
   /** Every knob, by key. Adding a knob is adding one entry here. */
@@ -127,14 +127,14 @@ public final class HypervisorSettings {
               t.directedYield()))))
       .put("directed-yield", new Knob("directed-yield", Type.ENUM, 0, 0,
           "the trap handler's kvm_vcpu_on_spin: v3.2, v3.8 (dy_eligible, -ESRCH tries), v3.10 (only preempted"
-              + " vCPUs), ready (only vCPUs preempted or woken since they ran, vcpu->ready of d73eb57b80b9, 2019),"
+              + " vCPUs), v4.14 (and not those preempted in guest user mode), ready (only vCPUs preempted or woken since they ran, vcpu->ready of d73eb57b80b9, 2019),"
               + " or none; true is the profile's variant, false none",
           (f, p) -> p.hypervisor().spinTrap().directedYield() ? variant(Platforms.hypervisor(p).directedYield()) : "none",
           (f, p) -> trapped(p) ? YIELD_VARIANTS : List.of("none"),
           (p, v) -> spinTrap(p, t -> new SpinTrap(t.enabled(), t.trigger(), t.gapCycles(), t.growFactor(),
               t.enabled() && yieldsTo(v))),
           (hv, v) -> yieldsTo(v) && !v.equals("true") ? hv.withDirectedYield(yieldVariant(v)) : hv,
-          List.of("none", "v3.2", "v3.8", "v3.10", "ready", "true", "false")))
+          List.of("none", "v3.2", "v3.8", "v3.10", "v4.14", "ready", "true", "false")))
       .put("pv-kick-yield", Knob.machine("pv-kick-yield", Type.BOOLEAN, 0, 0,
           "x86 KVM_HC_KICK_CPU also yields to the kicked vCPU if it is ready (kvm_sched_yield after"
               + " kvm_pv_kick_cpu_op: the queue-head boost of 266e85a5ec91, 2019); needs directed-yield: ready",
