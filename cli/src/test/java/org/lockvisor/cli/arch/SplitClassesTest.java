@@ -63,7 +63,8 @@ class SplitClassesTest {
             "org.lockvisor.scheduler.builtin.PowervmVp",
             "org.lockvisor.reproductions.api.WhatIfPaths",
             "org.lockvisor.locking.builtin.XaddRwsemWriteSlowPath",
-            "org.lockvisor.reproductions.vcpupreempted.VcpuPreemptedParameters");
+            "org.lockvisor.reproductions.vcpupreempted.VcpuPreemptedParameters",
+            "org.lockvisor.reproductions.vcpupreempted.Variant");
     for (Split s : splits) {
       assertThat(classes.contain(s.origin())).as("origin %s of %s is a main class", s.origin(), s.part()).isTrue();
       rule(s).check(classes);
