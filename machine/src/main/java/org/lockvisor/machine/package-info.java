@@ -7,7 +7,8 @@
  *
  * <p>This package is the only machine code a lock, device, workload or scheduler plugin imports,
  * and of it only these types (held by {@code PluginApiTest} in {@code examples} for the example
- * plugins and the archetypes made from them):
+ * plugins, the archetypes' classes made from them and every name the archetypes' templates
+ * mention; that test also keeps its list and this one the same):
  *
  * <ul>
  *   <li>code paths: {@link org.lockvisor.machine.Program} (built once, run by many tasks), {@link
