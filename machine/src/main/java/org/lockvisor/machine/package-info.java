@@ -44,6 +44,11 @@
  * MachineInvariants}, {@code InvariantViolation}, {@code YieldStats}, {@code
  * VcpuPreemptedReads}): the composition root, the test kits and hand-assembled machines use
  * them; a plugin does not. The interpreter's own types ({@code Activity}, {@code Ttwu}, {@code
- * TaskWatchers}, {@code IrqSavedContext}, {@code HostBackground}) are not public.
+ * TaskWatchers}, {@code IrqSavedContext}, {@code HostBackground}) are not public, nor are its
+ * members of the API types: a program's op array ({@code Program.op}, {@code ops}, {@code
+ * length}: a plugin builds programs and never steps one), the CPU's run state ({@code
+ * Cpu.canRun}, {@code powered}, {@code hasPendingInterrupts}) and the wakeup path's {@code
+ * Kernel.activate} and reschedule IPI handler (a plugin wakes with {@link
+ * org.lockvisor.machine.Ops#wake}).
  */
 package org.lockvisor.machine;
