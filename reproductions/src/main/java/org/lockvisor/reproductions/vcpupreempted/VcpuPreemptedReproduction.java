@@ -307,12 +307,8 @@ public final class VcpuPreemptedReproduction implements Reproduction {
         Outcome::events, Outcome::simulatedNs);
   }
 
-  static double share(PerfReport r, String symbol) {
-    return symbol.equals("[H]") ? r.hypervisorPercent() : r.percent(symbol);
-  }
-
   static double spin(PerfReport r) {
-    return SPIN.stream().mapToDouble(r::percent).sum();
+    return Outcome.spin(r);
   }
 
   /** The acceptance bands of issue 7, each with its verdict. */
