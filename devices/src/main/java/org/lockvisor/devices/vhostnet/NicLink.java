@@ -92,6 +92,7 @@ final class NicLink implements EventHandler {
       stats.qdiscDrops++;
       Packet dup = pool.allocAck(p.flow, VhostNet.ACK_WIRE_BYTES);
       dup.lost = p.bytes;
+      peer.lost(p.flow, p.bytes);
       pool.release(p);
       // the peer notices the hole when the packets queued ahead of it arrive (duplicate ACKs)
       dup.readyAt = Math.max(now, linkTailFinish) + config.ackDelayNs();
@@ -120,7 +121,7 @@ final class NicLink implements EventHandler {
     linkBusy = true;
     long now = sim.now();
     long total = wireNs(p.bytes);
-    peer.transmit(p.flow, p.bytes, config.mss(), now, wireNs(config.mss()), now + total);
+    peer.transmit(p.flow, p.bytes, config.mss(), now, wireNs(config.mss()), now + total, p.retrans);
     sim.schedule(total, this, EV_LINK_DONE, 0);
   }
 

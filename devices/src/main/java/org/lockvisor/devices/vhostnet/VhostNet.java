@@ -223,8 +223,14 @@ public final class VhostNet implements NetDevice {
 
   @Override
   public Program xmitPath(ToIntFunction<Task> flow, ToIntFunction<Task> bytes) {
+    return xmitPath(flow, bytes, t -> false);
+  }
+
+  @Override
+  public Program xmitPath(ToIntFunction<Task> flow, ToIntFunction<Task> bytes,
+      java.util.function.Predicate<Task> retransmission) {
     checkState(machine != null, "%s: attach the device before building transmit paths", name);
-    return driver.xmitPath(flow, bytes);
+    return driver.xmitPath(flow, bytes, retransmission);
   }
 
   @Override
