@@ -237,7 +237,8 @@ public final class VhostNet implements NetDevice {
   public void receiveFromExternalSender(int streams, long windowBytes) {
     checkState(machine != null, "%s: attach the device before starting an external sender", name);
     checkState(link.guestReceive == null, "%s: an external sender is running already", name);
-    GuestReceive rx = new GuestReceive(machine.sim(), host, config, stats, pool, streams, windowBytes, link.queues());
+    GuestReceive rx = new GuestReceive(machine.sim(), host, config, stats, pool, streams, windowBytes, link.queues(),
+        link.flowDirector());
     link.guestReceive = rx;
     vhost.guestReceive(rx);
     driver.guestReceive(rx);
