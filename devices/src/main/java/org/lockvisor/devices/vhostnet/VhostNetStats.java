@@ -83,7 +83,7 @@ final class VhostNetStats {
   }
 
   long kworkerCpuNs() {
-    Task[] kworkers = dev.vhost == null ? null : dev.vhost.kworkers;
+    Task[] kworkers = dev.vhost == null ? null : dev.vhost.irqfd.kworkers;
     if (kworkers == null) {
       return 0;
     }
