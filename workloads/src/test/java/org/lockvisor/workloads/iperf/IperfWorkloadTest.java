@@ -124,7 +124,7 @@ class IperfWorkloadTest {
   /** 3.0.27 tcp_output.c tcp_tso_should_defer: "if (icsk->icsk_ca_state != TCP_CA_Open) goto send_now". */
   @Test
   void tsoDeferral_followsTheCaState_deferredInOpen_sentInRecovery() {
-    Run r = new Run(VhostNetConfig.defaults(), IperfConfig.defaults(1));
+    Run r = new Run(VhostNetConfig.defaults(), IperfConfig.defaults(1).withRecovery(IperfConfig.Recovery.V3_0));
     IperfWorkload w = r.iperf;
     IperfWorkload.Stream s = w.streamForTest(0);
     s.backlog = 1 << 20;
@@ -154,7 +154,7 @@ class IperfWorkloadTest {
    */
   @Test
   void loss_isRetransmittedOneMssAtATime_andRecoveryClampsCwndToInFlightPlusOne() {
-    Run r = new Run(VhostNetConfig.defaults(), IperfConfig.defaults(1));
+    Run r = new Run(VhostNetConfig.defaults(), IperfConfig.defaults(1).withRecovery(IperfConfig.Recovery.V3_0));
     IperfWorkload w = r.iperf;
     IperfWorkload.Stream s = w.streamForTest(0);
     s.cwnd = 400_000;
