@@ -132,11 +132,6 @@ public final class VhostNet implements NetDevice {
     return costs;
   }
 
-  /** Whether the worker is inside tun_do_read, between its state changes (tests). */
-  boolean workerInTunRead() {
-    return vhost.workerInTunRead;
-  }
-
   /** The vhost worker thread ({@code vhost-<pid>}) on the host. */
   public Task worker() {
     return vhost == null ? null : vhost.worker;

@@ -50,7 +50,7 @@ class TunReadTest {
       Task w = dev.worker();
       for (long now = 5 * MS; now < 15 * MS; now += 37) {
         m.sim().runUntil(now);
-        if (dev.workerInTunRead() && w.onCpu()) {
+        if (dev.vhost.workerInTunRead && w.onCpu()) {
           inside++;
           if (w.state() == TaskState.INTERRUPTIBLE) {
             insideInterruptible++;
