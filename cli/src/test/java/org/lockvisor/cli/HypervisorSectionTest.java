@@ -134,10 +134,29 @@ class HypervisorSectionTest {
     String v32 = fingerprint(overcommittedSpin("hypervisor: {directed-yield: v3.2}"));
     String v310 = fingerprint(overcommittedSpin("hypervisor: {directed-yield: v3.10}"));
     String none = fingerprint(overcommittedSpin("hypervisor: {directed-yield: none}"));
+    String ready = fingerprint(overcommittedSpin("hypervisor: {directed-yield: ready}"));
 
     // the profile's variant is 3.8: naming it, or true, is the default run
     assertThat(v38).isEqualTo(base).isEqualTo(alias);
     assertThat(java.util.Set.copyOf(java.util.List.of(base, v32, v310, none))).hasSize(4);
+    // busy vCPUs never halt here, so no vCPU is woken and ready is preempted: the 3.10 run
+    assertThat(ready).isEqualTo(v310);
+  }
+
+  /** As {@link #overcommittedSpin} on pv-qspinlock with 300 us holds: waiters halt and are kicked. */
+  private static String overcommittedPv(String hypervisor) {
+    return overcommittedSpin(hypervisor).replace("locks: {vcpu-is-preempted: false}",
+        "locks: {vcpu-is-preempted: false, spinlock: pv-qspinlock}").replace("hold-ns: 2us", "hold-ns: 300us");
+  }
+
+  @Test
+  void pvKickYield_changesAPvLockRun() throws IOException {
+    // (the ready filter alone changes runs where woken vCPUs wait for a CPU while others spin:
+    // DirectedYieldTest; here the kicked waiters are boosted by the kick itself)
+    String ready = fingerprint(overcommittedPv("hypervisor: {directed-yield: ready}"));
+    String kick = fingerprint(overcommittedPv("hypervisor: {directed-yield: ready, pv-kick-yield: true}"));
+
+    assertThat(kick).isNotEqualTo(ready);
   }
 
   @Test

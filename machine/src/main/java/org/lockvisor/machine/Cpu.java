@@ -332,12 +332,15 @@ public final class Cpu implements EventHandler, SpinWatch {
     long now = machine.sim().now();
     if (prev instanceof VcpuTask v) {
       v.kvmPreempted = prev.state == TaskState.RUNNING; // kvm_sched_out
+      v.kvmPreemptedInKernel = v.guestInKernel(); // kvm_arch_vcpu_put (4.14+)
       if (v.kvmPreempted) {
+        v.kvmReady = true;
         v.startWaiting(now);
       }
     }
     if (next instanceof VcpuTask v) {
       v.kvmPreempted = false; // kvm_sched_in
+      v.kvmReady = false;
       v.stopWaiting(now);
     }
     Task wasSwitchingOut = switchingOut;

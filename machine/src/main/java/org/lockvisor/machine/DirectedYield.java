@@ -26,9 +26,39 @@ public enum DirectedYield {
    * vcpu->preempted}, set in {@code kvm_sched_out}, cleared in {@code kvm_sched_in}) are
    * candidates: "kvm: Iterate over only vcpus that are preempted" (Raghavendra K T, 2013), read
    * in a 3.10 tree (virt/kvm/kvm_main.c of the LG msm8992 3.10 kernel). A vCPU kicked out of a
-   * halt that has not run since is not a candidate (5.8 added {@code vcpu->ready} for that).
+   * halt that has not run since is not a candidate ({@link #READY} added {@code vcpu->ready} for
+   * that). The filter is still there in 4.19 (virt/kvm/kvm_main.c of a 4.19 tree, read for issue
+   * 34), where {@link #V4_14}'s filter follows it.
    */
-  V3_10;
+  V3_10,
+  /**
+   * As {@link #V3_10}, and a handler entered from guest kernel mode ({@code yield_to_kernel_mode}:
+   * x86 {@code handle_pause} always passes true, PLE firing only at CPL 0) skips a candidate that
+   * was not in guest kernel mode when it was put ({@code !kvm_arch_vcpu_in_kernel(vcpu)}, x86
+   * {@code vcpu->arch.preempted_in_kernel} written in {@code kvm_arch_vcpu_put}): "KVM: add
+   * spinlock optimization framework" (Longpeng, 2017, 4.14 by recollection), read in the 4.19
+   * {@code kvm_vcpu_on_spin} and a later vmx.c {@code handle_pause}. Counted as {@code
+   * skip_user_mode}.
+   */
+  V4_14,
+  /**
+   * As {@link #V4_14} with the candidate filter on {@code vcpu->ready} instead of {@code
+   * vcpu->preempted} (the user-mode skip then applies to preempted candidates only, {@code
+   * READ_ONCE(vcpu->preempted) && yield_to_kernel_mode && ...}, as later trees have it): "KVM: Boost vCPUs that are delivering interrupts" (d73eb57b80b9, Wanpeng Li,
+   * 2019; its diff of virt/kvm/kvm_main.c read for issue 34). {@code ready} is set where {@code
+   * preempted} is ({@code kvm_sched_out} of a runnable thread) and also by {@code
+   * kvm_vcpu_wake_up} when it wakes a vCPU sleeping in {@code kvm_vcpu_block} (a kick, an IPI or
+   * another interrupt delivered to a halted vCPU), and cleared by {@code kvm_sched_in}: a vCPU
+   * woken to take an IPI but not yet running becomes a candidate, which is what a sender spinning
+   * in {@code smp_call_function_many} waits for. Released in the 2019 merge windows (5.4 by
+   * recollection; not pinned from a tagged tree).
+   */
+  READY;
+
+  /** Whether the handler skips candidates preempted in guest user mode (4.14+). */
+  boolean kernelModeFilter() {
+    return this == V4_14 || this == READY;
+  }
 
   public boolean enabled() {
     return this != NONE;

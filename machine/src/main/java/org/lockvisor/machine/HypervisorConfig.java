@@ -19,15 +19,29 @@ import static com.google.common.base.Preconditions.checkArgument;
  *     base when it is scheduled in; below the base window it divides, else it subtracts
  * @param hostActivity the host's background activity (tick phase, softirqs, kworkers) that the
  *     experiment applies to the host kernel ({@link HostActivity#OFF}: none)
+ * @param kickYield the x86 {@code KVM_HC_KICK_CPU} handler's {@code kvm_sched_yield} toward the
+ *     kicked vCPU ("KVM: X86: Boost queue head vCPU to mitigate lock waiter preemption",
+ *     266e85a5ec91, 2019: arch/x86/kvm/x86.c {@code kvm_emulate_hypercall} calls {@code
+ *     kvm_sched_yield(vcpu->kvm, a1)} after {@code kvm_pv_kick_cpu_op}, and {@code
+ *     kvm_sched_yield} yields only to a target with {@code vcpu->ready} set)
  */
 public record HypervisorConfig(long exitRoundtripNs, long exitHltNs, long haltPollNs, SpinTrapConfig spinTrap,
-    boolean partitionFirmware, DirectedYield directedYield, int pleShrink, HostActivity hostActivity) {
+    boolean partitionFirmware, DirectedYield directedYield, int pleShrink, HostActivity hostActivity,
+    boolean kickYield) {
   public HypervisorConfig {
     checkArgument(exitRoundtripNs >= 0 && exitHltNs >= 0 && haltPollNs >= 0, "hypervisor costs must not be negative");
     checkArgument(spinTrap != null, "spinTrap must not be null; use SpinTrapConfig.OFF");
     checkArgument(directedYield != null, "directedYield must be set");
     checkArgument(pleShrink >= 0, "pleShrink must not be negative: [%s]", pleShrink);
     checkArgument(hostActivity != null, "hostActivity must be set; use HostActivity.OFF");
+    checkArgument(!kickYield || !partitionFirmware, "the pv kick's yield is KVM's (KVM_HC_KICK_CPU), not PowerVM's");
+  }
+
+  /** The record before issue 34's kick yield: no yield toward the kicked vCPU. */
+  public HypervisorConfig(long exitRoundtripNs, long exitHltNs, long haltPollNs, SpinTrapConfig spinTrap,
+      boolean partitionFirmware, DirectedYield directedYield, int pleShrink, HostActivity hostActivity) {
+    this(exitRoundtripNs, exitHltNs, haltPollNs, spinTrap, partitionFirmware, directedYield, pleShrink,
+        hostActivity, false);
   }
 
   /** The record before issue 17: 3.8 directed yield, ple_window_shrink 0, no host activity. */
@@ -54,22 +68,27 @@ public record HypervisorConfig(long exitRoundtripNs, long exitHltNs, long haltPo
 
   public HypervisorConfig withSpinTrap(SpinTrapConfig trap) {
     return new HypervisorConfig(exitRoundtripNs, exitHltNs, haltPollNs, trap, partitionFirmware, directedYield,
-        pleShrink, hostActivity);
+        pleShrink, hostActivity, kickYield);
   }
 
   public HypervisorConfig withDirectedYield(DirectedYield variant) {
     return new HypervisorConfig(exitRoundtripNs, exitHltNs, haltPollNs, spinTrap, partitionFirmware, variant,
-        pleShrink, hostActivity);
+        pleShrink, hostActivity, kickYield);
   }
 
   public HypervisorConfig withPleShrink(int shrink) {
     return new HypervisorConfig(exitRoundtripNs, exitHltNs, haltPollNs, spinTrap, partitionFirmware, directedYield,
-        shrink, hostActivity);
+        shrink, hostActivity, kickYield);
   }
 
   public HypervisorConfig withHostActivity(HostActivity activity) {
     return new HypervisorConfig(exitRoundtripNs, exitHltNs, haltPollNs, spinTrap, partitionFirmware, directedYield,
-        pleShrink, activity);
+        pleShrink, activity, kickYield);
+  }
+
+  public HypervisorConfig withKickYield(boolean on) {
+    return new HypervisorConfig(exitRoundtripNs, exitHltNs, haltPollNs, spinTrap, partitionFirmware, directedYield,
+        pleShrink, hostActivity, on);
   }
 
   public static HypervisorConfig zeroCost() {

@@ -385,6 +385,14 @@ public final class Kernel {
     ttwu.ipiAccept = accept;
   }
 
+  /**
+   * Sending one IPI from this kernel: an APIC write on a host, a VM exit (MSR_WRITE, or H_IPI on
+   * PowerVM) in a guest without posted or PV IPIs, as the reschedule IPI pays it.
+   */
+  public Program ipiSendProgram() {
+    return ttwu.ipiSendProgram();
+  }
+
   /** The reschedule IPI handler (scheduler_ipi: activates the CPU's wake list). */
   Program reschedIpiHandler() {
     return ttwu.reschedIpiHandler;

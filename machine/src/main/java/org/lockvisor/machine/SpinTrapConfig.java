@@ -18,8 +18,8 @@ import com.google.common.collect.ImmutableSet;
  * window") each trap multiplies the vCPU's window by it up to {@code maxWindowNs}, and the window
  * returns to {@code windowNs} whenever the vCPU thread is scheduled in (ple_window_shrink 0).
  * The handler's candidate filters ({@code dy_eligible} alternation, {@code in_spin_loop} over the
- * handler's whole duration) are the {@link DirectedYield} variant's. Left out: the PAUSE gap (a
- * simulated spin is one tight loop) and yield_to_kernel_mode filtering.
+ * handler's whole duration, the 4.14 skip of candidates preempted in guest user mode) are the
+ * {@link DirectedYield} variant's. Left out: the PAUSE gap (a simulated spin is one tight loop).
  *
  * @param windowNs guest spin time before a trap (ple_window in ns); 0 disables trapping
  * @param exitReason the exit reason as {@code perf kvm stat} names it (PAUSE_INSTRUCTION, WFx)

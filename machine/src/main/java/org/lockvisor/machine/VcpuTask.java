@@ -42,6 +42,17 @@ public final class VcpuTask extends Task {
   boolean dyEligible;
   /** vcpu->preempted (3.10+): set by kvm_sched_out while the thread is runnable, cleared at sched_in. */
   boolean kvmPreempted;
+  /**
+   * vcpu->ready (d73eb57b80b9): set with preempted by kvm_sched_out and by kvm_vcpu_wake_up when it
+   * wakes the thread from kvm_vcpu_block, cleared at kvm_sched_in.
+   */
+  boolean kvmReady;
+  /**
+   * vcpu->arch.preempted_in_kernel (4.14+, x86 kvm_arch_vcpu_put: {@code !get_cpl(vcpu)}): the
+   * guest was not running user code when the thread was last scheduled out.
+   */
+  boolean kvmPreemptedInKernel = true;
+  private boolean kickYieldPending;
   private final int guestStack;
 
   VcpuTask(Machine machine, Kernel host, int id, String name, Vm vm, Cpu guestCpu) {
@@ -56,6 +67,13 @@ public final class VcpuTask extends Task {
 
   public Cpu guestCpu() {
     return guestCpu;
+  }
+
+  /** The guest's privilege level now: kernel unless its CPU's task is doing user work (CPL 3). */
+  boolean guestInKernel() {
+    Task cur = guestCpu.current;
+    return cur == null || cur == guestCpu.idle || cur.irqDepth > 0 || cur.activity != Activity.WORK
+        || !cur.workUser;
   }
 
   public Vm vm() {
@@ -139,6 +157,10 @@ public final class VcpuTask extends Task {
     if (activity == Activity.SPIN) {
       poke(0); // halt polling sees the pending interrupt
     } else if (state != TaskState.RUNNING) {
+      // kvm_vcpu_wake_up: swake_up_one, then WRITE_ONCE(vcpu->ready, true); set first here so a
+      // wakee switched in at once clears it at sched_in (the kernel's window where a late store
+      // leaves ready stuck true on a running vCPU is not modelled)
+      kvmReady = true;
       kernel.wakeUpNow(this, null);
     }
   }
@@ -151,6 +173,38 @@ public final class VcpuTask extends Task {
     vm.count(YieldStats.Counter.PV_KICKS);
     pvUnhalted = true;
     kick();
+  }
+
+  /**
+   * The x86 KVM_HC_KICK_CPU handler after {@link #pvKick} of {@code target} (called on the
+   * kicker): {@code kvm_sched_yield(vcpu->kvm, a1)} when the VM's hypervisor has the queue-head
+   * boost ({@link HypervisorConfig#kickYield}, 266e85a5ec91): if the kicked vCPU is {@code ready}
+   * (woken by the kick, or preempted, and not run since), {@code kvm_vcpu_yield_to} it. Returns
+   * whether {@code yield_to} boosted it; the handler then calls {@code schedule()} as {@code
+   * yield_to} does.
+   */
+  public boolean kickYield(VcpuTask target) {
+    if (!vm.kickYield() || target == null || target.vm != vm || target == this) {
+      return false;
+    }
+    if (!target.kvmReady) {
+      vm.count(YieldStats.Counter.KICK_YIELD_NOT_READY);
+      return false;
+    }
+    vm.count(YieldStats.Counter.KICK_YIELD_ATTEMPTS);
+    if (kernel.yieldTo(this, target) > 0) {
+      vm.count(YieldStats.Counter.KICK_YIELD_SUCCESSES);
+      kickYieldPending = true;
+      return true;
+    }
+    return false;
+  }
+
+  /** Whether {@link #kickYield} boosted a target whose schedule() is still due; clears it. */
+  public boolean takeKickYield() {
+    boolean pending = kickYieldPending;
+    kickYieldPending = false;
+    return pending;
   }
 
   /** Marks the part of an exit handler spent in the userspace VMM (vcpu_put happened). */

@@ -29,6 +29,7 @@ public final class Vm {
   private final boolean partitionFirmware;
   private final DirectedYield directedYield;
   private final int pleShrink;
+  private final boolean kickYield;
   /** Counters of kvm_vcpu_on_spin, H_CONFER/H_PROD and pv halts/kicks (see {@link YieldStats}). */
   final long[] yieldCounts = new long[YieldStats.Counter.values().length];
 
@@ -40,6 +41,7 @@ public final class Vm {
     this.spinTrap = hv.spinTrap();
     this.directedYield = !hv.spinTrap().directedYield() ? DirectedYield.NONE : hv.directedYield();
     this.pleShrink = hv.pleShrink();
+    this.kickYield = hv.kickYield();
     this.spinTrapHandler = Program.named("kvm_vcpu_on_spin")
         .op(new DirectedYieldOp(machine.symbols().symbol("kvm_vcpu_on_spin", Machine.DOMAIN_KERNEL),
             machine.symbols().symbol("yield_to", Machine.DOMAIN_KERNEL)))
@@ -65,6 +67,11 @@ public final class Vm {
         .work(hv.exitHltNs(), names.haltWork())
         .op(new HaltOp(pollSym))
         .build();
+  }
+
+  /** Whether KVM_HC_KICK_CPU yields to the kicked vCPU (kvm_sched_yield, 266e85a5ec91). */
+  public boolean kickYield() {
+    return kickYield;
   }
 
   /** Whether the hypervisor is partition firmware (PowerVM) rather than KVM. */
@@ -376,12 +383,21 @@ public final class Vm {
             count(YieldStats.Counter.SKIP_NOT_PREEMPTED);
             continue;
           }
+          if (directedYield == DirectedYield.READY && !candidate.kvmReady) {
+            count(YieldStats.Counter.SKIP_NOT_READY);
+            continue;
+          }
           if (candidate == me) {
             count(YieldStats.Counter.SKIP_SELF);
             continue;
           }
           if (candidate.halted && candidate.state != TaskState.RUNNING) {
             count(YieldStats.Counter.SKIP_HALTED); // waitqueue_active: asleep in kvm_vcpu_block
+            continue;
+          }
+          if (directedYield.kernelModeFilter() && candidate.kvmPreempted && !candidate.kvmPreemptedInKernel) {
+            // yield_to_kernel_mode (a PLE exit is always from CPL 0) && !kvm_arch_vcpu_in_kernel
+            count(YieldStats.Counter.SKIP_USER_MODE);
             continue;
           }
           if (!v32 && !eligible(candidate)) {

@@ -31,8 +31,12 @@ public record YieldStats(long pleExits, long[] counts) {
     NO_CANDIDATE,
     /** Candidates skipped: not preempted (3.10+ vcpu->preempted). */
     SKIP_NOT_PREEMPTED,
+    /** Candidates skipped: not ready (vcpu->ready, d73eb57b80b9: neither preempted nor woken since it ran). */
+    SKIP_NOT_READY,
     /** Candidates skipped: halted (waitqueue_active). */
     SKIP_HALTED,
+    /** Candidates skipped: preempted in guest user mode while the spinner is in kernel mode (4.14 yield_to_kernel_mode). */
+    SKIP_USER_MODE,
     /** Candidates skipped: dy_eligible alternation. */
     SKIP_INELIGIBLE,
     /** Candidates skipped: the handler's own vCPU ({@code vcpu == me}). */
@@ -57,6 +61,15 @@ public record YieldStats(long pleExits, long[] counts) {
     PV_HALTS,
     /** pv_kick (KVM_HC_KICK_CPU). */
     PV_KICKS,
+    /**
+     * KVM_HC_KICK_CPU's kvm_sched_yield toward the kicked vCPU (266e85a5ec91, the queue-head
+     * boost): calls that found the target ready and tried kvm_vcpu_yield_to.
+     */
+    KICK_YIELD_ATTEMPTS,
+    /** Of those, yield_to boosted the kicked vCPU. */
+    KICK_YIELD_SUCCESSES,
+    /** kvm_sched_yield found the kicked vCPU not ready (running, or not woken since it ran): no yield. */
+    KICK_YIELD_NOT_READY,
     /** The guest's vcpu_is_preempted evaluations that answered true (steal-time preempted set). */
     PREEMPTED_FLAG_TRUE,
     /** vcpu_is_preempted evaluations that answered false. */

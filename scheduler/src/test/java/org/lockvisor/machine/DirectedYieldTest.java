@@ -11,8 +11,9 @@ import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.scheduler.builtin.CfsScheduler;
 
 /**
- * kvm_vcpu_on_spin as virt/kvm/kvm_main.c has it (3.2, 3.8, 3.10): a target in guest mode is
- * never yielded to (PF_VCPU), the 3.10 filter skips vCPUs that are not preempted, dy_eligible
+ * kvm_vcpu_on_spin as virt/kvm/kvm_main.c has it (3.2, 3.8, 3.10, ready): a target in guest mode is
+ * never yielded to (PF_VCPU), the 3.10 filter skips vCPUs that are not preempted, the ready
+ * filter (d73eb57b80b9) also takes vCPUs woken from a halt that have not run since, dy_eligible
  * alternates a spinning candidate's eligibility, candidates are taken round robin after
  * last_boosted_vcpu, and ple_window_shrink shrinks the window at sched_in.
  */
@@ -81,13 +82,63 @@ class DirectedYieldTest {
   @Test
   void preemptedFilter310_holderWokenFromHaltButNotYetRun_isNotACandidate() {
     // kvm_sched_out sets vcpu->preempted only for a thread switched out while runnable: a vCPU
-    // kicked out of its halt that has not run since is skipped (5.8 added vcpu->ready for it)
+    // kicked out of its halt that has not run since is skipped (d73eb57b80b9 added vcpu->ready for it)
     YieldStats v310 = wokenHolder(DirectedYield.V3_10);
     YieldStats v38 = wokenHolder(DirectedYield.V3_8);
 
     assertThat(v310.pleExits()).isPositive();
     assertThat(v310.get(YieldStats.Counter.SUCCESSES)).isZero();
     assertThat(v38.get(YieldStats.Counter.SUCCESSES)).isPositive();
+  }
+
+  @Test
+  void readyFilter_holderWokenFromHaltButNotYetRun_isACandidate() {
+    // d73eb57b80b9 (virt/kvm/kvm_main.c): kvm_vcpu_wake_up sets vcpu->ready when it wakes the
+    // thread from kvm_vcpu_block, kvm_sched_in clears it, and kvm_vcpu_on_spin filters on it
+    YieldStats ready = wokenHolder(DirectedYield.READY);
+
+    assertThat(ready.pleExits()).isPositive();
+    assertThat(ready.get(YieldStats.Counter.SUCCESSES)).isPositive();
+    assertThat(ready.get(YieldStats.Counter.SKIP_NOT_PREEMPTED)).isZero();
+  }
+
+  @Test
+  void readyFilter_runningCandidate_isSkippedBeforeAnyYieldTo() {
+    YieldStats s = twoRunningVcpus(DirectedYield.READY);
+
+    assertThat(s.get(YieldStats.Counter.ATTEMPTS)).isZero();
+    assertThat(s.get(YieldStats.Counter.SKIP_NOT_READY)).isPositive();
+  }
+
+  /** Two vCPUs on one CPU: vCPU 0 spins in the kernel, vCPU 1 runs user code (or kernel code). */
+  private static YieldStats spinnerBesideBurner(DirectedYield variant, boolean user) {
+    Simulation sim = new Simulation(1);
+    Machine machine = new Machine(sim);
+    machine.createHost("host", 1, KernelConfig.zeroCost(MS), CfsScheduler.withDefaults());
+    Vm vm = machine.createVm("vm", 2, KernelConfig.zeroCost(4 * MS), CfsScheduler.withDefaults(),
+        new HypervisorConfig(500, 0, 0).withSpinTrap(TRAP).withDirectedYield(variant), 0, 0);
+    Program.Builder b = Program.named("b");
+    Program body = (user ? b.userWork(MS, "user_burn") : b.work(MS, "burn")).build();
+    vm.guest().spawn("spin", spinForever(), 0);
+    vm.guest().spawn("burn", Program.named("burn").loopWhile(t -> true, body).build(), 1);
+    sim.runUntil(30 * MS);
+    return vm.yieldStats();
+  }
+
+  @Test
+  void kernelModeFilter414_candidatePreemptedInUserMode_isSkipped() {
+    // 4.19 kvm_vcpu_on_spin: if (yield_to_kernel_mode && !kvm_arch_vcpu_in_kernel(vcpu)) continue;
+    // x86 handle_pause passes yield_to_kernel_mode = true (PLE fires only at CPL 0)
+    YieldStats user414 = spinnerBesideBurner(DirectedYield.V4_14, true);
+    YieldStats user310 = spinnerBesideBurner(DirectedYield.V3_10, true);
+    YieldStats kernel414 = spinnerBesideBurner(DirectedYield.V4_14, false);
+
+    assertThat(user414.pleExits()).isPositive();
+    assertThat(user414.get(YieldStats.Counter.SKIP_USER_MODE)).isPositive();
+    assertThat(user414.get(YieldStats.Counter.SUCCESSES)).isZero();
+    assertThat(user310.get(YieldStats.Counter.SUCCESSES)).isPositive();
+    assertThat(kernel414.get(YieldStats.Counter.SKIP_USER_MODE)).isZero();
+    assertThat(kernel414.get(YieldStats.Counter.SUCCESSES)).isPositive();
   }
 
   @Test

@@ -96,7 +96,7 @@ public final class HypervisorSettings {
   }
 
   private static final List<String> BOOLEANS = List.of("true", "false");
-  private static final List<String> YIELD_VARIANTS = List.of("none", "v3.10", "v3.2", "v3.8");
+  private static final List<String> YIELD_VARIANTS = List.of("none", "ready", "v3.10", "v3.2", "v3.8", "v4.14");
   private static final List<String> TICK_PHASES = List.of("aligned", "legacy", "skewed");
 
   /** Every knob, by key. Adding a knob is adding one entry here. */
@@ -126,14 +126,21 @@ public final class HypervisorSettings {
           (p, v) -> spinTrap(p, t -> new SpinTrap(t.enabled(), t.trigger(), t.gapCycles(), Integer.parseInt(v),
               t.directedYield()))))
       .put("directed-yield", new Knob("directed-yield", Type.ENUM, 0, 0,
-          "the trap handler's kvm_vcpu_on_spin: v3.2, v3.8 (dy_eligible, -ESRCH tries) or v3.10 (only preempted"
-              + " vCPUs), or none; true is the profile's variant, false none",
+          "the trap handler's kvm_vcpu_on_spin: v3.2, v3.8 (dy_eligible, -ESRCH tries), v3.10 (only preempted"
+              + " vCPUs), v4.14 (and not those preempted in guest user mode), ready (only vCPUs preempted or woken since they ran, vcpu->ready of d73eb57b80b9, 2019),"
+              + " or none; true is the profile's variant, false none",
           (f, p) -> p.hypervisor().spinTrap().directedYield() ? variant(Platforms.hypervisor(p).directedYield()) : "none",
           (f, p) -> trapped(p) ? YIELD_VARIANTS : List.of("none"),
           (p, v) -> spinTrap(p, t -> new SpinTrap(t.enabled(), t.trigger(), t.gapCycles(), t.growFactor(),
               t.enabled() && yieldsTo(v))),
           (hv, v) -> yieldsTo(v) && !v.equals("true") ? hv.withDirectedYield(yieldVariant(v)) : hv,
-          List.of("none", "v3.2", "v3.8", "v3.10", "true", "false")))
+          List.of("none", "v3.2", "v3.8", "v3.10", "v4.14", "ready", "true", "false")))
+      .put("pv-kick-yield", Knob.machine("pv-kick-yield", Type.BOOLEAN, 0, 0,
+          "x86 KVM_HC_KICK_CPU also yields to the kicked vCPU if it is ready (kvm_sched_yield after"
+              + " kvm_pv_kick_cpu_op: the queue-head boost of 266e85a5ec91, 2019); needs directed-yield: ready",
+          (f, p) -> Boolean.toString(Platforms.hypervisor(p).kickYield()),
+          (f, p) -> pauseLoop(p) && linuxHost(p) ? BOOLEANS : List.of(),
+          (hv, v) -> hv.withKickYield(Boolean.parseBoolean(v)), List.of()))
       .put("ple-shrink", Knob.machine("ple-shrink", Type.INTEGER, 0, 1L << 30,
           "kvm_intel ple_window_shrink (3.18+): 0 resets a vCPU's PLE window to the base when it is scheduled in;"
               + " below the base window it divides, else it subtracts",
@@ -296,6 +303,13 @@ public final class HypervisorSettings {
         }
       }
     }
+    if (problems.isEmpty() && "true".equals(settings.getOrDefault("pv-kick-yield", "").strip())
+        && !"false".equals(settings.getOrDefault("ple", "").strip())
+        && !"ready".equals(settings.getOrDefault("directed-yield", "").strip())) {
+      // kvm_sched_yield reads vcpu->ready, which came with the ready filter of kvm_vcpu_on_spin
+      problems.add(new Problem("hypervisor.pv-kick-yield", "[true] needs hypervisor.directed-yield: ready (the"
+          + " kick's yield reads vcpu->ready, which came with that kvm_vcpu_on_spin); set it, or leave this out"));
+    }
     if (problems.isEmpty() && settings.containsKey("ple-shrink")
         && apply(factory, profile, settings).hypervisor().spinTrap().growFactor() == 1) {
       problems.add(new Problem("hypervisor.ple-shrink", "[" + settings.get("ple-shrink").strip() + "] cannot take"
@@ -329,6 +343,8 @@ public final class HypervisorSettings {
       case "ple-grow" -> "its hypervisor has no growing pause-loop window (spin trap "
           + (profile.hypervisor().spinTrap().enabled() ? profile.hypervisor().spinTrap().trigger() : "none") + ")";
       case "halt-poll" -> "a partition hypervisor does not halt-poll";
+      case "pv-kick-yield" -> "the queue-head boost is x86 KVM's KVM_HC_KICK_CPU handler (arch/x86/kvm/x86.c); this"
+          + " profile's hypervisor has no such kick";
       case "kernel-era" -> "the profile is one kernel era (it lists no others); choose what vcpu_is_preempted"
           + " answers with hypervisor.vcpu-is-preempted";
       case "ple-shrink" -> "its hypervisor has no pause-loop window to shrink (spin trap "

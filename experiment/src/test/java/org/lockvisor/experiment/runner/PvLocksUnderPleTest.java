@@ -28,6 +28,10 @@ import org.lockvisor.experiment.model.ExperimentYaml;
  * <p>(2) virt/kvm/kvm_main.c 3.8/3.10 {@code kvm_vcpu_on_spin}: {@code in_spin_loop} is set for
  * the handler's whole duration, so concurrent handlers see each other and skip a candidate inside
  * its own handler every other look ({@code dy_eligible}); 3.2 has no such filter.
+ *
+ * <p>(5) arch/x86/kvm/x86.c after 266e85a5ec91: {@code KVM_HC_KICK_CPU} calls {@code
+ * kvm_sched_yield} toward the kicked vCPU, which yields only to a {@code ready} one; a waiter
+ * halted in {@code pv_wait} and woken by the kick is ready until it runs.
  */
 class PvLocksUnderPleTest {
   private static final ExperimentPlugins PLUGINS = ExperimentPlugins.discover(
@@ -107,6 +111,20 @@ class PvLocksUnderPleTest {
     double pv = acquisitionsPerSecond(run(yaml("pv-ticket", "[0, 1, 2, 3]", 4, "300us", "")));
     double plain = acquisitionsPerSecond(run(yaml("ticket", "[0, 1, 2, 3]", 4, "300us", "")));
     assertThat(Math.abs(pv - plain) / plain).as("1x: pv-ticket %s vs ticket %s", pv, plain).isLessThan(0.04);
+  }
+
+  @Test
+  void kickYield_overcommittedPvQspinlock_yieldsToKickedWaiters_onlyWhenOn() {
+    Map<String, Long> on = yields(run(yaml("pv-qspinlock", "[0, 1, 0, 1]", 2, "300us",
+        "hypervisor: {directed-yield: ready, pv-kick-yield: true}")));
+    Map<String, Long> off = yields(run(yaml("pv-qspinlock", "[0, 1, 0, 1]", 2, "300us",
+        "hypervisor: {directed-yield: ready}")));
+
+    assertThat(on.get("pv_kicks")).isPositive();
+    assertThat(on.get("kick_yield_successes")).isPositive()
+        .isLessThanOrEqualTo(on.get("kick_yield_attempts"));
+    assertThat(on.get("kick_yield_attempts") + on.get("kick_yield_not_ready")).isEqualTo(on.get("pv_kicks"));
+    assertThat(off.get("kick_yield_attempts") + off.get("kick_yield_not_ready")).isZero();
   }
 
   @Test

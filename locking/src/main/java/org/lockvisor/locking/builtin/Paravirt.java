@@ -40,19 +40,33 @@ final class Paravirt {
         .op(new Op() {
           @Override
           public int execute(Task host, int phase) {
-            if (phase == 0) {
-              VcpuTask v = (VcpuTask) host;
-              Task unlocker = v.guestCpu().current();
-              Task waiter = target.apply(unlocker);
-              if (waiter != null && waiter.cpu().vcpuTask() != null) {
-                waiter.cpu().vcpuTask().pvKick();
-              }
-              if (costs.pvKickNs() > 0) {
-                host.startWork(costs.pvKickNs(), symKick, false);
+            VcpuTask v = (VcpuTask) host;
+            switch (phase) {
+              case 0 -> {
+                Task unlocker = v.guestCpu().current();
+                Task waiter = target.apply(unlocker);
+                VcpuTask kicked = waiter == null ? null : waiter.cpu().vcpuTask();
+                if (kicked != null) {
+                  kicked.pvKick();
+                  // 266e85a5ec91: kvm_sched_yield(vcpu->kvm, a1) right after kvm_pv_kick_cpu_op
+                  v.kickYield(kicked);
+                }
+                if (costs.pvKickNs() > 0) {
+                  host.startWork(costs.pvKickNs(), symKick, false);
+                }
                 return AGAIN;
               }
+              case 1 -> {
+                if (v.takeKickYield()) {
+                  host.kernel().schedule(host.cpu(), true); // yield_to's schedule() after a boost
+                  return AGAIN;
+                }
+                return NEXT;
+              }
+              default -> {
+                return NEXT; // the kicker runs again
+              }
             }
-            return NEXT;
           }
 
           @Override
