@@ -31,7 +31,14 @@ import java.util.List;
  *       mapped from the file with the text's protection, the hole up to the data segment is
  *       {@code mprotect}ed to {@code PROT_NONE} when there is one ({@code has_holes}), the data
  *       segment is mapped over the rest, and {@code _dl_protect_relro} later splits its RELRO
- *       part read-only — r-x, ---, r--, rw-, all four mapping the file. The loader writes the data
+ *       part read-only — r-x, [---], r--, rw-, all mapping the file. The hole exists when the data
+ *       segment's first page is not the page after the text's last ({@code has_holes}: a
+ *       segment's {@code mapstart} differs from the previous {@code mapend}, both rounded to the
+ *       running kernel's page size), i.e. when the page is smaller than the link's max-page-size
+ *       (2 MiB on x86_64, so 4 KiB pages have it; 64 KiB on ppc64, so a 64 KiB-page ppc64le kernel
+ *       has none: a ppc64le /proc/PID/maps shows each library as r-xp, r--p, rw-p, e.g. Donet
+ *       Tom's listings in "Re: [PATCH 1/6] mm/selftests: Fix virtual_address_range test issues",
+ *       linux-kselftest, June 2025). The loader writes the data
  *       segment (relocations) before the RELRO split, so r-- and rw- share one anon_vma ({@code
  *       __split_vma} → {@code anon_vma_clone}). The perf executable and ld64.so.2 are mapped by
  *       the kernel ({@code load_elf_binary}, {@code load_elf_interp}, fs/binfmt_elf.c) segment by
@@ -49,9 +56,7 @@ import java.util.List;
  * <p>Simplifications: a library's bss beyond its last file page (an anonymous {@code MAP_FIXED}
  * mapping in {@code _dl_map_segments} when {@code zeroend > zeropage}) is left out; so are
  * anonymous mappings the parent made before forking (malloc's mmap threshold is 128 KiB; perf's
- * per-group allocations are smaller). Whether a ppc64le library has the {@code ---} hole depends
- * on its link (64 KiB {@code max-page-size}, RELRO alignment): the layout keeps it, as on the
- * loader's common path.
+ * per-group allocations are smaller).
  *
  * @param name the layout's name ({@code perf-4.8} or {@code uniform})
  * @param files the mapped files, one i_mmap rwsem each, in lock-index order
@@ -70,18 +75,48 @@ public record AddressSpaceLayout(String name, ImmutableList<String> files, Immut
    * The shared objects the loader maps for perf 4.8, in load order (breadth first over
    * DT_NEEDED: perf's own in link order, then the transitive ones).
    */
-  public static final ImmutableList<String> PERF_4_8_LIBRARIES = ImmutableList.of(
-      "libpthread.so.0", "librt.so.1", "libm.so.6", "libdl.so.2", // EXTLIBS = -lpthread -lrt -lm -ldl
-      "libelf.so.1", "libdw.so.1", // NO_LIBELF unset: -lelf; DWARF (PERF_HAVE_DWARF_REGS on powerpc): -ldw
-      "libunwind.so.8", "libunwind-ppc64.so.8", // powerpc: LIBUNWIND_LIBS := -lunwind -lunwind-ppc64
-      "libcrypto.so.1.0.0", // feature-libcrypto: -lcrypto (jitdump)
-      "libslang.so.2", // feature-libslang: -lslang (TUI)
-      "libperl.so.5.22", // PERL_EMBED_LIBADD (ExtUtils::Embed ldopts)
-      "libpython2.7.so.1.0", "libutil.so.1", // PYTHON_EMBED_LIBADD ... -lutil
-      "libz.so.1", "liblzma.so.5", "libnuma.so.1", // -lz, -llzma, -lnuma
-      "libc.so.6",
-      "libbz2.so.1.0", // needed by libdw (elfutils built with bzip2)
-      "libcrypt.so.1"); // needed by libperl
+  public static final ImmutableList<String> PERF_4_8_LIBRARIES = libraries("ppc64");
+
+  /**
+   * The shared objects for a build on {@code unwindArch}'s libunwind ({@code ppc64}, {@code
+   * x86_64}, {@code aarch64}; null or anything else: 4.8's Makefile.config sets no
+   * LIBUNWIND_LIBS, so NO_LIBUNWIND and neither libunwind library).
+   */
+  public static ImmutableList<String> libraries(String unwindArch) {
+    ImmutableList.Builder<String> b = ImmutableList.builder();
+    b.add("libpthread.so.0", "librt.so.1", "libm.so.6", "libdl.so.2"); // EXTLIBS = -lpthread -lrt -lm -ldl
+    b.add("libelf.so.1", "libdw.so.1"); // NO_LIBELF unset: -lelf; DWARF (PERF_HAVE_DWARF_REGS): -ldw
+    if ("ppc64".equals(unwindArch) || "x86_64".equals(unwindArch) || "aarch64".equals(unwindArch)) {
+      // powerpc: LIBUNWIND_LIBS := -lunwind -lunwind-ppc64 (x86_64, arm64 alike)
+      b.add("libunwind.so.8", "libunwind-" + unwindArch + ".so.8");
+    }
+    b.add("libcrypto.so.1.0.0"); // feature-libcrypto: -lcrypto (jitdump)
+    b.add("libslang.so.2"); // feature-libslang: -lslang (TUI)
+    b.add("libperl.so.5.22"); // PERL_EMBED_LIBADD (ExtUtils::Embed ldopts)
+    b.add("libpython2.7.so.1.0", "libutil.so.1"); // PYTHON_EMBED_LIBADD ... -lutil
+    b.add("libz.so.1", "liblzma.so.5", "libnuma.so.1"); // -lz, -llzma, -lnuma
+    b.add("libc.so.6");
+    b.add("libbz2.so.1.0"); // needed by libdw (elfutils built with bzip2)
+    b.add("libcrypt.so.1"); // needed by libperl
+    return b.build();
+  }
+
+  /** The libunwind flavour of an arch profile's name (ppc64-powervm: ppc64), null when 4.8 perf has none. */
+  public static String unwindArch(String archProfile) {
+    if (archProfile == null) {
+      return null;
+    }
+    if (archProfile.startsWith("ppc64")) {
+      return "ppc64";
+    }
+    if (archProfile.startsWith("x86_64")) {
+      return "x86_64";
+    }
+    if (archProfile.startsWith("arm64") || archProfile.startsWith("aarch64")) {
+      return "aarch64";
+    }
+    return null;
+  }
 
   /**
    * One VMA.
@@ -102,22 +137,37 @@ public record AddressSpaceLayout(String name, ImmutableList<String> files, Immut
     }
   }
 
-  /** The named layout; {@code uniform} with the three sizes. */
+  /** The named layout; {@code uniform} with the three sizes; perf-4.8 for ppc64 with 64 KiB pages. */
   public static AddressSpaceLayout of(String name, int files, int vmasPerFile, int anonVmas) {
+    return of(name, files, vmasPerFile, anonVmas, 65536, "ppc64");
+  }
+
+  /** The named layout for a guest with {@code pageSize} pages and {@code unwindArch}'s libunwind. */
+  public static AddressSpaceLayout of(String name, int files, int vmasPerFile, int anonVmas, int pageSize,
+      String unwindArch) {
     if (PERF_4_8.equals(name)) {
-      return perf48();
+      return perf48(pageSize, unwindArch);
     }
     checkArgument(UNIFORM.equals(name), "unknown address space [%s]; known: [%s, %s]", name, PERF_4_8, UNIFORM);
     return uniform(files, vmasPerFile, anonVmas);
   }
 
-  /** perf 4.8 on ppc64le (see the class comment for the sources). */
+  /** perf 4.8 on ppc64le with 64 KiB pages (see the class comment for the sources). */
   public static AddressSpaceLayout perf48() {
-    Builder b = new Builder();
+    return perf48(65536, "ppc64");
+  }
+
+  /**
+   * perf 4.8 with {@code pageSize} pages: a library has the PROT_NONE hole only when its data
+   * segment does not start on the page after its text ({@code has_holes}), i.e. when the page is
+   * smaller than the link's max-page-size (64 KiB on ppc64 and aarch64, 2 MiB on x86_64).
+   */
+  public static AddressSpaceLayout perf48(int pageSize, String unwindArch) {
+    Builder b = new Builder(pageSize < 65536);
     b.kernelMapped("perf");
     b.anonymous("perf-bss");
     b.anonymous("heap");
-    for (String lib : PERF_4_8_LIBRARIES.reverse()) {
+    for (String lib : libraries(unwindArch).reverse()) {
       b.library(lib);
     }
     b.vmas.add(new Vma("vdso", "r-x", -1, -1));
@@ -195,9 +245,14 @@ public record AddressSpaceLayout(String name, ImmutableList<String> files, Immut
   }
 
   private static final class Builder {
+    final boolean holes;
     final List<String> files = new ArrayList<>();
     final List<String> roots = new ArrayList<>();
     final List<Vma> vmas = new ArrayList<>();
+
+    Builder(boolean holes) {
+      this.holes = holes;
+    }
 
     /** An ELF object the kernel maps segment by segment: text, then data split by RELRO. */
     void kernelMapped(String object) {
@@ -208,12 +263,14 @@ public record AddressSpaceLayout(String name, ImmutableList<String> files, Immut
       vmas.add(new Vma(object, "rw-", f, a));
     }
 
-    /** A shared library as _dl_map_segments maps it: text, the PROT_NONE hole, RELRO, data. */
+    /** A shared library as _dl_map_segments maps it: text, the PROT_NONE hole if any, RELRO, data. */
     void library(String object) {
       int f = file(object);
       int a = root(object);
       vmas.add(new Vma(object, "r-x", f, -1));
-      vmas.add(new Vma(object, "---", f, -1));
+      if (holes) {
+        vmas.add(new Vma(object, "---", f, -1));
+      }
       vmas.add(new Vma(object, "r--", f, a));
       vmas.add(new Vma(object, "rw-", f, a));
     }

@@ -59,9 +59,14 @@ public record SchedMessagingConfig(
     checkArgument(vmaCostJitter >= 0 && vmaCostJitter < 1, "vma-cost-jitter must be in [0, 1): %s", vmaCostJitter);
   }
 
-  /** The VMAs every process of the benchmark walks at fork and exit. */
+  /** The VMAs every process of the benchmark walks at fork and exit (perf built for ppc64). */
   public AddressSpaceLayout layout() {
-    return AddressSpaceLayout.of(addressSpace, mappedFiles, vmasPerFile, anonVmas);
+    return layout("ppc64");
+  }
+
+  /** The VMAs for a perf built with {@code unwindArch}'s libunwind (see {@link AddressSpaceLayout#unwindArch}). */
+  public AddressSpaceLayout layout(String unwindArch) {
+    return AddressSpaceLayout.of(addressSpace, mappedFiles, vmasPerFile, anonVmas, pageSize, unwindArch);
   }
 
   /** The same benchmark over another address space ({@link AddressSpaceLayout}). */

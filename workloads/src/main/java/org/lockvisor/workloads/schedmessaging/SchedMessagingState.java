@@ -133,7 +133,7 @@ final class SchedMessagingState {
       readyPipe = new Pipe(context.locks().create(guest, "ready_pipe.mutex", LockKind.MUTEX));
       wakePipe = new Pipe(context.locks().create(guest, "wake_pipe.mutex", LockKind.MUTEX));
     }
-    layout = config.layout();
+    layout = config.layout(AddressSpaceLayout.unwindArch(context.costs().arch()));
     if (config.threads()) {
       mmLocks = new KernelLock[] {context.locks().create(guest, "mm.mmap_sem", LockKind.RWSEM)};
     } else {
