@@ -186,14 +186,35 @@ final class ClusterJobs {
   }
 
   /**
+   * Where an emitted job script goes: the disk ({@link #DISK}), or a test's stand-in for it (a
+   * full disk cannot be had on demand).
+   */
+  interface ScriptFiles {
+    /** Writes {@code text} to {@code job} atomically and makes it executable. */
+    void writeExecutable(Path job, String text) throws IOException;
+
+    ScriptFiles DISK = (job, text) -> {
+      AtomicFiles.writeString(job, text);
+      job.toFile().setExecutable(true, false);
+    };
+  }
+
+  /**
    * Writes the job script {@code text} into the prepared directory {@code out}, executable, and
    * prints how to submit and merge it after {@code headline}.
    */
   static Path write(Path out, String text, String headline, PrintWriter stdout) {
+    return write(ScriptFiles.DISK, out, text, headline, stdout);
+  }
+
+  /**
+   * As {@link #write(Path, String, String, PrintWriter)} through {@code files}: how to submit is
+   * printed only once the script is written.
+   */
+  static Path write(ScriptFiles files, Path out, String text, String headline, PrintWriter stdout) {
     Path job = out.resolve(FILE_NAME);
     try {
-      AtomicFiles.writeString(job, text);
-      job.toFile().setExecutable(true, false);
+      files.writeExecutable(job, text);
     } catch (IOException ex) {
       throw new UncheckedIOException("cannot write [" + job + "]", ex);
     }

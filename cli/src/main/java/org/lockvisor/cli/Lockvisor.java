@@ -64,13 +64,21 @@ public final class Lockvisor implements Runnable {
 
   private final ClassLoader classPathLoader;
   private final Function<String, String> environment;
+  private final Function<ClassLoader, Injector> bootstrap;
   private PluginPath pluginPath;
   private ClassLoader pluginLoader;
   private Injector injector;
 
   Lockvisor(ClassLoader classPathLoader, Function<String, String> environment) {
+    this(classPathLoader, environment, Bootstrap::standard);
+  }
+
+  /** As above, the application injector built by {@code bootstrap} from the plugin loader (tests give their own). */
+  Lockvisor(ClassLoader classPathLoader, Function<String, String> environment,
+      Function<ClassLoader, Injector> bootstrap) {
     this.classPathLoader = classPathLoader;
     this.environment = environment;
+    this.bootstrap = bootstrap;
   }
 
   public static void main(String[] args) {
@@ -88,7 +96,20 @@ public final class Lockvisor implements Runnable {
 
   /** As {@link #commandLine(ClassLoader)}, reading environment variables from {@code environment}. */
   static CommandLine commandLine(ClassLoader classPathLoader, Function<String, String> environment) {
-    CommandLine commandLine = new CommandLine(new Lockvisor(classPathLoader, environment));
+    return commandLine(new Lockvisor(classPathLoader, environment));
+  }
+
+  /**
+   * The command line over an injector {@code bootstrap} builds from the plugin loader: a test
+   * binds its own collaborators (a mocked reproduction) where the built-ins would be.
+   */
+  static CommandLine commandLineBootstrappedBy(ClassLoader classPathLoader,
+      Function<ClassLoader, Injector> bootstrap) {
+    return commandLine(new Lockvisor(classPathLoader, System::getenv, bootstrap));
+  }
+
+  private static CommandLine commandLine(Lockvisor lockvisor) {
+    CommandLine commandLine = new CommandLine(lockvisor);
     commandLine.setParameterExceptionHandler(Lockvisor::handleParameterException);
     commandLine.setExecutionExceptionHandler(Lockvisor::handleExecutionException);
     commandLine.setExecutionStrategy(Lockvisor::executeCatchingErrors);
@@ -183,7 +204,7 @@ public final class Lockvisor implements Runnable {
   Injector injector() {
     if (injector == null) {
       ClassLoader pluginLoader = pluginLoader();
-      injector = debug ? bootstrapLoggingDiscovery() : Bootstrap.standard(pluginLoader);
+      injector = debug ? bootstrapLoggingDiscovery() : bootstrap.apply(pluginLoader);
     }
     return injector;
   }
@@ -210,7 +231,7 @@ public final class Lockvisor implements Runnable {
     logger.setLevel(Level.FINE);
     logger.addHandler(handler);
     try {
-      return Bootstrap.standard(pluginLoader());
+      return bootstrap.apply(pluginLoader());
     } finally {
       logger.removeHandler(handler);
       logger.setLevel(previous);

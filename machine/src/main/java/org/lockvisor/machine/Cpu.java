@@ -138,12 +138,12 @@ public final class Cpu implements EventHandler, SpinWatch {
     return vcpuTask == null ? 0 : vcpuTask.stealNs();
   }
 
-  /** True while this CPU executes instructions (physical, or vCPU in guest mode and on a pCPU). */
-  public boolean canRun() {
+  /** True while this CPU executes instructions (physical, or vCPU in guest mode and on a pCPU). The interpreter's. */
+  boolean canRun() {
     return powered && !switching;
   }
 
-  public boolean powered() {
+  boolean powered() {
     return powered;
   }
 
@@ -164,7 +164,7 @@ public final class Cpu implements EventHandler, SpinWatch {
     return interrupts;
   }
 
-  public boolean hasPendingInterrupts() {
+  boolean hasPendingInterrupts() {
     return !pendingIrqs.isEmpty();
   }
 

@@ -297,9 +297,10 @@ public final class Kernel {
 
   /**
    * Makes a sleeping task runnable on {@code target} (ttwu_do_activate) and checks wakeup
-   * preemption. Costs are the caller's business.
+   * preemption. Costs are the caller's business. The wakeup path's own: a plugin wakes with {@link
+   * Ops#wake}.
    */
-  public void activate(Task t, Cpu target) {
+  void activate(Task t, Cpu target) {
     activate(t, target, true);
   }
 
@@ -393,7 +394,7 @@ public final class Kernel {
   }
 
   /** The reschedule IPI handler (scheduler_ipi: activates the CPU's wake list). */
-  public Program reschedIpiHandler() {
+  Program reschedIpiHandler() {
     return ttwu.reschedIpiHandler;
   }
 

@@ -37,15 +37,16 @@ public final class Program {
     return name;
   }
 
-  public int length() {
+  // The interpreter's walk over the ops: not the plugin API (a plugin builds programs, never steps one).
+  int length() {
     return ops.length;
   }
 
-  public Op op(int pc) {
+  Op op(int pc) {
     return ops[pc];
   }
 
-  public List<Op> ops() {
+  List<Op> ops() {
     return ImmutableList.copyOf(ops);
   }
 

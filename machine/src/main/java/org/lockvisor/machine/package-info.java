@@ -7,7 +7,8 @@
  *
  * <p>This package is the only machine code a lock, device, workload or scheduler plugin imports,
  * and of it only these types (held by {@code PluginApiTest} in {@code examples} for the example
- * plugins and the archetypes made from them):
+ * plugins, the archetypes' classes made from them and every name the archetypes' templates
+ * mention; that test also keeps its list and this one the same):
  *
  * <ul>
  *   <li>code paths: {@link org.lockvisor.machine.Program} (built once, run by many tasks), {@link
@@ -43,6 +44,11 @@
  * MachineInvariants}, {@code InvariantViolation}, {@code YieldStats}, {@code
  * VcpuPreemptedReads}): the composition root, the test kits and hand-assembled machines use
  * them; a plugin does not. The interpreter's own types ({@code Activity}, {@code Ttwu}, {@code
- * TaskWatchers}, {@code IrqSavedContext}, {@code HostBackground}) are not public.
+ * TaskWatchers}, {@code IrqSavedContext}, {@code HostBackground}) are not public, nor are its
+ * members of the API types: a program's op array ({@code Program.op}, {@code ops}, {@code
+ * length}: a plugin builds programs and never steps one), the CPU's run state ({@code
+ * Cpu.canRun}, {@code powered}, {@code hasPendingInterrupts}) and the wakeup path's {@code
+ * Kernel.activate} and reschedule IPI handler (a plugin wakes with {@link
+ * org.lockvisor.machine.Ops#wake}).
  */
 package org.lockvisor.machine;

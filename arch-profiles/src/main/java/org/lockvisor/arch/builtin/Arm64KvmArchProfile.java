@@ -125,6 +125,8 @@ public final class Arm64KvmArchProfile implements ArchProfileFactory {
           .put(QEMU_MAIN_LOOP_POLL_FDS, 2200, E, "2200 (1000-5000): ppoll over the main loop's 10-20 descriptors "
               + "(F. Zheng, qemu-devel 2014 [V]: 10~20 in a plain QEMU, ~88 ns each on x86) at ~150 ns each: the x86 "
               + "slope scaled by this profile's ATOMIC_RMW/SYSCALL ratio to x86 (~1.5-2x); no arm64 measurement")
+          .put(NIC_RX_PER_FRAME, 200, E, "estimate 200 (100-400): NIC driver receive per descriptor and "
+              + "napi_gro_receive per frame" + REUSED)
           .put(MEMCPY_PER_BYTE, 0.25, E, "estimate 0.25 (0.15-0.5) ns/B: ~4 GB/s single-core copy")
           .notApplicable(H_CEDE, "PowerVM hcall; arm64 idles with WFI (EXIT_HLT)")
           .notApplicable(H_CONFER, "PowerVM hcall; arm64 yields through WFE trapping and kvm_vcpu_on_spin")

@@ -115,6 +115,8 @@ public final class Ppc64PowerVmArchProfile implements ArchProfileFactory {
           .notApplicable(VMM_MMIO_DISPATCH, "no userspace VMM and no global lock under PowerVM")
           .notApplicable(QEMU_MAIN_LOOP_PASS, "no QEMU main loop under PowerVM")
           .notApplicable(QEMU_MAIN_LOOP_POLL_FDS, "no QEMU main loop under PowerVM")
+          .put(NIC_RX_PER_FRAME, 200, E, "estimate 200 (100-400): NIC driver receive per descriptor and "
+              + "napi_gro_receive per frame" + REUSED)
           .put(MEMCPY_PER_BYTE, 0.1, M, "0.1 (0.01-0.15) ns/B: STREAM triad (gcc) 90 GB/s per 10-core socket "
               + LMBENCH_STREAM + ", ~9 GB/s per core when all stream; an L1/L2-resident copy (a 100 B pipe "
               + "message) is faster, at most two 16 B stores per cycle (~0.01 ns/B)")

@@ -93,6 +93,8 @@ public final class S390xKvmArchProfile implements ArchProfileFactory {
           .put(VMM_MMIO_DISPATCH, 600, E, "estimate 600 (300-1500): the x86 profile's QEMU BQL section of an emulated register access (kvm-all.c kvm_cpu_exec, memory dispatch)" + REUSED)
           .put(QEMU_MAIN_LOOP_PASS, 1200, E, "estimate 1200 (600-2500): the x86 profile's QEMU 2.0 main-loop iteration without handlers (glib, iohandler, timer lists)" + REUSED)
           .put(QEMU_MAIN_LOOP_POLL_FDS, 1300, E, "1300 (500-3000): ppoll over 10-20 main-loop descriptors at ~88 ns each (F. Zheng, qemu-devel 2014)" + REUSED)
+          .put(NIC_RX_PER_FRAME, 200, E, "estimate 200 (100-400): NIC driver receive per descriptor and "
+              + "napi_gro_receive per frame" + REUSED)
           .put(MEMCPY_PER_BYTE, 0.1, E, "estimate 0.1 (0.05-0.3) ns/B: MVC/MVCLE bulk copy")
           .notApplicable(H_CEDE, "PowerVM hcall; s390 idles in enabled wait (EXIT_HLT)")
           .notApplicable(H_CONFER, "PowerVM hcall; s390 yields with DIAG 0x9c (KVM_VCPU_ON_SPIN)")

@@ -56,6 +56,7 @@ public enum CostKey {
   VMM_MMIO_DISPATCH(Unit.NANOSECONDS, "userspace VMM global-lock section of one emulated MMIO register read or write (lock, memory dispatch, register handler), excluding interrupt-line updates"),
   QEMU_MAIN_LOOP_PASS(Unit.NANOSECONDS, "QEMU 2.0 main_loop_wait's own work per iteration outside the poll system call and the handlers it runs (glib prepare/query/check/dispatch, iohandler fill/poll, timer-list deadlines and runs)"),
   QEMU_MAIN_LOOP_POLL_FDS(Unit.NANOSECONDS, "kernel work of one ppoll over the descriptors of QEMU's main loop (fget, ->poll, fput per descriptor), excluding the system call's entry and return"),
+  NIC_RX_PER_FRAME(Unit.NANOSECONDS, "host NIC receive per frame in the NAPI poll before the skb goes up: the driver's descriptor and page handling (ixgbe_clean_rx_irq) and napi_gro_receive -> dev_gro_receive"),
   MEMCPY_PER_BYTE(Unit.NS_PER_BYTE, "bulk copy cost per byte (copy_user, memcpy of packet and block payloads)"),
   H_CEDE(Unit.NANOSECONDS, "PowerVM H_CEDE: give the processor back to the hypervisor while idle, excluding idle time"),
   H_CONFER(Unit.NANOSECONDS, "PowerVM H_CONFER: donate this vCPU's cycles to a preempted lock holder"),

@@ -25,6 +25,16 @@ public interface NetDevice extends Device {
    */
   Program xmitPath(ToIntFunction<Task> flow, ToIntFunction<Task> bytes);
 
+  /**
+   * The same, telling the device which packets are retransmissions (3.0 {@code tcp_retransmit_skb}),
+   * so that its model of the receiver can see a hole being filled. Devices that model no receiver
+   * state take the two-function path.
+   */
+  default Program xmitPath(ToIntFunction<Task> flow, ToIntFunction<Task> bytes,
+      java.util.function.Predicate<Task> retransmission) {
+    return xmitPath(flow, bytes);
+  }
+
   /** TCP maximum segment size on this link (payload bytes per wire frame). */
   int mss();
 

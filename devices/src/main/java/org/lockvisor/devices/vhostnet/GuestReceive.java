@@ -32,7 +32,7 @@ import org.lockvisor.machine.Task;
  * the host's own transmits: the queue a transmit uses is {@code smp_processor_id()} folded into
  * the queue count ({@code ixgbe_select_queue} when {@code IXGBE_FLAG_FDIR_HASH_CAPABLE}), the
  * first packet of a flow (its SYN) is always sampled and then every {@code atr_sample_rate} = 20th
- * packet on that ring ({@code ixgbe_sw_init}); so a flow's data follows the CPU that sent its
+ * packet on that ring ({@code ixgbe_sw_init}; {@link FlowDirector}, shared with guest-send); so a flow's data follows the CPU that sent its
  * ACKs — here the vhost worker's CPU, where {@code handle_tx}'s {@code netif_rx_ni} runs the
  * bridge and {@code dev_queue_xmit}. Before a flow has a filter, RSS hashes it. Queue {@code q}'s
  * interrupt runs on CPU {@code q} (the driver's affinity hint, {@code ixgbe_alloc_q_vectors}
@@ -51,8 +51,6 @@ import org.lockvisor.machine.Task;
  * <p>Allocation-free after warm-up: rings of primitive arrays grow to their peak and stay.
  */
 final class GuestReceive implements EventHandler {
-  /** ixgbe 3.0.27 {@code ixgbe_sw_init}: {@code adapter->atr_sample_rate = 20}. */
-  static final int ATR_SAMPLE_RATE = 20;
   /** drivers/net/tun.c 3.0.27: {@code dev->tx_queue_len = TUN_READQ_SIZE} (500), then the tap qdisc's 500. */
   static final int TAP_LIMIT = 500 + 500;
   /** 3.0 virtio_net {@code add_recvbuf_mergeable}: one page per posted buffer. */
@@ -93,8 +91,7 @@ final class GuestReceive implements EventHandler {
   private final LongRing backAt = new LongRing();
   // host NIC
   private final int hostQueues;
-  private final int[] atr;
-  private final int[] atrCount;
+  private final FlowDirector fdir;
   private final LongRing[] ring;
   private final boolean[] irqScheduled;
   private final boolean[] inNapi;
@@ -113,7 +110,6 @@ final class GuestReceive implements EventHandler {
   long unmergedFrames;
   long tapDrops;
   long skbBytes;
-  long atrSamples;
   long irqs;
   /** Queue interrupts raised on the CPU the vhost worker last ran on / while it ran there. */
   long irqsOnWorkerCpu;
@@ -123,7 +119,7 @@ final class GuestReceive implements EventHandler {
 
   @SuppressWarnings("unchecked")
   GuestReceive(Simulation sim, Kernel host, VhostNetConfig config, VhostNetStats stats, Packet.Pool pool,
-      int streams, long windowBytes, int hostQueues) {
+      int streams, long windowBytes, int hostQueues, FlowDirector fdir) {
     checkArgument(streams > 0, "streams must be positive: %s", streams);
     checkArgument(windowBytes >= config.mss(), "receive window %s below one MSS", windowBytes);
     this.sim = sim;
@@ -146,9 +142,7 @@ final class GuestReceive implements EventHandler {
     this.curTaken = new int[outQueues];
     this.curLastBytes = new int[outQueues];
     this.hostQueues = hostQueues;
-    this.atr = new int[streams];
-    Arrays.fill(atr, -1);
-    this.atrCount = new int[hostQueues];
+    this.fdir = fdir;
     this.ring = new LongRing[hostQueues];
     this.ready = new ArrayDeque[hostQueues];
     for (int q = 0; q < hostQueues; q++) {
@@ -274,13 +268,7 @@ final class GuestReceive implements EventHandler {
    * packet always, then every 20th on the ring) and points the flow's receive filter at it.
    */
   void ackFromGuest(int flow, long acked, int cpu) {
-    int txq = cpu % hostQueues;
-    atrCount[txq]++;
-    if (atr[flow] < 0 || atrCount[txq] >= ATR_SAMPLE_RATE) {
-      atrCount[txq] = 0;
-      atr[flow] = txq;
-      atrSamples++;
-    }
+    fdir.transmit(flow, cpu);
     toSender(flow, acked);
   }
 
@@ -337,8 +325,7 @@ final class GuestReceive implements EventHandler {
 
   /** The frame's receive queue: its Flow Director filter, RSS before ATR has sampled the flow. */
   int queueOf(int flow) {
-    int q = atr[flow];
-    return q >= 0 ? q : Math.floorMod(flow * 0x9E3779B1, hostQueues);
+    return fdir.receiveQueue(flow);
   }
 
   /** A frame in queue {@code q}'s ring without its interrupt (tests drive {@link #poll} themselves). */
@@ -400,7 +387,8 @@ final class GuestReceive implements EventHandler {
   }
 
   void resetStats() {
-    frames = skbs = unmergedFrames = tapDrops = skbBytes = atrSamples = irqs = irqsOnWorkerCpu = irqsHittingWorker = 0;
+    frames = skbs = unmergedFrames = tapDrops = skbBytes = irqs = irqsOnWorkerCpu = irqsHittingWorker = 0;
+    fdir.samples = 0;
   }
 
   /** A growable FIFO of longs (allocation-free once grown). */

@@ -13,6 +13,16 @@ import org.lockvisor.machine.Program;
  * back as a duplicate ACK reporting the loss — and the NIC's receive queues: RSS hashes an
  * arriving packet's flow to a queue whose interrupt ({@code ixgbe_msix_clean_rings}, built by the
  * vhost side) runs NAPI on that queue's host CPU.
+ *
+ * <p>Transmit queues (issue 32, option {@code host-atr}; {@link FlowDirector}): with ATR each CPU
+ * transmits on its own queue ({@code ixgbe_select_queue}: {@code smp_processor_id()}), each with
+ * its own drop-tail qdisc of {@code txqueuelen} packets (the {@code mq} root's per-queue children),
+ * and the peer's ACKs of a flow come back on the queue of the CPU that last transmitted for it
+ * ({@code ixgbe_atr}). The NIC serves its non-empty transmit queues in turn, one frame each, so when
+ * the worker has moved and two queues hold packets their TSO bursts interleave on the wire [the
+ * 82599's transmit arbitration granularity is not verified here; the same premise as the external
+ * sender of guest-receive]. A packet that starts while it is alone on the wire goes out whole (as
+ * before issue 32, one event); interleaving starts at the next packet boundary.
  */
 final class NicLink implements EventHandler {
   private static final int EV_LINK_DONE = 1;
@@ -25,7 +35,16 @@ final class NicLink implements EventHandler {
   private final Packet.Pool pool;
   private final VhostNetStats stats;
   private final PeerReceiver peer;
-  private final ArrayDeque<Packet> linkQueue = new ArrayDeque<>(1024);
+  private final ArrayDeque<Packet>[] txq;
+  /** Payload bytes of each transmit queue's head packet already on the wire (frame by frame). */
+  private final int[] headSent;
+  private final FlowDirector fdir;
+  private int nonEmpty;
+  private int rr;
+  private int wireQueue;
+  private boolean wireDone;
+  /** Frames sent one at a time because another transmit queue held packets too. */
+  long interleavedFrames;
   private final ArrayDeque<Packet> ackQueue = new ArrayDeque<>(1024);
   private final ArrayDeque<Packet> dupQueue = new ArrayDeque<>(256);
   private final ArrayDeque<Packet>[] nicPending;
@@ -48,6 +67,12 @@ final class NicLink implements EventHandler {
       scheduleAck(ack, now + config.ackDelayNs());
     }, config.peerQueues(), config.peerIrqIntervalNs(), config.peerNapiBudget(), config.peerGroSegments());
     int queues = config.nicQueues() == 0 ? host.cpuCount() : config.nicQueues();
+    this.fdir = new FlowDirector(config.hostAtr(), queues);
+    this.txq = new ArrayDeque[queues];
+    for (int q = 0; q < queues; q++) {
+      txq[q] = new ArrayDeque<>(q == 0 ? 1024 : 16);
+    }
+    this.headSent = new int[queues];
     this.nicPending = new ArrayDeque[queues];
     this.napiScheduled = new boolean[queues];
     this.nicIrq = new Program[queues];
@@ -55,6 +80,10 @@ final class NicLink implements EventHandler {
 
   PeerReceiver peer() {
     return peer;
+  }
+
+  FlowDirector flowDirector() {
+    return fdir;
   }
 
   /** The number of NIC receive queues. */
@@ -88,10 +117,12 @@ final class NicLink implements EventHandler {
       return;
     }
     long now = sim.now();
-    if (linkQueue.size() >= config.txQueueLen()) {
+    int q = fdir.transmit(p.flow, cpu);
+    if (txq[q].size() >= config.txQueueLen()) {
       stats.qdiscDrops++;
       Packet dup = pool.allocAck(p.flow, VhostNet.ACK_WIRE_BYTES);
       dup.lost = p.bytes;
+      peer.lost(p.flow, p.bytes);
       pool.release(p);
       // the peer notices the hole when the packets queued ahead of it arrive (duplicate ACKs)
       dup.readyAt = Math.max(now, linkTailFinish) + config.ackDelayNs();
@@ -102,7 +133,10 @@ final class NicLink implements EventHandler {
       }
       return;
     }
-    linkQueue.add(p);
+    txq[q].add(p);
+    if (txq[q].size() == 1) {
+      nonEmpty++;
+    }
     linkTailFinish = Math.max(now, linkTailFinish) + wireNs(p.bytes);
     if (!linkBusy) {
       startTransmit();
@@ -115,13 +149,32 @@ final class NicLink implements EventHandler {
     return Math.max(1, wireBytes * 8000 / config.lineRateMbps());
   }
 
+  /** The next transmit queue in turn puts its head packet on the wire: whole if it is alone, else one frame. */
   private void startTransmit() {
-    Packet p = linkQueue.peek();
+    int n = txq.length;
+    int q = rr;
+    while (txq[q].isEmpty()) {
+      q = (q + 1) % n;
+    }
+    rr = (q + 1) % n;
+    wireQueue = q;
+    Packet p = txq[q].peek();
     linkBusy = true;
     long now = sim.now();
-    long total = wireNs(p.bytes);
-    peer.transmit(p.flow, p.bytes, config.mss(), now, wireNs(config.mss()), now + total);
-    sim.schedule(total, this, EV_LINK_DONE, 0);
+    if (nonEmpty == 1 && headSent[q] == 0) {
+      long total = wireNs(p.bytes);
+      peer.transmit(p.flow, p.bytes, config.mss(), now, wireNs(config.mss()), now + total, p.retrans);
+      wireDone = true;
+      sim.schedule(total, this, EV_LINK_DONE, 0);
+      return;
+    }
+    int b = Math.min(config.mss(), p.bytes - headSent[q]);
+    long ns = wireNs(b);
+    peer.transmit(p.flow, b, config.mss(), now, ns, now + ns, p.retrans);
+    headSent[q] += b;
+    wireDone = headSent[q] == p.bytes;
+    interleavedFrames++;
+    sim.schedule(ns, this, EV_LINK_DONE, 0);
   }
 
   private void scheduleAck(Packet p, long at) {
@@ -137,10 +190,16 @@ final class NicLink implements EventHandler {
   public void onEvent(int kind, long arg) {
     switch (kind) {
       case EV_LINK_DONE -> {
-        // the head packet's last frame is on the wire; the peer receives its frames (PeerReceiver)
-        Packet p = linkQueue.poll();
-        pool.release(p);
-        if (linkQueue.isEmpty()) {
+        // the head packet's last frame (or one frame of it) is on the wire; the peer receives it
+        if (wireDone) {
+          int q = wireQueue;
+          pool.release(txq[q].poll());
+          headSent[q] = 0;
+          if (txq[q].isEmpty()) {
+            nonEmpty--;
+          }
+        }
+        if (nonEmpty == 0) {
           linkBusy = false;
         } else {
           startTransmit();
@@ -166,7 +225,7 @@ final class NicLink implements EventHandler {
 
   /** A packet from the peer reaches the host NIC: RSS picks the queue, NAPI is scheduled on its CPU. */
   private void nicReceive(Packet p) {
-    int q = Math.floorMod(p.flow * 0x9E3779B1, nicPending.length);
+    int q = fdir.receiveQueue(p.flow);
     nicPending[q].add(p);
     if (!napiScheduled[q]) {
       napiScheduled[q] = true;

@@ -12,6 +12,8 @@ final class Packet {
   int bytes;
   long acked;
   long lost;
+  /** A TCP retransmission (3.0 {@code tcp_retransmit_skb}): it fills a hole at the receiver. */
+  boolean retrans;
   long readyAt;
   int refs;
 
@@ -38,6 +40,7 @@ final class Packet {
       p.refs = 2;
       p.acked = 0;
       p.lost = 0;
+      p.retrans = false;
       return p;
     }
 

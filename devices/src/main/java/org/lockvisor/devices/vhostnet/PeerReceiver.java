@@ -28,7 +28,16 @@ import org.lockvisor.core.sim.Simulation;
  * drivers/net/ixgbe/ixgbe_main.c 3.0 ({@code ixgbe_update_itr}: above 20 bytes/µs a vector is
  * "bulk_latency", {@code ixgbe_set_itr}: 8000 interrupts/s; RSS over up to 16 queues; NAPI weight
  * 64), net/ipv4/tcp_input.c ({@code __tcp_ack_snd_check}: ACK now when more than one full frame
- * ({@code rcv_mss}) is unacknowledged, else the delayed-ACK timer, {@code TCP_DELACK_MIN} 40 ms).
+ * ({@code rcv_mss}) is unacknowledged, else the delayed-ACK timer, {@code TCP_DELACK_MIN} 40 ms;
+ * and at once while the out-of-order queue holds data, {@code ofo_possible &&
+ * skb_peek(&tp->out_of_order_queue)}, and when the gap fills, {@code tcp_data_queue}: "RFC2581.
+ * 4.2. SHOULD send immediate ACK, when gap in queue is filled").
+ *
+ * <p>The hole (issue 32): a packet the host dropped leaves its flow's receiver with a gap from the
+ * drop until the retransmitted bytes arrive ({@link #lost}, a retransmission's frames fill it); every
+ * skb of the flow meanwhile is ACKed at once. The gap opens at the drop, not when the next frame of
+ * the flow arrives (a simplification: the frames queued ahead of the dropped packet are ACKed at once
+ * too).
  *
  * <p>Allocation-free after warm-up: frame runs are pooled, per-flow state grows with the flow count.
  */
@@ -58,6 +67,7 @@ final class PeerReceiver implements EventHandler {
     int taken;
     int mss;
     int lastBytes;
+    boolean retrans;
 
     long arrival(int k) {
       return Math.min(start + (k + 1) * frameNs, endNs);
@@ -83,6 +93,9 @@ final class PeerReceiver implements EventHandler {
   // per-flow TCP receive state
   private int[] unacked = new int[16];
   private boolean[] delackArmed = new boolean[16];
+  /** Bytes missing from the flow's sequence (dropped, not yet retransmitted), and whether a frame filled some this poll. */
+  private long[] missing = new long[16];
+  private boolean[] holeFilled = new boolean[16];
   private int mss;
 
   // statistics
@@ -123,6 +136,11 @@ final class PeerReceiver implements EventHandler {
    * in frames of {@code frameMss}, each taking {@code frameNs}, the whole ending at {@code endNs}.
    */
   void transmit(int flow, int totalBytes, int frameMss, long start, long frameNs, long endNs) {
+    transmit(flow, totalBytes, frameMss, start, frameNs, endNs, false);
+  }
+
+  /** The same; {@code retrans}: the packet is a retransmission, whose bytes fill its flow's gap. */
+  void transmit(int flow, int totalBytes, int frameMss, long start, long frameNs, long endNs, boolean retrans) {
     this.mss = frameMss;
     Run r = pool.poll();
     if (r == null) {
@@ -136,6 +154,7 @@ final class PeerReceiver implements EventHandler {
     r.frames = (totalBytes + frameMss - 1) / frameMss;
     r.lastBytes = totalBytes - (r.frames - 1) * frameMss;
     r.taken = 0;
+    r.retrans = retrans;
     int q = queueOf(flow);
     pending[q].add(r);
     armIrq(q, r.arrival(0));
@@ -201,6 +220,11 @@ final class PeerReceiver implements EventHandler {
       n++;
       frames++;
       bytes += b;
+      if (r.retrans) {
+        ensureFlow(r.flow);
+        missing[r.flow] = Math.max(0, missing[r.flow] - b);
+        holeFilled[r.flow] = true;
+      }
       gro.receive(r.flow, b, up);
       if (r.taken == r.frames) {
         runs.poll();
@@ -215,7 +239,9 @@ final class PeerReceiver implements EventHandler {
     skbs++;
     ensureFlow(flow);
     unacked[flow] += b;
-    if (unacked[flow] > mss) {
+    boolean outOfOrder = missing[flow] > 0 || holeFilled[flow];
+    holeFilled[flow] = false;
+    if (unacked[flow] > mss || outOfOrder) {
       int acked = unacked[flow];
       unacked[flow] = 0;
       acks++;
@@ -231,7 +257,15 @@ final class PeerReceiver implements EventHandler {
       int n = Math.max(flow + 1, unacked.length * 2);
       unacked = Arrays.copyOf(unacked, n);
       delackArmed = Arrays.copyOf(delackArmed, n);
+      missing = Arrays.copyOf(missing, n);
+      holeFilled = Arrays.copyOf(holeFilled, n);
     }
+  }
+
+  /** The host dropped {@code bytes} of {@code flow}: the flow's receiver has a gap until they are retransmitted. */
+  void lost(int flow, int bytes) {
+    ensureFlow(flow);
+    missing[flow] += bytes;
   }
 
   long interrupts() {

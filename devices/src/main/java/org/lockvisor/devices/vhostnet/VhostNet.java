@@ -132,11 +132,6 @@ public final class VhostNet implements NetDevice {
     return costs;
   }
 
-  /** Whether the worker is inside tun_do_read, between its state changes (tests). */
-  boolean workerInTunRead() {
-    return vhost.workerInTunRead;
-  }
-
   /** The vhost worker thread ({@code vhost-<pid>}) on the host. */
   public Task worker() {
     return vhost == null ? null : vhost.worker;
@@ -223,15 +218,22 @@ public final class VhostNet implements NetDevice {
 
   @Override
   public Program xmitPath(ToIntFunction<Task> flow, ToIntFunction<Task> bytes) {
+    return xmitPath(flow, bytes, t -> false);
+  }
+
+  @Override
+  public Program xmitPath(ToIntFunction<Task> flow, ToIntFunction<Task> bytes,
+      java.util.function.Predicate<Task> retransmission) {
     checkState(machine != null, "%s: attach the device before building transmit paths", name);
-    return driver.xmitPath(flow, bytes);
+    return driver.xmitPath(flow, bytes, retransmission);
   }
 
   @Override
   public void receiveFromExternalSender(int streams, long windowBytes) {
     checkState(machine != null, "%s: attach the device before starting an external sender", name);
     checkState(link.guestReceive == null, "%s: an external sender is running already", name);
-    GuestReceive rx = new GuestReceive(machine.sim(), host, config, stats, pool, streams, windowBytes, link.queues());
+    GuestReceive rx = new GuestReceive(machine.sim(), host, config, stats, pool, streams, windowBytes, link.queues(),
+        link.flowDirector());
     link.guestReceive = rx;
     vhost.guestReceive(rx);
     driver.guestReceive(rx);

@@ -29,6 +29,12 @@ import static com.google.common.base.Preconditions.checkArgument;
  * @param peerNapiBudget frames per NAPI poll of the peer's driver (ixgbe NAPI weight 64)
  * @param tunRead how the host's {@code tun_do_read} treats vhost's non-blocking reads
  * @param irqfdInject how the host's irqfd injects the guest interrupt when vhost signals
+ * @param hostAtr the host NIC's Flow Director ATR (issue 32; 3.0.27 drivers/net/ixgbe/ixgbe_main.c):
+ *     {@code ixgbe_select_queue} returns {@code smp_processor_id()} when {@code
+ *     IXGBE_FLAG_FDIR_HASH_CAPABLE}, so each CPU transmits on its own queue (each with its qdisc of
+ *     {@code txqueuelen}) and the NIC serves its non-empty queues in turn, frame by frame;
+ *     {@code ixgbe_atr} points a flow's receive filter at the queue of the CPU that transmitted for
+ *     it. Off: one transmit queue, RSS on receive (the model before issue 32)
  */
 public record VhostNetConfig(
     WorkQueue workQueue,
@@ -48,7 +54,8 @@ public record VhostNetConfig(
     long peerIrqIntervalNs,
     int peerNapiBudget,
     TunRead tunRead,
-    IrqfdInject irqfdInject) {
+    IrqfdInject irqfdInject,
+    boolean hostAtr) {
 
   /** The variants of {@code vhost_work_queue} in drivers/vhost/vhost.c. */
   public enum WorkQueue {
@@ -177,25 +184,25 @@ public record VhostNetConfig(
   /** Defaults: the patched work queue, 256-entry rings, EVENT_IDX, 10 GbE, MTU 1500 with timestamps. */
   public static VhostNetConfig defaults() {
     return new VhostNetConfig(WorkQueue.WAKE_OUTSIDE_LOCK, 256, true, 10_000, 1500, true, 1000, ACK_DELAY_NS, 17,
-        0x80000, 0, 0, -1, 16, 125_000, 64, TunRead.V3_0, IrqfdInject.KWORKER);
+        0x80000, 0, 0, -1, 16, 125_000, 64, TunRead.V3_0, IrqfdInject.KWORKER, true);
   }
 
   public VhostNetConfig withWorkQueue(WorkQueue w) {
     return new VhostNetConfig(w, ringSize, eventIdx, lineRateMbps, mtu, tcpTimestamps, txQueueLen, ackDelayNs,
         peerGroSegments, weight,
-        rxIrqCpu, nicQueues, workerCpu, peerQueues, peerIrqIntervalNs, peerNapiBudget, tunRead, irqfdInject);
+        rxIrqCpu, nicQueues, workerCpu, peerQueues, peerIrqIntervalNs, peerNapiBudget, tunRead, irqfdInject, hostAtr);
   }
 
   public VhostNetConfig withLineRateMbps(long mbps) {
     return new VhostNetConfig(workQueue, ringSize, eventIdx, mbps, mtu, tcpTimestamps, txQueueLen, ackDelayNs,
         peerGroSegments, weight,
-        rxIrqCpu, nicQueues, workerCpu, peerQueues, peerIrqIntervalNs, peerNapiBudget, tunRead, irqfdInject);
+        rxIrqCpu, nicQueues, workerCpu, peerQueues, peerIrqIntervalNs, peerNapiBudget, tunRead, irqfdInject, hostAtr);
   }
 
   public VhostNetConfig withTxQueueLen(int n) {
     return new VhostNetConfig(workQueue, ringSize, eventIdx, lineRateMbps, mtu, tcpTimestamps, n, ackDelayNs,
         peerGroSegments, weight,
-        rxIrqCpu, nicQueues, workerCpu, peerQueues, peerIrqIntervalNs, peerNapiBudget, tunRead, irqfdInject);
+        rxIrqCpu, nicQueues, workerCpu, peerQueues, peerIrqIntervalNs, peerNapiBudget, tunRead, irqfdInject, hostAtr);
   }
 
   /**
@@ -208,25 +215,31 @@ public record VhostNetConfig(
   public VhostNetConfig withMtu(int m) {
     return new VhostNetConfig(workQueue, ringSize, eventIdx, lineRateMbps, m, tcpTimestamps, txQueueLen, ackDelayNs,
         peerGroSegments, weight,
-        rxIrqCpu, nicQueues, workerCpu, peerQueues, peerIrqIntervalNs, peerNapiBudget, tunRead, irqfdInject);
+        rxIrqCpu, nicQueues, workerCpu, peerQueues, peerIrqIntervalNs, peerNapiBudget, tunRead, irqfdInject, hostAtr);
   }
 
   public VhostNetConfig withPeer(int queues, long irqIntervalNs) {
     return new VhostNetConfig(workQueue, ringSize, eventIdx, lineRateMbps, mtu, tcpTimestamps, txQueueLen, ackDelayNs,
         peerGroSegments, weight,
-        rxIrqCpu, nicQueues, workerCpu, queues, irqIntervalNs, peerNapiBudget, tunRead, irqfdInject);
+        rxIrqCpu, nicQueues, workerCpu, queues, irqIntervalNs, peerNapiBudget, tunRead, irqfdInject, hostAtr);
   }
 
   public VhostNetConfig withTunRead(TunRead r) {
     return new VhostNetConfig(workQueue, ringSize, eventIdx, lineRateMbps, mtu, tcpTimestamps, txQueueLen, ackDelayNs,
         peerGroSegments, weight,
-        rxIrqCpu, nicQueues, workerCpu, peerQueues, peerIrqIntervalNs, peerNapiBudget, r, irqfdInject);
+        rxIrqCpu, nicQueues, workerCpu, peerQueues, peerIrqIntervalNs, peerNapiBudget, r, irqfdInject, hostAtr);
   }
 
   public VhostNetConfig withIrqfdInject(IrqfdInject i) {
     return new VhostNetConfig(workQueue, ringSize, eventIdx, lineRateMbps, mtu, tcpTimestamps, txQueueLen, ackDelayNs,
         peerGroSegments, weight,
-        rxIrqCpu, nicQueues, workerCpu, peerQueues, peerIrqIntervalNs, peerNapiBudget, tunRead, i);
+        rxIrqCpu, nicQueues, workerCpu, peerQueues, peerIrqIntervalNs, peerNapiBudget, tunRead, i, hostAtr);
+  }
+
+  public VhostNetConfig withHostAtr(boolean atr) {
+    return new VhostNetConfig(workQueue, ringSize, eventIdx, lineRateMbps, mtu, tcpTimestamps, txQueueLen, ackDelayNs,
+        peerGroSegments, weight,
+        rxIrqCpu, nicQueues, workerCpu, peerQueues, peerIrqIntervalNs, peerNapiBudget, tunRead, irqfdInject, atr);
   }
 
   /** TCP payload bytes per frame: MTU minus IPv4 (20) and TCP (20, +12 with timestamps) headers. */

@@ -45,7 +45,10 @@ public final class VhostNetFactory implements DeviceFactory {
           "3.0", "noblock-guard", "ring"),
       PluginOption.ofEnum("irqfd-inject", "kworker",
           "host irqfd_wakeup: kworker (3.0: schedule_work, the signalling CPU's kworker injects) or direct",
-          "kworker", "direct"));
+          "kworker", "direct"),
+      PluginOption.ofBoolean("host-atr", true, "host ixgbe Flow Director ATR (3.0.27 ixgbe_select_queue, ixgbe_atr): "
+          + "a transmit queue per CPU served in turn frame by frame, receive filters following the transmitting CPU;"
+          + " false: one transmit queue and RSS"));
 
   @Override
   public String name() {
@@ -98,6 +101,7 @@ public final class VhostNetFactory implements DeviceFactory {
         o.integer("peer-irq-interval-ns"),
         (int) o.integer("peer-napi-budget"),
         VhostNetConfig.TunRead.of(o.string("tun-read")),
-        VhostNetConfig.IrqfdInject.of(o.string("irqfd-inject")));
+        VhostNetConfig.IrqfdInject.of(o.string("irqfd-inject")),
+        o.bool("host-atr"));
   }
 }

@@ -83,7 +83,7 @@ final class VhostNetStats {
   }
 
   long kworkerCpuNs() {
-    Task[] kworkers = dev.vhost == null ? null : dev.vhost.kworkers;
+    Task[] kworkers = dev.vhost == null ? null : dev.vhost.irqfd.kworkers;
     if (kworkers == null) {
       return 0;
     }
@@ -240,6 +240,10 @@ final class VhostNetStats {
       m.put("peer.gro_skbs", peer.skbs());
       m.put("peer.acks", peer.acks());
       m.put("peer.delayed_acks", peer.delayedAcks());
+      if (dev.link.flowDirector().enabled() && dev.link.guestReceive == null) {
+        m.put("link.interleaved_frames", dev.link.interleavedFrames);
+        m.put("link.atr_samples", dev.link.flowDirector().samples);
+      }
       m.put("acks_per_s", elapsed <= 0 ? 0.0 : peer.acks() * 1e9 / elapsed);
       m.put("bytes_per_ack", peer.acks() == 0 ? 0.0 : (double) peer.bytes() / peer.acks());
       m.put("kworker_injects", kworkerInjects);
@@ -254,7 +258,7 @@ final class VhostNetStats {
       m.put("rx.host_skbs", rx.skbs);
       m.put("rx.unmerged_frames", rx.unmergedFrames);
       m.put("rx.tap_drops", rx.tapDrops);
-      m.put("rx.atr_samples", rx.atrSamples);
+      m.put("rx.atr_samples", dev.link.flowDirector().samples);
       m.put("rx.nic_irqs", rx.irqs);
       m.put("rx.nic_irqs_on_worker_cpu", rx.irqsOnWorkerCpu);
       m.put("rx.nic_irqs_hitting_worker", rx.irqsHittingWorker);
@@ -296,6 +300,8 @@ final class VhostNetStats {
     workerSoftirqBase = c[2];
     dev.rxqLock.stats().reset();
     dev.link.peer().resetStats();
+    dev.link.interleavedFrames = 0;
+    dev.link.flowDirector().samples = 0;
     if (dev.link.guestReceive != null) {
       dev.link.guestReceive.resetStats();
     }

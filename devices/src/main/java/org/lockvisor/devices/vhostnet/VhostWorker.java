@@ -21,10 +21,10 @@ import org.lockvisor.machine.TaskState;
  * tun_sendmsg} down to the NIC) and {@code handle_rx} ({@code peek_head_len}, {@code
  * tun_do_read} of the era in {@link VhostNetConfig.TunRead}); the NIC queues' NAPI into the tap
  * socket ({@code tun_net_xmit}, {@code sk_data_ready}); and {@code vhost_signal} through irqfd,
- * directly or by a 3.0 kworker. The class comment of {@link VhostNet} describes the paths.
- *
- * <p>Above 600 lines on purpose: the handlers, the work queue and the worker loop share the
- * worker's per-call state and the same locks, one 3.0 kernel thread's code in one place.
+ * directly or by a 3.0 kworker ({@link IrqfdSignal}, split off along its own state). The class
+ * comment of {@link VhostNet} describes the paths. The handlers, the work queue and the worker
+ * loop share the worker's per-call state and the same locks, one 3.0 kernel thread's code in one
+ * place.
  */
 final class VhostWorker {
   private final VhostNetConfig config;
@@ -44,11 +44,8 @@ final class VhostWorker {
   private final VhostNetStats stats;
   private final VirtioNetDriver driver;
 
-  /** The kworker of each host CPU (3.0 irqfd injection through {@code schedule_work}). */
-  Task[] kworkers;
-  private ArrayDeque<Program>[] kworkerQueue;
-  private boolean rxInjectPending;
-  private boolean txInjectPending;
+  /** vhost_signal through irqfd, and the 3.0 kworkers that inject (their own state: no call back here). */
+  final IrqfdSignal irqfd;
   /** The worker is on {@code tun->wq.wait} (3.0 tun_do_read, between add and remove). */
   private boolean workerOnTunWq;
   /** The worker is inside tun_do_read's TASK_INTERRUPTIBLE section. */
@@ -122,10 +119,10 @@ final class VhostWorker {
     this.link = dev.link;
     this.stats = dev.stats;
     this.driver = driver;
+    this.irqfd = new IrqfdSignal(config, costs, host, stats, driver);
   }
 
   /** Builds the host's and the guest's programs and spawns the worker (and the 3.0 kworkers). */
-  @SuppressWarnings("unchecked")
   void start(String vmName) {
     this.workListHead = machine.cacheLines().line("vhost-" + vmName + ".work_list");
     buildHostPrograms(link.queues());
@@ -134,14 +131,7 @@ final class VhostWorker {
     if (acquirers != null) {
       acquirers.worker(worker);
     }
-    if (config.irqfdInject() == VhostNetConfig.IrqfdInject.KWORKER) {
-      this.kworkers = new Task[host.cpuCount()];
-      this.kworkerQueue = new ArrayDeque[host.cpuCount()];
-      for (int c = 0; c < host.cpuCount(); c++) {
-        kworkerQueue[c] = new ArrayDeque<>(4);
-        kworkers[c] = host.spawnSleeping("kworker/" + c + ":1", kworkerProgram(c), c);
-      }
-    }
+    irqfd.start();
   }
 
   private Program workQueueProgram(VhostWork w, WorkLockAcquirers.Acquirer by) {
@@ -533,86 +523,9 @@ final class VhostWorker {
         .build();
   }
 
-  /**
-   * vhost_signal → eventfd_signal → irqfd_wakeup: in 3.0 {@code schedule_work(&irqfd->inject)} on
-   * the signalling CPU (a no-op while the work is pending) and the kworker injects; with direct
-   * injection the signaller does it all.
-   */
+  /** {@code vhost_signal} of the TX ({@code rx} false) or RX queue: {@link IrqfdSignal#signal}. */
   Program signal(boolean rx) {
-    if (config.irqfdInject() == VhostNetConfig.IrqfdInject.DIRECT) {
-      return Program.named("vhost_signal")
-          .work(costs.eventfdSignalNs(), "eventfd_signal")
-          .run(t -> {
-            if (rx) {
-              stats.rxSignals++;
-            } else {
-              stats.txSignals++;
-            }
-          })
-          .call(rx ? driver.rxInject : driver.txInject)
-          .build();
-    }
-    return Program.named("vhost_signal")
-        .work(costs.eventfdSignalNs(), "eventfd_signal")
-        .run(t -> {
-          t.scratch2 = 0;
-          if (rx) {
-            stats.rxSignals++;
-          } else {
-            stats.txSignals++;
-          }
-          boolean pending = rx ? rxInjectPending : txInjectPending;
-          if (!pending) { // test_and_set_bit(WORK_STRUCT_PENDING)
-            if (rx) {
-              rxInjectPending = true;
-            } else {
-              txInjectPending = true;
-            }
-            int c = t.cpu().index();
-            kworkerQueue[c].add(rx ? driver.rxInject : driver.txInject);
-            t.scratch2 = c + 1;
-          }
-        })
-        .op(Ops.call(t -> t.scratch2 > 0 ? wakeKworker : null))
-        .build();
-  }
-
-  private final Program wakeKworker = Program.named("insert_work")
-      .op(Ops.wake(t -> {
-        int c = (int) t.scratch2 - 1;
-        t.scratch2 = 0;
-        return c >= 0 ? kworkers[c] : null;
-      }))
-      .build();
-
-  /** worker_thread of a CPU-bound 3.0 workqueue: run queued items, sleep when none. */
-  private Program kworkerProgram(int cpu) {
-    // made once: a capturing lambda inside the op would be a new object on every sleep
-    java.util.function.Predicate<Task> hasWork = x -> !kworkerQueue[cpu].isEmpty();
-    Program sleep = Program.named("schedule")
-        .run(t -> t.setBlockedOn("irqfd inject work", hasWork))
-        .op(Ops.schedule())
-        .run(Task::clearBlockedOn)
-        .build();
-    Program body = Program.named("worker_thread")
-        .op(Ops.setState(TaskState.INTERRUPTIBLE))
-        .op(Ops.call(t -> {
-          Program item = kworkerQueue[cpu].poll();
-          if (item == null) {
-            return sleep;
-          }
-          t.setState(TaskState.RUNNING);
-          if (item == driver.rxInject) {
-            rxInjectPending = false; // work_clear_pending before the function runs
-          } else {
-            txInjectPending = false;
-          }
-          stats.kworkerInjects++;
-          return item;
-        }))
-        .op(Ops.condResched())
-        .build();
-    return Program.named("kthread").loopWhile(t -> true, body).build();
+    return irqfd.signal(rx);
   }
 
   private static final int L_WORK = VhostNetStats.L_WORK;

@@ -147,6 +147,12 @@ final class VirtioNetDriver {
 
   /** {@code dev_hard_start_xmit} of one packet whose flow and size the two functions give. */
   Program xmitPath(ToIntFunction<Task> flow, ToIntFunction<Task> bytes) {
+    return xmitPath(flow, bytes, t -> false);
+  }
+
+  /** The same; {@code retransmission} marks the packet a retransmission (the peer's receive sees it fill a hole). */
+  Program xmitPath(ToIntFunction<Task> flow, ToIntFunction<Task> bytes,
+      java.util.function.Predicate<Task> retransmission) {
     VhostNetCosts costs = dev.costs;
     Program startXmit = Program.named("start_xmit")
         .run(t -> reclaimed = reclaimTx())
@@ -176,6 +182,7 @@ final class VirtioNetDriver {
           Packet p = dev.pool.alloc();
           p.flow = flow.applyAsInt(t);
           p.bytes = bytes.applyAsInt(t);
+          p.retrans = retransmission.test(t);
           p.acked = txAckBytes;
           txAckBytes = 0;
           checkState(p.bytes > 0, "%s: transmit of %s bytes", dev.name(), p.bytes);

@@ -29,7 +29,8 @@ class GuestReceiveTest {
   private static final VhostNetConfig MTU9000 = VhostNetConfig.defaults().withMtu(9000);
 
   private static GuestReceive receive(Simulation sim, int streams, int queues) {
-    return new GuestReceive(sim, null, MTU9000, null, new Packet.Pool(16), streams, 4 << 20, queues);
+    return new GuestReceive(sim, null, MTU9000, null, new Packet.Pool(16), streams, 4 << 20, queues,
+        new FlowDirector(MTU9000.hostAtr(), queues));
   }
 
   @Test
@@ -73,7 +74,7 @@ class GuestReceiveTest {
     int rss = rx.queueOf(2); // before any transmit: RSS
     rx.ackFromGuest(2, 100, 5); // the flow's first packet is always sampled
     assertThat(rx.queueOf(2)).isEqualTo(5);
-    for (int i = 0; i < GuestReceive.ATR_SAMPLE_RATE - 1; i++) {
+    for (int i = 0; i < FlowDirector.ATR_SAMPLE_RATE - 1; i++) {
       rx.ackFromGuest(2, 100, 3); // ring 3 counts 19 packets: no sample yet
       assertThat(rx.queueOf(2)).as("after %s packets on ring 3", i + 1).isEqualTo(5);
     }

@@ -64,4 +64,27 @@ class PeerReceiverTest {
     assertThat(acked[0]).isEqualTo(1);
     assertThat(acked[1]).isEqualTo(FRAME_NS + PeerReceiver.DELACK_NS);
   }
+
+  /**
+   * 3.0.27 tcp_input.c __tcp_ack_snd_check: "(ofo_possible && skb_peek(&tp->out_of_order_queue))"
+   * sends the ACK at once: with a gap in its flow, a single-frame skb is ACKed at once, and so is the
+   * retransmission that fills the gap; afterwards the delayed ACK is back.
+   */
+  @Test
+  void gapInTheFlow_singleFrameSkbsAckedAtOnce_untilTheRetransmissionFillsIt() {
+    Simulation sim = new Simulation(1);
+    long[] acked = {0};
+    PeerReceiver peer = new PeerReceiver(sim, (flow, bytes, now) -> acked[0]++, 1, 125_000, 64, 17);
+    peer.lost(0, MSS);
+    sim.scheduleAt(0, (k, a) -> peer.transmit(0, MSS, MSS, 0, FRAME_NS, FRAME_NS), 0, 0);
+    sim.runUntil(1_000_000);
+    assertThat(acked[0]).isEqualTo(1); // out of order: no delayed ACK
+    sim.scheduleAt(1_000_000, (k, a) -> peer.transmit(0, MSS, MSS, 1_000_000, FRAME_NS, 1_000_000 + FRAME_NS, true),
+        0, 0);
+    sim.runUntil(2_000_000);
+    assertThat(acked[0]).isEqualTo(2); // the gap filled: ACK at once
+    sim.scheduleAt(2_000_000, (k, a) -> peer.transmit(0, MSS, MSS, 2_000_000, FRAME_NS, 2_000_000 + FRAME_NS), 0, 0);
+    sim.runUntil(3_000_000);
+    assertThat(acked[0]).isEqualTo(2); // in order again: delayed
+  }
 }

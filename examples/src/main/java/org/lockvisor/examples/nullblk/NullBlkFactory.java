@@ -2,7 +2,6 @@ package org.lockvisor.examples.nullblk;
 
 import com.google.auto.service.AutoService;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.lockvisor.core.plugin.BoundOptions;
 import org.lockvisor.core.plugin.PluginOption;

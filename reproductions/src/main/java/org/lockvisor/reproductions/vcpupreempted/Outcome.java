@@ -31,6 +31,16 @@ record Outcome(PerfReport report, ImmutableMap<String, Number> figures, long sim
   /** The spin symbols of the optimistic spinners the series teaches to stop: the sampler's subjects. */
   static final List<String> SPIN = List.of("osq_lock", "rwsem_spin_on_owner", "mutex_spin_on_owner");
 
+  /** The share (%) of {@code symbol} in {@code r}; {@code [H]} is the hypervisor total. */
+  static double share(PerfReport r, String symbol) {
+    return symbol.equals("[H]") ? r.hypervisorPercent() : r.percent(symbol);
+  }
+
+  /** The share (%) of the {@link #SPIN} symbols together in {@code r}. */
+  static double spin(PerfReport r) {
+    return SPIN.stream().mapToDouble(r::percent).sum();
+  }
+
   /** The outcome of {@code r}, a run of one of R3's files, whose measured guest is {@code vm}. */
   @SuppressWarnings("unchecked")
   static Outcome of(ExperimentResult r, String vm) {

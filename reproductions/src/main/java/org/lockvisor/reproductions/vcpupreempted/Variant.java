@@ -10,6 +10,8 @@ import org.lockvisor.reports.PerfReport;
 /**
  * One variant (baseline or patched, on one platform) replicated over seeds: its guest profile
  * shares and runtime as means over the replications, in seed order.
+ *
+ * <p>Split out of {@link VcpuPreemptedReproduction}: a run's shares are read through {@link Outcome}.
  */
 final class Variant {
   private final ImmutableList<Outcome> runs;
@@ -29,18 +31,18 @@ final class Variant {
 
   /** Mean share (%) of {@code symbol}; {@code [H]} is the hypervisor total. */
   double share(String symbol) {
-    return runs.stream().mapToDouble(o -> VcpuPreemptedReproduction.share(o.report(), symbol)).average().orElse(0);
+    return runs.stream().mapToDouble(o -> Outcome.share(o.report(), symbol)).average().orElse(0);
   }
 
   /** Mean share (%) of the three optimistic-spin symbols together. */
   double spin() {
-    return runs.stream().mapToDouble(o -> VcpuPreemptedReproduction.spin(o.report())).average().orElse(0);
+    return runs.stream().mapToDouble(o -> Outcome.spin(o.report())).average().orElse(0);
   }
 
   /** The spin share of each replication. */
   List<Double> spinPerRun() {
     List<Double> out = new ArrayList<>();
-    runs.forEach(o -> out.add(VcpuPreemptedReproduction.spin(o.report())));
+    runs.forEach(o -> out.add(Outcome.spin(o.report())));
     return out;
   }
 

@@ -307,12 +307,8 @@ public final class VcpuPreemptedReproduction implements Reproduction {
         Outcome::events, Outcome::simulatedNs);
   }
 
-  static double share(PerfReport r, String symbol) {
-    return symbol.equals("[H]") ? r.hypervisorPercent() : r.percent(symbol);
-  }
-
   static double spin(PerfReport r) {
-    return SPIN.stream().mapToDouble(r::percent).sum();
+    return Outcome.spin(r);
   }
 
   /** The acceptance bands of issue 7, each with its verdict. */
@@ -398,9 +394,10 @@ public final class VcpuPreemptedReproduction implements Reproduction {
     report.add("(means over the seeds; exits of the first seed)");
     report.addAll(rt.lines());
     report.add(String.format(Locale.ROOT,
-        "fork/exit rwsems (i_mmap of %d files, %d root anon_vmas): held %.1f ms in total in the patched run, fork and "
+        "fork/exit rwsems (%s: i_mmap of %d files, %d root anon_vmas): held %.1f ms in total in the patched run, fork and "
             + "exit together (hold per acquisition grows with log n, the count with n)",
-        ppc.bench().mappedFiles(), ppc.bench().anonVmas(), p.meanStat("rwsem_hold_ns") / 1e6));
+        ppc.bench().layout().name(), ppc.bench().layout().files().size(), ppc.bench().layout().anonRoots().size(),
+        p.meanStat("rwsem_hold_ns") / 1e6));
     report.addAll(mechanismLines(b, p));
     report.addAll(ConvoyDiagnosis.lines(b, p));
     report.add("");

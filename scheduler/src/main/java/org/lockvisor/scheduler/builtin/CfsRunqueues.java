@@ -20,6 +20,9 @@ import org.lockvisor.machine.Task;
  * class, which depends on none of them.
  */
 final class CfsRunqueues {
+  /** {@code NICE_0_LOAD}: the weight of a nice-0 task (kernel/sched/sched.h). */
+  static final int NICE_0_LOAD = 1024;
+
   private final Kernel kernel;
   private final Simulation sim;
   private final CfsRq[] rqs;
@@ -120,7 +123,7 @@ final class CfsRunqueues {
 
   /** calc_delta_fair: {@code delta} of execution as vruntime for a task of {@code weight}. */
   static long calcDeltaFair(long delta, int weight) {
-    return weight == CfsScheduler.NICE_0_LOAD ? delta : delta * CfsScheduler.NICE_0_LOAD / weight;
+    return weight == NICE_0_LOAD ? delta : delta * NICE_0_LOAD / weight;
   }
 
   /** check_preempt_wakeup: whether {@code woken} preempts {@code current} on {@code cpu}. */

@@ -85,7 +85,7 @@ import org.lockvisor.machine.Task;
  */
 public final class CfsScheduler implements Scheduler {
   /** {@code NICE_0_LOAD}: the weight of a nice-0 task. */
-  public static final int NICE_0_LOAD = 1024;
+  public static final int NICE_0_LOAD = CfsRunqueues.NICE_0_LOAD;
 
   /** {@code enum sched_tunable_scaling}. */
   public enum Scaling {

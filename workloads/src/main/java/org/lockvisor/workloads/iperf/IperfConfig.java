@@ -18,6 +18,10 @@ import static com.google.common.base.Preconditions.checkArgument;
  * @param direction which way the streams run: the guest is the iperf 2 client ({@code guest-send})
  *     or the server of an external client ({@code guest-receive}, issue 32), whose streams the
  *     network device models outside the guest
+ * @param recovery the guest sender's loss recovery: Linux 3.0's ({@code 3.0}: TSO deferral only in
+ *     {@code TCP_CA_Open}, cwnd clamped to in-flight + 1 segment per ACK in Recovery, retransmissions
+ *     one MSS at a time) or the earlier simplification ({@code simple}: halve cwnd at once, resend the
+ *     lost bytes as new data), issue 32
  */
 public record IperfConfig(
     int streams,
@@ -28,7 +32,46 @@ public record IperfConfig(
     int tsoWinDivisor,
     String netdev,
     long intervalNs,
-    Direction direction) {
+    Direction direction,
+    Recovery recovery) {
+
+  /** How the guest sender recovers from a loss. */
+  public enum Recovery {
+    /**
+     * Linux 3.0.27: {@code tcp_tso_should_defer} only in {@code TCP_CA_Open} (net/ipv4/tcp_output.c),
+     * {@code tcp_cwnd_down} in Recovery (net/ipv4/tcp_input.c), {@code tcp_retransmit_skb}
+     * fragmenting to one MSS (tcp_output.c).
+     */
+    V3_0("3.0"),
+    /** The model before issue 32: cwnd halved at once, lost bytes resent as new TSO data, deferral in any state. */
+    SIMPLE("simple");
+
+    private final String option;
+
+    Recovery(String option) {
+      this.option = option;
+    }
+
+    public String option() {
+      return option;
+    }
+
+    public static Recovery of(String option) {
+      for (Recovery r : values()) {
+        if (r.option.equals(option)) {
+          return r;
+        }
+      }
+      throw new IllegalArgumentException("unknown recovery [" + option + "]; known: [3.0, simple]");
+    }
+  }
+
+  /** With the simple loss recovery (the default until 3.0's is understood in every setup: iperf.md). */
+  public IperfConfig(int streams, int writeBytes, long sndbufBytes, long rwndBytes, int initCwndSegments,
+      int tsoWinDivisor, String netdev, long intervalNs, Direction direction) {
+    this(streams, writeBytes, sndbufBytes, rwndBytes, initCwndSegments, tsoWinDivisor, netdev, intervalNs, direction,
+        Recovery.SIMPLE);
+  }
 
   /** Which way the iperf streams run. */
   public enum Direction {
@@ -66,6 +109,7 @@ public record IperfConfig(
 
   public IperfConfig {
     checkArgument(direction != null, "direction must be set");
+    checkArgument(recovery != null, "recovery must be set");
     checkArgument(streams > 0, "streams must be positive: %s", streams);
     checkArgument(writeBytes > 0, "write-size must be positive: %s", writeBytes);
     checkArgument(sndbufBytes >= writeBytes, "sndbuf %s must hold at least one write of %s", sndbufBytes, writeBytes);
@@ -74,6 +118,12 @@ public record IperfConfig(
     checkArgument(tsoWinDivisor >= 0, "tso-win-divisor must not be negative: %s", tsoWinDivisor);
     checkArgument(netdev != null, "netdev must not be null (empty: the only one)");
     checkArgument(intervalNs >= 0, "interval must not be negative: %s", intervalNs);
+  }
+
+  /** The same with {@code r} as the loss recovery. */
+  public IperfConfig withRecovery(Recovery r) {
+    return new IperfConfig(streams, writeBytes, sndbufBytes, rwndBytes, initCwndSegments, tsoWinDivisor, netdev,
+        intervalNs, direction, r);
   }
 
   /** With one interval report over the window ({@code -i 0}). */

@@ -29,7 +29,12 @@ public final class IperfFactory implements WorkloadFactory {
           "network device instance name; empty: the VM's only network device", List.of(), 0, 0),
       PluginOption.ofEnum("direction", "guest-send", "guest-send: the guest runs the iperf 2 client; guest-receive: an"
           + " external iperf 2 client sends to the guest (the network device models the sender, issue 32)",
-          "guest-send", "guest-receive"));
+          "guest-send", "guest-receive"),
+      PluginOption.ofEnum("recovery", "simple", "the guest sender's loss recovery: 3.0 (TSO deferral only in"
+          + " TCP_CA_Open, cwnd clamped to in-flight + 1 in Recovery, retransmissions one MSS at a time; 3.0.27"
+          + " tcp_output.c, tcp_input.c; opt-in: see docs/plugins/iperf.md) or simple (cwnd halved at once, lost bytes"
+          + " resent as new data)",
+          "3.0", "simple"));
 
   @Override
   public String name() {
@@ -73,6 +78,7 @@ public final class IperfFactory implements WorkloadFactory {
         (int) o.integer("tso-win-divisor"),
         o.string("netdev"),
         o.integer("interval"),
-        IperfConfig.Direction.of(o.choice("direction")));
+        IperfConfig.Direction.of(o.choice("direction")),
+        IperfConfig.Recovery.of(o.choice("recovery")));
   }
 }

@@ -85,6 +85,9 @@ public final class IperfWorkload implements Workload {
     final int id;
     Task task;
     long backlog; // written, not yet sent
+    long retrans; // reported lost, not yet retransmitted (recovery 3.0)
+    boolean segRetrans; // the segment being sent is a retransmission
+    int cwndCnt; // tcp_cwnd_down's snd_cwnd_cnt: one decrement per second ACK in Recovery
     long inflight; // sent, not yet acknowledged or reported lost
     long cwnd;
     long ssthresh = Long.MAX_VALUE;
@@ -160,14 +163,18 @@ public final class IperfWorkload implements Workload {
       return;
     }
     this.sizeGoal = Math.max(mss, (long) (dev.gsoMaxBytes() / mss) * mss);
-    Program xmit = dev.xmitPath(t -> ctxStream(t).id, t -> (int) ctxStream(t).seg);
+    Program xmit = dev.xmitPath(t -> ctxStream(t).id, t -> (int) ctxStream(t).seg, t -> ctxStream(t).segRetrans);
     Program sendOne = Program.named("tcp_transmit_skb")
         .run(t -> {
           Stream s = ctxStream(t);
           s.inflight += s.seg;
-          s.backlog -= s.seg;
-          s.sndNxt += s.seg;
-          if (!s.timing) {
+          if (s.segRetrans) {
+            s.retrans -= s.seg; // tcp_retransmit_skb: snd_nxt stays, no RTT sample (Karn)
+          } else {
+            s.backlog -= s.seg;
+            s.sndNxt += s.seg;
+          }
+          if (!s.timing && !s.segRetrans) {
             s.timing = true;
             s.rttSeq = s.sndNxt;
             s.rttStartNs = machine.sim().now();
@@ -290,7 +297,7 @@ public final class IperfWorkload implements Workload {
   }
 
   private boolean hasSpace(Stream s) {
-    return s.backlog + s.inflight + config.writeBytes() <= config.sndbufBytes();
+    return s.backlog + s.retrans + s.inflight + config.writeBytes() <= config.sndbufBytes();
   }
 
   /** release_sock's last step, atomic with the softirq's owned check: returns null to end the loop. */
@@ -299,10 +306,28 @@ public final class IperfWorkload implements Workload {
     return null;
   }
 
-  /** tcp_write_xmit's choice of the next TSO packet (0: send nothing now). */
+  /** In {@code TCP_CA_Recovery}: a loss was reported and not all data sent before it is resolved. */
+  static boolean inRecovery(Stream s) {
+    return s.resolved < s.recover;
+  }
+
+  /**
+   * The next packet (0: send nothing now): with 3.0 recovery, {@code tcp_xmit_retransmit_queue}
+   * first — while packets in flight are below cwnd, each lost segment again, fragmented to one MSS
+   * by {@code tcp_retransmit_skb} (3.0.27 net/ipv4/tcp_output.c) — then {@code tcp_write_xmit}'s
+   * TSO packet of new data.
+   */
   long nextSegment(Stream s) {
     long wnd = Math.min(s.cwnd, config.rwndBytes());
     long avail = wnd - s.inflight;
+    s.segRetrans = false;
+    if (s.retrans > 0) {
+      if (avail <= 0) {
+        return 0;
+      }
+      s.segRetrans = true;
+      return Math.min(mss, s.retrans);
+    }
     if (s.backlog <= 0 || avail <= 0) {
       return 0;
     }
@@ -317,24 +342,43 @@ public final class IperfWorkload implements Workload {
       return 0; // Nagle: a sub-MSS tail waits for the outstanding data
     }
     boolean windowLimited = seg < sizeGoal && seg < s.backlog;
-    if (windowLimited && s.inflight > 0 && config.tsoWinDivisor() > 0 && avail < wnd / config.tsoWinDivisor()) {
-      return 0; // tcp_tso_should_defer: wait for more ACKs to send a bigger packet
+    // tcp_tso_should_defer (3.0.27 tcp_output.c): "if (icsk->icsk_ca_state != TCP_CA_Open) goto send_now"
+    boolean caOpen = config.recovery() == IperfConfig.Recovery.SIMPLE || !inRecovery(s);
+    if (windowLimited && caOpen && s.inflight > 0 && config.tsoWinDivisor() > 0
+        && avail < wnd / config.tsoWinDivisor()) {
+      return 0; // wait for more ACKs to send a bigger packet
     }
     return seg;
   }
 
-  /** tcp_ack: window, congestion control, loss recovery. */
+  /**
+   * tcp_ack: window, congestion control, loss recovery. With 3.0 recovery (3.0.27
+   * net/ipv4/tcp_input.c {@code tcp_fastretrans_alert}): a loss enters Recovery with ssthresh =
+   * cwnd / 2 (Reno) and cwnd unchanged; every ACK in Recovery runs {@code tcp_cwnd_down}: one segment
+   * off cwnd per second ACK while above ssthresh, then {@code snd_cwnd = min(snd_cwnd,
+   * tcp_packets_in_flight(tp) + 1)}, so each ACK releases about one segment; the ACK that ends
+   * Recovery runs {@code tcp_complete_cwr} (cwnd = min(cwnd, ssthresh)). Simple: cwnd halves at once.
+   */
   void onAck(Stream s, long acked, long lost) {
     closeIntervals();
+    boolean v3 = config.recovery() == IperfConfig.Recovery.V3_0;
+    boolean wasRecovering = inRecovery(s);
     s.inflight -= acked + lost;
     s.ackedBytes += acked;
     if (lost > 0) {
       s.timing = false; // Karn: no sample from a window with a retransmission
       s.lostBytes += lost;
-      s.backlog += lost; // retransmitted as new data
+      if (v3) {
+        s.retrans += lost; // tcp_xmit_retransmit_queue, one MSS at a time
+      } else {
+        s.backlog += lost; // retransmitted as new data
+      }
       if (s.resolved >= s.recover) {
         s.ssthresh = Math.max(s.cwnd / 2, 2L * mss);
-        s.cwnd = s.ssthresh;
+        if (!v3) {
+          s.cwnd = s.ssthresh;
+        }
+        s.cwndCnt = 0;
         s.recover = s.sndNxt;
         s.reductions++;
       }
@@ -343,7 +387,16 @@ public final class IperfWorkload implements Workload {
     if (s.timing && s.resolved >= s.rttSeq) {
       rttSample(s, machine.sim().now() - s.rttStartNs);
     }
-    if (acked > 0 && s.resolved >= s.recover) {
+    if (v3 && inRecovery(s)) {
+      int decr = s.cwndCnt + 1; // tcp_cwnd_down
+      s.cwndCnt = decr & 1;
+      if ((decr >> 1) > 0 && s.cwnd > s.ssthresh) {
+        s.cwnd -= mss;
+      }
+      s.cwnd = Math.max(mss, Math.min(s.cwnd, s.inflight + mss));
+    } else if (v3 && wasRecovering) {
+      s.cwnd = Math.min(s.cwnd, s.ssthresh); // tcp_complete_cwr
+    } else if (acked > 0 && s.resolved >= s.recover) {
       if (s.cwnd < s.ssthresh) {
         s.cwnd += acked;
       } else {

@@ -22,6 +22,11 @@ import static com.google.common.base.Preconditions.checkArgument;
  *     page copy (4096 on x86_64; 65536 on a ppc64 kernel with CONFIG_PPC_64K_PAGES)
  * @param copySymbol the architecture's user-copy routine (the perf symbol of the message copy)
  * @param copyPageSymbol the architecture's page-copy routine (copy-on-write faults after fork)
+ * @param addressSpace the processes' VMAs ({@link AddressSpaceLayout}): {@code perf-4.8} (the perf
+ *     binary and its libraries as mapped) or {@code uniform} (mappedFiles, vmasPerFile, anonVmas)
+ * @param vmaCostJitter what-if: each interval-tree step of a fork or exit costs its price times a
+ *     uniform draw from [1 - j, 1 + j) (a seeded stream of its own); 0 = off. Order-preserving
+ *     noise to test whether a convoy is an artefact of identical step-locked walks
  */
 public record SchedMessagingConfig(
     int groups,
@@ -35,7 +40,9 @@ public record SchedMessagingConfig(
     int pipeBuffers,
     int pageSize,
     String copySymbol,
-    String copyPageSymbol) {
+    String copyPageSymbol,
+    String addressSpace,
+    double vmaCostJitter) {
 
   public SchedMessagingConfig {
     checkArgument(groups > 0, "groups must be positive: %s", groups);
@@ -47,37 +54,63 @@ public record SchedMessagingConfig(
     checkArgument(pipeBuffers > 0 && pageSize >= dataSize, "a pipe must hold at least one message");
     checkArgument(copySymbol != null && !copySymbol.isBlank(), "copy symbol must be set");
     checkArgument(copyPageSymbol != null && !copyPageSymbol.isBlank(), "copy-page symbol must be set");
+    checkArgument(AddressSpaceLayout.PERF_4_8.equals(addressSpace) || AddressSpaceLayout.UNIFORM.equals(addressSpace),
+        "unknown address space [%s]; known: [%s, %s]", addressSpace, AddressSpaceLayout.PERF_4_8, AddressSpaceLayout.UNIFORM);
+    checkArgument(vmaCostJitter >= 0 && vmaCostJitter < 1, "vma-cost-jitter must be in [0, 1): %s", vmaCostJitter);
   }
 
-  /** perf bench's defaults (10 groups, 20 fds, 100 loops, 100 B, processes with pipes). */
+  /** The VMAs every process of the benchmark walks at fork and exit (perf built for ppc64). */
+  public AddressSpaceLayout layout() {
+    return layout("ppc64");
+  }
+
+  /** The VMAs for a perf built with {@code unwindArch}'s libunwind (see {@link AddressSpaceLayout#unwindArch}). */
+  public AddressSpaceLayout layout(String unwindArch) {
+    return AddressSpaceLayout.of(addressSpace, mappedFiles, vmasPerFile, anonVmas, pageSize, unwindArch);
+  }
+
+  /** The same benchmark over another address space ({@link AddressSpaceLayout}). */
+  public SchedMessagingConfig withAddressSpace(String layout) {
+    return new SchedMessagingConfig(groups, fds, loops, dataSize, threads, mappedFiles, vmasPerFile, anonVmas, pipeBuffers,
+        pageSize, copySymbol, copyPageSymbol, layout, vmaCostJitter);
+  }
+
+  /** The same benchmark with the what-if jitter of per-VMA costs. */
+  public SchedMessagingConfig withVmaCostJitter(double j) {
+    return new SchedMessagingConfig(groups, fds, loops, dataSize, threads, mappedFiles, vmasPerFile, anonVmas, pipeBuffers,
+        pageSize, copySymbol, copyPageSymbol, addressSpace, j);
+  }
+
+  /** perf bench's defaults (10 groups, 20 fds, 100 loops, 100 B, processes with pipes), perf 4.8's mappings. */
   public static SchedMessagingConfig perfDefaults() {
-    return new SchedMessagingConfig(10, 20, 100, 100, false, 10, 4, 12, 16, 4096, "__copy_tofrom_user", "copy_page");
+    return new SchedMessagingConfig(10, 20, 100, 100, false, 10, 4, 12, 16, 4096, "__copy_tofrom_user", "copy_page",
+        AddressSpaceLayout.PERF_4_8, 0);
   }
 
   public SchedMessagingConfig withGroups(int g) {
     return new SchedMessagingConfig(g, fds, loops, dataSize, threads, mappedFiles, vmasPerFile, anonVmas, pipeBuffers, pageSize,
-        copySymbol, copyPageSymbol);
+        copySymbol, copyPageSymbol, addressSpace, vmaCostJitter);
   }
 
   public SchedMessagingConfig withLoops(int l) {
     return new SchedMessagingConfig(groups, fds, l, dataSize, threads, mappedFiles, vmasPerFile, anonVmas, pipeBuffers, pageSize,
-        copySymbol, copyPageSymbol);
+        copySymbol, copyPageSymbol, addressSpace, vmaCostJitter);
   }
 
   public SchedMessagingConfig withThreads(boolean t) {
     return new SchedMessagingConfig(groups, fds, loops, dataSize, t, mappedFiles, vmasPerFile, anonVmas, pipeBuffers, pageSize,
-        copySymbol, copyPageSymbol);
+        copySymbol, copyPageSymbol, addressSpace, vmaCostJitter);
   }
 
   /** The same benchmark with pipe buffers of {@code bytes} (the guest kernel's PAGE_SIZE). */
   public SchedMessagingConfig withPageSize(int bytes) {
     return new SchedMessagingConfig(groups, fds, loops, dataSize, threads, mappedFiles, vmasPerFile, anonVmas, pipeBuffers, bytes,
-        copySymbol, copyPageSymbol);
+        copySymbol, copyPageSymbol, addressSpace, vmaCostJitter);
   }
 
   public SchedMessagingConfig withSymbols(String copy, String copyPage) {
     return new SchedMessagingConfig(groups, fds, loops, dataSize, threads, mappedFiles, vmasPerFile, anonVmas, pipeBuffers,
-        pageSize, copy, copyPage);
+        pageSize, copy, copyPage, addressSpace, vmaCostJitter);
   }
 
   /** Tasks the benchmark creates: a sender and a receiver per fd per group. */

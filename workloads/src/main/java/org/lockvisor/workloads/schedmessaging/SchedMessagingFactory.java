@@ -24,11 +24,17 @@ public final class SchedMessagingFactory implements WorkloadFactory {
       PluginOption.ofInt("loops", D.loops(), 1, 1_000_000, "messages per sender-receiver pair (perf -l)"),
       PluginOption.ofInt("datasize", D.dataSize(), 1, 4096, "bytes per message"),
       PluginOption.ofEnum("mode", "process", "processes (pipes, perf -p) or threads (perf -t)", "process", "thread"),
+      PluginOption.ofEnum("address-space", D.addressSpace(),
+          "the VMAs fork and exit walk: perf-4.8 (the perf binary and its libraries as mapped on ppc64le) or uniform"
+              + " (mapped-files x vmas-per-file + anon-vmas)", AddressSpaceLayout.PERF_4_8, AddressSpaceLayout.UNIFORM),
       PluginOption.ofInt("mapped-files", D.mappedFiles(), 0, 1_000,
-          "file mappings each process shares (perf binary and libraries): i_mmap rwsems of fork and exit"),
-      PluginOption.ofInt("vmas-per-file", D.vmasPerFile(), 0, 64, "VMAs per mapped file"),
+          "address-space uniform only: file mappings each process shares: i_mmap rwsems of fork and exit"),
+      PluginOption.ofInt("vmas-per-file", D.vmasPerFile(), 0, 64, "address-space uniform only: VMAs per mapped file"),
       PluginOption.ofInt("anon-vmas", D.anonVmas(), 0, 1_000,
-          "anonymous VMAs per process (heap, stack, data): each has its root anon_vma rwsem, taken by fork and exit"),
+          "address-space uniform only: anonymous VMAs per process, each with its root anon_vma rwsem"),
+      PluginOption.ofDouble("vma-cost-jitter", 0, 0, 0.99,
+          "what-if: each interval-tree step of fork and exit costs its price x uniform [1-j, 1+j) from a seeded stream"
+              + " (order-preserving noise; 0 = off)"),
       PluginOption.ofInt("pipe-buffers", D.pipeBuffers(), 1, 1 << 16, "pipe buffers per pipe (PIPE_DEF_BUFFERS)"),
       PluginOption.ofEnum("page-size", String.valueOf(D.pageSize()),
           "guest PAGE_SIZE in bytes: pipe buffer size and copy-on-write copy (65536 for a ppc64 CONFIG_PPC_64K_PAGES kernel)",
@@ -71,6 +77,15 @@ public final class SchedMessagingFactory implements WorkloadFactory {
 
   /** The configuration of options bound against {@link #options()}. */
   public static SchedMessagingConfig config(BoundOptions o) {
+    String space = o.string("address-space");
+    if (!AddressSpaceLayout.UNIFORM.equals(space)) {
+      for (String uniformOnly : List.of("mapped-files", "vmas-per-file", "anon-vmas")) {
+        if (o.isGiven(uniformOnly)) {
+          throw new IllegalArgumentException("workload sched-messaging: option [" + uniformOnly + "] takes effect only with"
+              + " address-space: uniform, not [" + space + "]");
+        }
+      }
+    }
     return new SchedMessagingConfig(
         (int) o.integer("groups"),
         (int) o.integer("fds"),
@@ -83,6 +98,8 @@ public final class SchedMessagingFactory implements WorkloadFactory {
         (int) o.integer("pipe-buffers"),
         Integer.parseInt(o.string("page-size")),
         o.string("copy-symbol"),
-        o.string("copy-page-symbol"));
+        o.string("copy-page-symbol"),
+        space,
+        o.real("vma-cost-jitter"));
   }
 }

@@ -91,7 +91,7 @@ final class SchedMessagingOps {
         int n = s.treeSize[file];
         s.treeSize[file] = insert ? n + 1 : Math.max(0, n - 1);
         int levels = 32 - Integer.numberOfLeadingZeros(Math.max(1, n));
-        t.startWork(s.costs.vmaTreeNs() + levels * s.costs.vmaTreeLevelNs(), symbol, false);
+        t.startWork(s.vmaJittered(s.costs.vmaTreeNs() + levels * s.costs.vmaTreeLevelNs()), symbol, false);
         return AGAIN;
       }
       return NEXT;

@@ -23,7 +23,7 @@ final class SchedMessagingPrograms {
   final Program parent;
 
   SchedMessagingPrograms(SchedMessagingState s) {
-    int mmOps = s.config.threads() ? 1 : s.config.mappedFiles() * s.config.vmasPerFile() + s.config.anonVmas();
+    int mmOps = s.mmOps();
     long copy = s.costs.copyNs(s.config.dataSize());
 
     // pipe_write

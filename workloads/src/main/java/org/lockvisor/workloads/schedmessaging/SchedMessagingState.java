@@ -32,8 +32,11 @@ final class SchedMessagingState {
   Pipe wakePipe;
   KernelLock[] mmLocks;
   int[] treeSize;
+  AddressSpaceLayout layout;
   int[] vmaOrder;
   SplittableRandom jitter;
+  /** The what-if stream of per-VMA cost noise (null when vma-cost-jitter is 0). */
+  SplittableRandom vmaJitter;
   KernelLock tasklistLock;
   Member[] members;
   /** The benchmark's parent process (null until the workload starts). */
@@ -130,23 +133,28 @@ final class SchedMessagingState {
       readyPipe = new Pipe(context.locks().create(guest, "ready_pipe.mutex", LockKind.MUTEX));
       wakePipe = new Pipe(context.locks().create(guest, "wake_pipe.mutex", LockKind.MUTEX));
     }
+    layout = config.layout(AddressSpaceLayout.unwindArch(context.costs().arch()));
     if (config.threads()) {
       mmLocks = new KernelLock[] {context.locks().create(guest, "mm.mmap_sem", LockKind.RWSEM)};
     } else {
-      mmLocks = new KernelLock[config.mappedFiles() + config.anonVmas()];
-      for (int f = 0; f < config.mappedFiles(); f++) {
-        mmLocks[f] = context.locks().create(guest, "file" + f + ".i_mmap_rwsem", LockKind.RWSEM);
+      int files = layout.files().size();
+      mmLocks = new KernelLock[layout.locks()];
+      for (int f = 0; f < files; f++) {
+        mmLocks[f] = context.locks().create(guest, layout.fileLockName(f), LockKind.RWSEM);
       }
       // anon_vma_fork: the child's anon_vma of a VMA gets root = pvma->anon_vma->root, and
       // lock_anon_vma_root() write-locks that root's rwsem; the parent's anonymous VMAs each have
-      // their own anon_vma (anon_vma_prepare), so there is one root rwsem per parent VMA, shared
-      // by every child's copy of that VMA
-      for (int a = 0; a < config.anonVmas(); a++) {
-        mmLocks[config.mappedFiles() + a] = context.locks().create(guest, "anon_vma" + a + ".rwsem", LockKind.RWSEM);
+      // their own anon_vma (anon_vma_prepare), so there is one root rwsem per parent anon_vma,
+      // shared by every child's copy of the VMAs that point at it
+      for (int a = 0; a < layout.anonRoots().size(); a++) {
+        mmLocks[files + a] = context.locks().create(guest, layout.anonLockName(a), LockKind.RWSEM);
       }
     }
+    if (config.vmaCostJitter() > 0) {
+      vmaJitter = machine.sim().streams().get(context.vm().name() + "/" + name + "/vma-cost-jitter");
+    }
     treeSize = new int[mmLocks.length];
-    vmaOrder = vmaOrder(config);
+    vmaOrder = config.threads() ? new int[] {0} : layout.walk();
     tasklistLock = context.locks().create(guest, "tasklist_lock", LockKind.RWLOCK);
     members = new Member[config.tasks()];
     for (int g = 0; g < groups; g++) {
@@ -180,7 +188,7 @@ final class SchedMessagingState {
 
   /** Whether the {@code k}-th address-space operation is an anonymous VMA's (its root anon_vma rwsem). */
   boolean isAnon(int k) {
-    return !config.threads() && lockIndex(k) >= config.mappedFiles();
+    return !config.threads() && lockIndex(k) >= layout.files().size();
   }
 
   /** anon_vma_free's test for the exiting child's anonymous VMA: is the root rwsem locked now? */
@@ -197,44 +205,30 @@ final class SchedMessagingState {
     return l.owner() != null || l.readers() > 0;
   }
 
-  /**
-   * The lock of the {@code k}-th address-space operation of a fork or exit, in VMA address order
-   * ({@link #vmaOrder}).
-   */
-  int lockIndex(int k) {
-    return config.threads() ? 0 : vmaOrder[k];
+  /** Address-space steps of a fork or exit (one for a thread's mmap_sem). */
+  int mmOps() {
+    return vmaOrder.length;
   }
 
   /**
-   * The rwsem of every address-space operation of a fork or exit, in the order the kernel walks
-   * the VMAs: {@code dup_mmap} (kernel/fork.c) and {@code free_pgtables} (mm/memory.c, from
-   * {@code exit_mmap}) both go through {@code mm->mmap} in address order, and for each VMA take
-   * its anon_vma root first ({@code anon_vma_fork} before the i_mmap insert; {@code
-   * unlink_anon_vmas} before {@code unlink_file_vma}). A mapped file's VMAs are adjacent (text,
-   * read-only data, relro, data), so its i_mmap rwsem is taken {@code vmasPerFile} times in a
-   * row; the written data VMA of file {@code f} (its last VMA) carries the anonymous VMA {@code
-   * f}. Anonymous VMAs beyond one per file (heap, stack) come last. Simplification: the heap lies
-   * right after the binary's bss in the real layout.
+   * The what-if noise of one per-VMA step: {@code ns} times a uniform draw from [1 - j, 1 + j)
+   * of the workload's vma-cost-jitter stream; {@code ns} itself when the what-if is off. The
+   * order of the walk is untouched.
    */
-  static int[] vmaOrder(SchedMessagingConfig c) {
-    int files = c.mappedFiles();
-    int perFile = c.vmasPerFile();
-    int anon = c.anonVmas();
-    int[] order = new int[files * perFile + anon];
-    int k = 0;
-    int attached = perFile > 0 ? Math.min(files, anon) : 0;
-    for (int f = 0; f < files; f++) {
-      for (int v = 0; v < perFile; v++) {
-        if (v == perFile - 1 && f < attached) {
-          order[k++] = files + f; // unlink_anon_vmas / anon_vma_fork of the data VMA
-        }
-        order[k++] = f;
-      }
+  long vmaJittered(long ns) {
+    if (vmaJitter == null) {
+      return ns;
     }
-    for (int a = attached; a < anon; a++) {
-      order[k++] = files + a;
-    }
-    return order;
+    double j = config.vmaCostJitter();
+    return Math.max(0, Math.round(ns * (1 - j + 2 * j * vmaJitter.nextDouble())));
+  }
+
+  /**
+   * The lock of the {@code k}-th address-space operation of a fork or exit: the walk of the
+   * address space's VMAs in address order ({@link AddressSpaceLayout#walk}).
+   */
+  int lockIndex(int k) {
+    return config.threads() ? 0 : vmaOrder[k];
   }
 
   /**

@@ -44,7 +44,7 @@ import org.lockvisor.workloads.spi.WorkloadContext;
  *   <li>exit ({@code exit_mmap}, {@code unlink_anon_vmas}, {@code unlink_file_vma}): each file
  *       VMA is unlinked under the file's i_mmap rwsem for write, each anonymous VMA under its
  *       root anon_vma rwsem (VMAs in address order, see {@link
- *       SchedMessagingState#vmaOrder}); freeing the child's
+ *       AddressSpaceLayout}); freeing the child's
  *       own anon_vma ({@code anon_vma_free}) write-locks and unlocks the root rwsem again if it is
  *       locked at that moment (by another fork or exit); the rest of the
  *       address space is torn down; {@code exit_files} closes the pipe ends the child holds
@@ -111,7 +111,7 @@ public final class SchedMessagingWorkload implements Workload {
   @Override
   public Footprint footprint() {
     long pairs = (long) config.groups() * config.fds();
-    long mmLocks = (long) config.mappedFiles() * config.vmasPerFile() + config.anonVmas();
+    long mmLocks = config.layout().locks();
     return new Footprint(Footprint.plus(Footprint.times(pairs, 3_000), Footprint.times(mmLocks, 200)),
         config.groups() + " groups x " + config.fds() + " fds = " + config.tasks() + " tasks and " + pairs + " pipes");
   }

@@ -70,7 +70,7 @@ class IperfWorkloadTest {
     // 64 KiB of window over a 1 ms round trip: at most ~0.52 Gbit/s whatever the link
     VhostNetConfig slow = new VhostNetConfig(VhostNetConfig.WorkQueue.WAKE_OUTSIDE_LOCK, 256, true, 10_000, 1500, true,
         1000, 1_000_000, 17, 0x80000, 0, 0, -1, 16, 125_000, 64, VhostNetConfig.TunRead.V3_0,
-        VhostNetConfig.IrqfdInject.KWORKER);
+        VhostNetConfig.IrqfdInject.KWORKER, true);
     IperfConfig cfg = new IperfConfig(1, 128 * 1024, 4 << 20, 64 * 1024, 10, 3, "");
     Run r = new Run(slow, cfg).run(30, 50);
     assertThat(r.iperf.throughputGbps()).isBetween(0.2, 64 * 1024 * 8 / 1e6);
@@ -104,8 +104,8 @@ class IperfWorkloadTest {
   }
 
   @Test
-  void onAck_lossHalvesCwndOncePerWindow_andResendsTheBytes() {
-    Run r = new Run(VhostNetConfig.defaults(), IperfConfig.defaults(1));
+  void onAck_simpleRecovery_lossHalvesCwndOncePerWindow_andResendsTheBytes() {
+    Run r = new Run(VhostNetConfig.defaults(), IperfConfig.defaults(1).withRecovery(IperfConfig.Recovery.SIMPLE));
     IperfWorkload w = r.iperf;
     IperfWorkload.Stream s = w.streamForTest(0);
     s.cwnd = 400_000;
@@ -119,6 +119,68 @@ class IperfWorkloadTest {
     w.onAck(s, 0, 60_000); // same window: no second reduction
     assertThat(s.cwnd).isEqualTo(200_000);
     assertThat(s.inflight).isEqualTo(280_000);
+  }
+
+  /** 3.0.27 tcp_output.c tcp_tso_should_defer: "if (icsk->icsk_ca_state != TCP_CA_Open) goto send_now". */
+  @Test
+  void tsoDeferral_followsTheCaState_deferredInOpen_sentInRecovery() {
+    Run r = new Run(VhostNetConfig.defaults(), IperfConfig.defaults(1).withRecovery(IperfConfig.Recovery.V3_0));
+    IperfWorkload w = r.iperf;
+    IperfWorkload.Stream s = w.streamForTest(0);
+    s.backlog = 1 << 20;
+    s.cwnd = 300_000;
+    s.inflight = 300_000 - 20 * 1448; // 20 segments free, less than cwnd / 3: deferred while Open
+    assertThat(IperfWorkload.inRecovery(s)).isFalse();
+    assertThat(w.nextSegment(s)).isZero();
+    s.sndNxt = 1_000_000;
+    s.recover = s.sndNxt; // a loss put the socket in Recovery until snd_nxt is resolved
+    s.resolved = 500_000;
+    assertThat(IperfWorkload.inRecovery(s)).isTrue();
+    assertThat(w.nextSegment(s)).isEqualTo(20 * 1448);
+    IperfWorkload simpleWorkload = new Run(VhostNetConfig.defaults(),
+        IperfConfig.defaults(1).withRecovery(IperfConfig.Recovery.SIMPLE)).iperf;
+    IperfWorkload.Stream simple = simpleWorkload.streamForTest(0);
+    simple.backlog = s.backlog;
+    simple.cwnd = s.cwnd;
+    simple.inflight = s.inflight;
+    simple.recover = s.recover;
+    simple.resolved = s.resolved;
+    assertThat(simpleWorkload.nextSegment(simple)).isZero(); // the simplification defers in any state
+  }
+
+  /**
+   * 3.0.27 tcp_output.c tcp_retransmit_skb: "if (skb->len > cur_mss) tcp_fragment(sk, skb, cur_mss,
+   * cur_mss)"; tcp_input.c tcp_cwnd_down: snd_cwnd = min(snd_cwnd, tcp_packets_in_flight(tp) + 1).
+   */
+  @Test
+  void loss_isRetransmittedOneMssAtATime_andRecoveryClampsCwndToInFlightPlusOne() {
+    Run r = new Run(VhostNetConfig.defaults(), IperfConfig.defaults(1).withRecovery(IperfConfig.Recovery.V3_0));
+    IperfWorkload w = r.iperf;
+    IperfWorkload.Stream s = w.streamForTest(0);
+    s.cwnd = 400_000;
+    s.ssthresh = Long.MAX_VALUE;
+    s.sndNxt = 400_000;
+    s.inflight = 400_000;
+    s.backlog = 1 << 20;
+    w.onAck(s, 0, 60_000); // a whole 60 KB TSO packet dropped
+    assertThat(IperfWorkload.inRecovery(s)).isTrue();
+    assertThat(s.ssthresh).isEqualTo(200_000);
+    assertThat(s.retrans).isEqualTo(60_000);
+    assertThat(s.cwnd).isEqualTo(340_000 + 1448); // in flight + one segment
+    assertThat(w.nextSegment(s)).isEqualTo(1448); // one MSS of the lost packet, not a TSO burst
+    assertThat(s.segRetrans).isTrue();
+    s.inflight += 1448; // sent
+    s.retrans -= 1448;
+    assertThat(w.nextSegment(s)).isZero(); // cwnd full until the next ACK
+    w.onAck(s, 30_000, 0); // an ACK in Recovery frees 30 KB but releases one segment
+    assertThat(s.cwnd).isEqualTo(s.inflight + 1448);
+    assertThat(w.nextSegment(s)).isEqualTo(1448);
+    long before = s.backlog;
+    s.retrans = 0;
+    s.recover = s.resolved + 1; // still in Recovery: new data also one segment per ACK
+    assertThat(w.nextSegment(s)).isEqualTo(1448);
+    assertThat(s.segRetrans).isFalse();
+    assertThat(s.backlog).isEqualTo(before);
   }
 
   @Test

@@ -82,12 +82,16 @@ class SchedMessagingWorkloadTest {
     assertThat(b.totalTimeNs()).isPositive();
     assertThat(b.figures().get("wait4_scans").longValue()).isGreaterThanOrEqualTo(80);
     assertThat(b.perfBenchText()).contains("# 2 groups == 80 processes run").contains("Total time:");
-    // one mutex per pipe, an i_mmap rwsem per mapped file, one root anon_vma rwsem per anonymous
-    // VMA of the parent (anon_vma_fork: root = pvma->anon_vma->root), perf's ready and wakeup
-    // pipes (every child closes an end of each at exit), tasklist_lock
-    assertThat(r.locks()).hasSize(2 * 20 + 10 + 12 + 2 + 1)
-        .contains("anon_vma0.rwsem", "anon_vma11.rwsem", "ready_pipe.mutex", "wake_pipe.mutex", "tasklist_lock")
-        .doesNotContain("anon_vma12.rwsem");
+    // one mutex per pipe, an i_mmap rwsem per mapped file (perf, its 19 libraries, ld64.so.2), one
+    // root anon_vma rwsem per anon_vma of the parent (anon_vma_fork: root = pvma->anon_vma->root;
+    // the 21 objects' data plus bss, heap, stack), perf's ready and wakeup pipes (every child
+    // closes an end of each at exit), tasklist_lock
+    assertThat(r.locks()).hasSize(2 * 20 + 21 + 24 + 2 + 1)
+        .contains("libc.so.6.i_mmap_rwsem", "perf.i_mmap_rwsem", "ld64.so.2.i_mmap_rwsem", "heap.anon_vma.rwsem",
+            "libc.so.6.anon_vma.rwsem", "ready_pipe.mutex", "wake_pipe.mutex", "tasklist_lock");
+    // the earlier synthetic space keeps its names
+    assertThat(run(small().withAddressSpace("uniform"), 1).locks()).hasSize(2 * 20 + 10 + 12 + 2 + 1)
+        .contains("file0.i_mmap_rwsem", "anon_vma0.rwsem", "anon_vma11.rwsem").doesNotContain("anon_vma12.rwsem");
   }
 
   /**
@@ -117,7 +121,7 @@ class SchedMessagingWorkloadTest {
   void pipeHoldingOneMessage_writersSleepAndNothingIsLost() {
     SchedMessagingConfig c = small();
     SchedMessagingConfig tiny = new SchedMessagingConfig(c.groups(), c.fds(), c.loops(), 4096, false, c.mappedFiles(),
-        c.vmasPerFile(), c.anonVmas(), 1, 4096, c.copySymbol(), c.copyPageSymbol());
+        c.vmasPerFile(), c.anonVmas(), 1, 4096, c.copySymbol(), c.copyPageSymbol(), c.addressSpace(), 0);
     assertThat(tiny.pipeCapacityMessages()).isEqualTo(1);
     Run r = run(tiny, 1);
     assertThat(r.bench().finished()).isTrue();
@@ -148,7 +152,7 @@ class SchedMessagingWorkloadTest {
 
   @Test
   void processes_rootAnonVmaRwsem_twicePerForkOncePerExitPlusRelocksWhenLocked() {
-    Run r = run(small(), 1);
+    Run r = run(small().withAddressSpace("uniform"), 1);
     assertThat(r.bench().finished()).isTrue();
     long children = r.bench().exited();
     long relocks = 0;
@@ -168,22 +172,35 @@ class SchedMessagingWorkloadTest {
   }
 
   @Test
-  void vmaOrder_addressOrder_anonRootBeforeTheFileOfTheDataVma() {
-    // 2 files of 3 VMAs, 3 anonymous VMAs: file 0 x2, anon root 0 (data VMA of file 0) then file 0,
-    // file 1 x2, anon 1 then file 1, then the remaining anonymous VMA (lock indexes: files 0-1,
-    // anon roots 2-4)
-    SchedMessagingConfig c = new SchedMessagingConfig(1, 20, 1, 100, false, 2, 3, 3, 16, 4096, "copy", "copy_page");
-    assertThat(SchedMessagingState.vmaOrder(c)).containsExactly(0, 0, 2, 0, 1, 1, 3, 1, 4);
-    SchedMessagingConfig noFileVmas = new SchedMessagingConfig(1, 20, 1, 100, false, 2, 0, 2, 16, 4096, "copy", "copy_page");
-    assertThat(SchedMessagingState.vmaOrder(noFileVmas)).containsExactly(2, 3);
-  }
-
-  @Test
   void threads_useTheSharedMmapSemAndNoFileRwsems() {
     Run r = run(small().withThreads(true), 1);
     assertThat(r.bench().finished()).isTrue();
     assertThat(r.locks()).contains("mm.mmap_sem").noneMatch(n -> n.contains("i_mmap") || n.contains("anon_vma"));
     assertThat(r.bench().perfBenchText()).contains("80 threads run");
+  }
+
+  /**
+   * vma-cost-jitter (a what-if) varies the price of each interval-tree step from a stream of its
+   * own and leaves the walk alone: every mapping lock is taken as often as without it, the run
+   * differs, and the same seed gives the same run.
+   */
+  @Test
+  void vmaCostJitter_preservesTheWalk_changesTheTiming_reproducible() {
+    Run plain = run(small(), 3);
+    Run noisy = run(small().withVmaCostJitter(0.5), 3);
+    Run again = run(small().withVmaCostJitter(0.5), 3);
+    assertThat(noisy.bench().finished()).isTrue();
+    assertThat(noisy.machine().sim().fingerprint()).isNotEqualTo(plain.machine().sim().fingerprint())
+        .isEqualTo(again.machine().sim().fingerprint());
+    for (int i = 0; i < plain.created().size(); i++) {
+      KernelLock a = plain.created().get(i);
+      KernelLock b = noisy.created().get(i);
+      if (a.name().endsWith(".i_mmap_rwsem")) {
+        assertThat(b.stats().acquisitions()).as(a.name()).isEqualTo(a.stats().acquisitions()).isEqualTo(2L * 80
+            * AddressSpaceLayout.perf48(4096, AddressSpaceLayout.unwindArch(TestMachines.X86_COSTS.arch())).vmas().stream()
+                .filter(v -> a.name().equals(v.object() + ".i_mmap_rwsem")).count());
+      }
+    }
   }
 
   @Test
@@ -206,6 +223,14 @@ class SchedMessagingWorkloadTest {
     assertThatThrownBy(() -> SchedMessagingFactory.config(Map.of("groups", "0"))).isInstanceOf(IllegalArgumentException.class);
     assertThat(SchedMessagingFactory.config(Map.of("page-size", "65536")).pageSize()).isEqualTo(65536);
     assertThatThrownBy(() -> SchedMessagingFactory.config(Map.of("page-size", "8000"))).isInstanceOf(IllegalArgumentException.class);
+    // the synthetic space's sizes cannot take effect on perf's real mappings: refused
+    assertThat(SchedMessagingFactory.config(Map.of("address-space", "uniform", "mapped-files", "3")).layout().files())
+        .hasSize(3);
+    assertThatThrownBy(() -> SchedMessagingFactory.config(Map.of("mapped-files", "3")))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("[mapped-files]").hasMessageContaining("uniform");
+    assertThat(SchedMessagingFactory.config(Map.of("vma-cost-jitter", "0.5")).vmaCostJitter()).isEqualTo(0.5);
+    assertThatThrownBy(() -> SchedMessagingFactory.config(Map.of("vma-cost-jitter", "1.5")))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   private static LockFactory factory(LockKind kind) {

@@ -7,19 +7,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
 import org.junit.jupiter.api.Test;
-import org.lockvisor.machine.CacheLines;
 import org.lockvisor.arch.builtin.X86KvmArchProfile;
-import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.arch.spi.ArchCosts;
-import org.lockvisor.locking.builtin.TicketSpinLockFactory;
 import org.lockvisor.core.plugin.OptionBinder;
+import org.lockvisor.locking.builtin.TicketSpinLockFactory;
 import org.lockvisor.locking.spi.KernelLocks;
-import org.lockvisor.machine.HypervisorConfig;
-import org.lockvisor.machine.KernelConfig;
-import org.lockvisor.machine.Machine;
-import org.lockvisor.machine.TtwuQueueMode;
-import org.lockvisor.machine.Vm;
-import org.lockvisor.scheduler.builtin.RoundRobinScheduler;
+import org.lockvisor.locking.testkit.LockTestbed;
 import org.lockvisor.workloads.spi.Workload;
 import org.lockvisor.workloads.spi.WorkloadContext;
 import org.lockvisor.workloads.spi.WorkloadFactory;
@@ -32,25 +25,21 @@ import org.lockvisor.workloads.spi.WorkloadFactory;
  */
 class ${className}Test {
 
-  /** 4 vCPUs on {@code physicalCpus} host CPUs (pinned round-robin), measured after a warm-up. */
+  /**
+   * 4 vCPUs on {@code physicalCpus} host CPUs (pinned round-robin, round-robin schedulers): the
+   * kits' machine testbed ({@link LockTestbed}), measured after a warm-up; its locks are tickets.
+   */
   private static Workload run(Map<String, String> options, int physicalCpus, long warmupNs, long durationNs) {
-    Machine machine = new Machine(new Simulation(1));
-    KernelConfig kernel = new KernelConfig(4_000_000, false, TtwuQueueMode.NEVER, 1 << 16, 1_500, 2_000, 100, 500,
-        1_000, 300, false, 300);
-    machine.createHost("host", physicalCpus, kernel, new RoundRobinScheduler(200_000));
-    Vm vm = machine.createVm("vm0", 4, kernel, new RoundRobinScheduler(500_000), new HypervisorConfig(700, 500, 0),
-        0, 1 % physicalCpus, 2 % physicalCpus, 3 % physicalCpus);
-    ArchCosts costs = ArchCosts.ofLocks(6, 60, 4, 1 << 13, 1_500, 300, 1_000);
-    machine.setCacheLines(CacheLines.flat(physicalCpus, costs)); // atomics priced by where the line was
-    KernelLocks locks = KernelLocks.of(costs, kind -> new TicketSpinLockFactory());
+    LockTestbed testbed = LockTestbed.builder().physicalCpus(physicalCpus).vcpus(4).build();
+    KernelLocks locks = KernelLocks.of(testbed.costs(), kind -> new TicketSpinLockFactory());
     ${className}Factory factory = new ${className}Factory();
     WorkloadContext context = WorkloadContext.of("w", OptionBinder.bind(factory, options),
-        ArchCosts.of(new X86KvmArchProfile().create()), locks, vm, Map.of());
+        ArchCosts.of(new X86KvmArchProfile().create()), locks, testbed.vm(), Map.of());
     Workload workload = factory.create(context);
     workload.start(context);
-    machine.sim().runUntil(warmupNs);
+    testbed.sim().runUntil(warmupNs);
     workload.resetStats();
-    machine.sim().runUntil(warmupNs + durationNs);
+    testbed.sim().runUntil(warmupNs + durationNs);
     return workload;
   }
 

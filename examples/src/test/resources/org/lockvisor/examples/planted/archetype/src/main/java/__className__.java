@@ -1,0 +1,12 @@
+package ${package};
+
+import org.lockvisor.machine.KernelConfig;
+import org.lockvisor.machine.Task;
+
+/** Planted for PluginApiTest: a template plugin that reads machine assembly and the platform wiring. */
+final class ${className} {
+
+  static long tick(KernelConfig config, Task t) {
+    return config.tickNs() + org.lockvisor.platform.Platforms.class.hashCode();
+  }
+}
