@@ -44,8 +44,9 @@ public enum DirectedYield {
   /**
    * As {@link #V4_14} with the candidate filter on {@code vcpu->ready} instead of {@code
    * vcpu->preempted} (the user-mode skip then applies to preempted candidates only, {@code
-   * READ_ONCE(vcpu->preempted) && yield_to_kernel_mode && ...}, as later trees have it): "KVM: Boost vCPUs that are delivering interrupts" (d73eb57b80b9, Wanpeng Li,
-   * 2019; its diff of virt/kvm/kvm_main.c read for issue 34). {@code ready} is set where {@code
+   * READ_ONCE(vcpu->preempted) && yield_to_kernel_mode && ...}, as later trees have it): "KVM:
+   * Boost vCPUs that are delivering interrupts" (d73eb57b80b9, Wanpeng Li, 2019; its diff of
+   * virt/kvm/kvm_main.c read for issue 34). {@code ready} is set where {@code
    * preempted} is ({@code kvm_sched_out} of a runnable thread) and also by {@code
    * kvm_vcpu_wake_up} when it wakes a vCPU sleeping in {@code kvm_vcpu_block} (a kick, an IPI or
    * another interrupt delivered to a halted vCPU), and cleared by {@code kvm_sched_in}: a vCPU

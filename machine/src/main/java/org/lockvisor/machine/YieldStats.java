@@ -35,7 +35,7 @@ public record YieldStats(long pleExits, long[] counts) {
     SKIP_NOT_READY,
     /** Candidates skipped: halted (waitqueue_active). */
     SKIP_HALTED,
-    /** Candidates skipped: preempted in guest user mode while the spinner is in kernel mode (4.14 yield_to_kernel_mode). */
+    /** Candidates skipped: preempted in guest user mode, the spinner in kernel mode (4.14 yield_to_kernel_mode). */
     SKIP_USER_MODE,
     /** Candidates skipped: dy_eligible alternation. */
     SKIP_INELIGIBLE,

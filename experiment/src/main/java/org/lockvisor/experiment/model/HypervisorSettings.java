@@ -127,7 +127,8 @@ public final class HypervisorSettings {
               t.directedYield()))))
       .put("directed-yield", new Knob("directed-yield", Type.ENUM, 0, 0,
           "the trap handler's kvm_vcpu_on_spin: v3.2, v3.8 (dy_eligible, -ESRCH tries), v3.10 (only preempted"
-              + " vCPUs), v4.14 (and not those preempted in guest user mode), ready (only vCPUs preempted or woken since they ran, vcpu->ready of d73eb57b80b9, 2019),"
+              + " vCPUs), v4.14 (and not those preempted in guest user mode), ready (only vCPUs preempted or"
+              + " woken since they ran, vcpu->ready of d73eb57b80b9, 2019),"
               + " or none; true is the profile's variant, false none",
           (f, p) -> p.hypervisor().spinTrap().directedYield() ? variant(Platforms.hypervisor(p).directedYield()) : "none",
           (f, p) -> trapped(p) ? YIELD_VARIANTS : List.of("none"),

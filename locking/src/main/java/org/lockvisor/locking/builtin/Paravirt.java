@@ -36,6 +36,7 @@ final class Paravirt {
    */
   static Program kickProgram(Machine machine, ArchCosts costs, String frame, Function<Task, Task> target) {
     int symKick = machine.symbols().symbol("kvm_pv_kick_cpu_op", Machine.DOMAIN_KERNEL);
+    int symYield = machine.symbols().symbol("yield_to", Machine.DOMAIN_KERNEL);
     Program hostSide = Program.named("kvm_emulate_hypercall")
         .op(new Op() {
           @Override
@@ -57,11 +58,17 @@ final class Paravirt {
                 return AGAIN;
               }
               case 1 -> {
-                if (v.takeKickYield()) {
-                  host.kernel().schedule(host.cpu(), true); // yield_to's schedule() after a boost
-                  return AGAIN;
+                if (!v.takeKickYield()) {
+                  return NEXT;
                 }
-                return NEXT;
+                // yield_to's two runqueue locks and buddy marking, priced as the PLE handler's
+                // boost (the spin trap's yieldNs: KVM_VCPU_ON_SPIN; 0 with the trap off)
+                host.startWork(v.vm().spinTrap().yieldNs(), symYield, false);
+                return AGAIN;
+              }
+              case 2 -> {
+                host.kernel().schedule(host.cpu(), true); // yield_to's schedule() after a boost
+                return AGAIN;
               }
               default -> {
                 return NEXT; // the kicker runs again

@@ -27,7 +27,7 @@ public final class ScfTortureFactory implements WorkloadFactory {
           "scf_handler's time on the target CPU after the interrupt entry (the module's is a counter"
               + " increment, rarely a udelay)"),
       PluginOption.ofDuration("think-ns", 1_000, 0, 1_000_000_000L,
-          "kernel work between two calls (then preempt_enable's preemption point)"));
+          "kernel work after preempt_enable() between two calls"));
 
   @Override
   public String name() {

@@ -27,7 +27,8 @@ import org.lockvisor.workloads.spi.WorkloadContext;
  * McKenney, 2020; its first version read for issue 34) in one VM: {@code nthreads} invoker
  * kthreads, kthread {@code i} bound to CPU {@code i % ncpus} ({@code set_cpus_allowed_ptr}), each
  * looping {@code scftorture_invoke_one}: {@code preempt_disable()}, one call, {@code
- * preempt_enable()}.
+ * preempt_enable()}, then the think time and {@code cond_resched()} (later versions of the loop;
+ * then {@code stutter_wait}, which calls it).
  *
  * <p>A call follows kernel/smp.c (5.x): {@code csd_lock} waits until the caller's previous
  * call-single-data for that CPU is unlocked; the csd goes on the target CPU's {@code
@@ -127,7 +128,7 @@ public final class ScfTortureWorkload implements Workload {
           .op(Ops.spinUntil(waitSymbol, t -> invoker(t).pending == 0, 0)) // csd_lock_wait
           .run(this::endWait);
     }
-    iteration.preemptEnable().op(Ops.work(config.thinkNs(), "scftorture_invoker"));
+    iteration.preemptEnable().op(Ops.work(config.thinkNs(), "scftorture_invoker")).op(Ops.condResched());
     Program loop = Program.named("scftorture_invoker").loopWhile(t -> true, iteration.build()).build();
     int n = config.threads(ncpus);
     for (int i = 0; i < n; i++) {
