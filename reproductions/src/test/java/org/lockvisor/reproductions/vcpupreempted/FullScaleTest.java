@@ -38,6 +38,6 @@ class FullScaleTest {
     assertThat(order).containsExactlyInAnyOrder(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11);
     // jobs per seed: PowerVM baseline, PowerVM patched, KVM baseline, KVM patched
     assertThat(order.subList(0, 6)).allSatisfy(i -> assertThat(i % 4).isLessThan(2));
-    assertThat(order.subList(0, 3)).allSatisfy(i -> assertThat(i % 4).isZero());
+    assertThat(order.subList(0, 3)).as("the patched runs, the longest").allSatisfy(i -> assertThat(i % 4).isOne());
   }
 }
