@@ -33,7 +33,7 @@ final class VcpuPreemptedParameters {
   // What-if parameters (reproduce vcpu-preempted --set NAME=VALUE); the verdict of the
   // reproduction itself uses none of them.
   static final ReproductionParameter<Integer> GROUPS = ReproductionParameter.integer("groups",
-      "-g of the PowerVM runs (default 400, the seed's 16,000 tasks, ~45 s of CPU per run; --quick 6)", 1, 100_000)
+      "-g of the PowerVM runs (default 400, the seed's 16,000 tasks, ~45-60 s of CPU per run; --quick 6)", 1, 100_000)
       // an envelope samples the scale over 4-40 (its default there 40): 64 runs at the verdict's -g 400 are out
       // of its budget, and the test suite's --quick envelope samples this range
       .declareRange("40", 4, 40, true, "simulation scale, not setup: the verdict runs the seed's -g 400 (16,000"
