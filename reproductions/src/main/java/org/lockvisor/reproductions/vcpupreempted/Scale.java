@@ -6,10 +6,14 @@ package org.lockvisor.reproductions.vcpupreempted;
  * vcpu-preempted}, {@link #QUICK} for {@code --quick}. Read by the reproduction and by its declared
  * parameters' defaults ({@link VcpuPreemptedParameters}).
  *
+ * <p>The full scale is the seed's own {@code perf bench sched messaging -g 400} (16,000 tasks, issue
+ * 37): the verdict is taken there. Its baseline runs ~18 s of simulated time, so the limit is the
+ * 600 s any {@code --set groups} gets ({@link VcpuPreemptedParameters#GROUPS_LIMIT_NS}).
+ *
  * <p>Split out of {@link VcpuPreemptedReproduction}.
  */
 record Scale(int powervmCpus, int powervmGroups, int kvmCpus, int kvmGroups, long limitNs) {
 
-  static final Scale FULL = new Scale(8, 40, 4, 10, 120_000_000_000L);
+  static final Scale FULL = new Scale(8, 400, 4, 10, VcpuPreemptedParameters.GROUPS_LIMIT_NS);
   static final Scale QUICK = new Scale(4, 6, 4, 4, 30_000_000_000L);
 }

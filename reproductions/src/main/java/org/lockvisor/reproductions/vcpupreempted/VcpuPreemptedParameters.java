@@ -33,9 +33,12 @@ final class VcpuPreemptedParameters {
   // What-if parameters (reproduce vcpu-preempted --set NAME=VALUE); the verdict of the
   // reproduction itself uses none of them.
   static final ReproductionParameter<Integer> GROUPS = ReproductionParameter.integer("groups",
-      "-g of the PowerVM runs (default 40, --quick 6; 400 is the seed's 16,000 tasks, ~40 s of CPU per run)", 1, 100_000)
-      .declareRange("40", 4, 40, true, "simulation scale, not setup: the seed runs -g 400 (16,000 tasks), out of an"
-          + " envelope's budget; 4-40 spans the --quick and full scales, docs/reproductions/vcpu-preempted.md")
+      "-g of the PowerVM runs (default 400, the seed's 16,000 tasks, ~45-60 s of CPU per run; --quick 6)", 1, 100_000)
+      // an envelope samples the scale over 4-40 (its default there 40): 64 runs at the verdict's -g 400 are out
+      // of its budget, and the test suite's --quick envelope samples this range
+      .declareRange("40", 4, 40, true, "simulation scale, not setup: the verdict runs the seed's -g 400 (16,000"
+          + " tasks), out of an envelope's budget; an envelope samples 4-40 (default 40), docs/reproductions/"
+          + "vcpu-preempted.md")
       // a derived binding: the PowerVM row's -g and, in both files, the longer run limit any -g gets
       .at(POWERVM_FILE, GROUPS_PATH)
       .at(POWERVM_FILE, "max-duration", g -> GROUPS_LIMIT_NS / 1_000_000_000L + "s")
