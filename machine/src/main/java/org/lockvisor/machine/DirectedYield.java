@@ -36,7 +36,7 @@ public enum DirectedYield {
    * x86 {@code handle_pause} always passes true, PLE firing only at CPL 0) skips a candidate that
    * was not in guest kernel mode when it was put ({@code !kvm_arch_vcpu_in_kernel(vcpu)}, x86
    * {@code vcpu->arch.preempted_in_kernel} written in {@code kvm_arch_vcpu_put}): "KVM: add
-   * spinlock optimization framework" (Longpeng, 2017, 4.14 by recollection), read in the 4.19
+   * spinlock optimization framework" (Longpeng, 2017, 4.14: absent from a 4.13.4 tree), read in the 4.19
    * {@code kvm_vcpu_on_spin} and a later vmx.c {@code handle_pause}. Counted as {@code
    * skip_user_mode}.
    */
@@ -51,8 +51,8 @@ public enum DirectedYield {
    * kvm_vcpu_wake_up} when it wakes a vCPU sleeping in {@code kvm_vcpu_block} (a kick, an IPI or
    * another interrupt delivered to a halted vCPU), and cleared by {@code kvm_sched_in}: a vCPU
    * woken to take an IPI but not yet running becomes a candidate, which is what a sender spinning
-   * in {@code smp_call_function_many} waits for. Released in the 2019 merge windows (5.4 by
-   * recollection; not pinned from a tagged tree).
+   * in {@code smp_call_function_many} waits for. In 5.3: absent from a 5.2.1 tree's
+   * virt/kvm/kvm_main.c, present in a 5.3.1 tree's.
    */
   READY;
 
