@@ -39,7 +39,9 @@ import org.lockvisor.machine.TaskState;
  * interrupt runs on CPU {@code q} (the driver's affinity hint, {@code ixgbe_alloc_q_vectors}
  * {@code cpumask_set_cpu(v_idx, ...)}), no sooner than the moderation interval after its previous
  * one (ixgbe dynamic ITR, {@code ixgbe_update_itr}); NAPI polls up to the budget (weight 64) of
- * frames again and again while a poll fills its budget.
+ * frames again and again while a poll fills its budget, within 3.0's softirq bounds ({@code
+ * netdev_budget} 300 and 2 jiffies per {@code net_rx_action}, 10 restarts, then {@code
+ * ksoftirqd}: {@link #buildQueue}).
  *
  * <p><b>GRO</b> (net/core/dev.c 3.0.27 {@code dev_gro_receive}): a frame merges into the held skb
  * of its flow (at most {@code MAX_SKB_FRAGS} frames and 64 KiB, {@code skb_gro_receive}); a frame
