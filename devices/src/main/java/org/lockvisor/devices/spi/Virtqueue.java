@@ -74,6 +74,8 @@ public final class Virtqueue {
 
   // device-private (QEMU VirtQueue)
   private int lastAvailIdx;
+  /** vhost's {@code vq->avail_idx}: the driver's avail index as the device last read it ({@link #readAvail}). */
+  private int seenAvailIdx;
   private int signalledUsed;
   private boolean signalledUsedValid;
 
@@ -114,6 +116,7 @@ public final class Virtqueue {
     this.usedRing = new int[num];
     this.availIdx = initialIdx;
     this.lastAvailIdx = initialIdx;
+    this.seenAvailIdx = initialIdx;
     this.usedIdx = initialIdx;
     this.lastUsedIdx = initialIdx;
     this.usedEvent = initialIdx;
@@ -344,6 +347,34 @@ public final class Virtqueue {
       usedFlags &= ~VRING_USED_F_NO_NOTIFY;
     }
     return hasAvail();
+  }
+
+  /**
+   * vhost's read of {@code avail->idx} into {@code vq->avail_idx} ({@code vhost_get_vq_desc},
+   * drivers/vhost/vhost.c 3.0.27), as {@code get_rx_bufs} does while it gathers a packet's
+   * buffers: records the index the device has seen and returns the entries it may pop.
+   */
+  public int readAvail() {
+    seenAvailIdx = availIdx;
+    return availCount();
+  }
+
+  /**
+   * vhost's {@code vhost_enable_notify} exactly as 3.0.27 writes it (drivers/vhost/vhost.c):
+   * under EVENT_IDX publishes {@code avail_event = vq->avail_idx} (the index the device last read,
+   * {@link #readAvail}), else clears VRING_USED_F_NO_NOTIFY; returns {@code avail->idx !=
+   * vq->avail_idx}: true only if the driver added entries since that read. With an empty ring it
+   * equals {@link #enableNotify()}; it differs when {@code handle_rx} found some buffers but fewer
+   * than a packet's headcount: then nothing new means false (wait for the driver's kick, which
+   * the published index asks for), not a retry.
+   */
+  public boolean enableNotifySinceRead() {
+    if (eventIdx) {
+      availEvent = seenAvailIdx;
+    } else {
+      usedFlags &= ~VRING_USED_F_NO_NOTIFY;
+    }
+    return availIdx != seenAvailIdx;
   }
 
   /**

@@ -10,6 +10,7 @@ import org.lockvisor.machine.Kernel;
 import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.Task;
+import org.lockvisor.machine.TaskState;
 
 /**
  * The guest-receive direction's world outside the guest (issue 32): an external iperf 2 client
@@ -38,7 +39,9 @@ import org.lockvisor.machine.Task;
  * interrupt runs on CPU {@code q} (the driver's affinity hint, {@code ixgbe_alloc_q_vectors}
  * {@code cpumask_set_cpu(v_idx, ...)}), no sooner than the moderation interval after its previous
  * one (ixgbe dynamic ITR, {@code ixgbe_update_itr}); NAPI polls up to the budget (weight 64) of
- * frames again and again while a poll fills its budget.
+ * frames again and again while a poll fills its budget, within 3.0's softirq bounds ({@code
+ * netdev_budget} 300 and 2 jiffies per {@code net_rx_action}, 10 restarts, then {@code
+ * ksoftirqd}: {@link #buildQueue}).
  *
  * <p><b>GRO</b> (net/core/dev.c 3.0.27 {@code dev_gro_receive}): a frame merges into the held skb
  * of its flow (at most {@code MAX_SKB_FRAGS} frames and 64 KiB, {@code skb_gro_receive}); a frame
@@ -100,8 +103,22 @@ final class GuestReceive implements EventHandler {
   final ArrayDeque<Packet>[] ready;
   // GRO list per queue (a poll of one queue at a time per queue), and where its skbs go up
   private final GroTable[] gro;
+  // softirq bounds and ksoftirqd (kernel/softirq.c, net/core/dev.c 3.0.27)
+  /** net/core/dev.c 3.0.27: {@code int netdev_budget __read_mostly = 300}. */
+  static final int NETDEV_BUDGET = 300;
+  /** kernel/softirq.c 3.0.27: {@code #define MAX_SOFTIRQ_RESTART 10}. */
+  static final int MAX_SOFTIRQ_RESTART = 10;
+  private final Program[] softirq;
+  private final Program[] softirqThenResched;
+  private final int[] rxBudget;
+  private final long[] rxStart;
+  private final int[] restartsLeft;
+  private final boolean[] softirqPending;
+  /** Queues whose NAPI a CPU's ksoftirqd owns (still scheduled, interrupt masked). */
+  private final boolean[] deferred;
+  private Task[] ksoftirqd;
+  private Program[] wakeKsoftirqd;
   private final GroTable.Sink[] up;
-  private final int[] polled;
   private final boolean[] complete;
 
   // statistics
@@ -111,6 +128,10 @@ final class GuestReceive implements EventHandler {
   long tapDrops;
   long skbBytes;
   long irqs;
+  /** net_rx_action runs cut short by the budget or the time limit ({@code sd->time_squeeze}). */
+  long timeSqueezes;
+  long ksoftirqdWakes;
+  long ksoftirqdRuns;
   /** Queue interrupts raised on the CPU the vhost worker last ran on / while it ran there. */
   long irqsOnWorkerCpu;
   long irqsHittingWorker;
@@ -161,38 +182,144 @@ final class GuestReceive implements EventHandler {
       gro[q] = new GroTable(config.peerGroSegments());
       up[q] = (flow, frames, bytes) -> up(queue, flow, bytes);
     }
-    this.polled = new int[hostQueues];
     this.complete = new boolean[hostQueues];
+    this.softirq = new Program[hostQueues];
+    this.softirqThenResched = new Program[hostQueues];
+    this.rxBudget = new int[hostQueues];
+    this.rxStart = new long[hostQueues];
+    this.restartsLeft = new int[hostQueues];
+    this.softirqPending = new boolean[hostQueues];
+    this.deferred = new boolean[hostQueues];
   }
 
   /**
-   * Builds queue {@code q}'s interrupt handler: NAPI polls (a budget of frames each, GRO in
-   * between) and the skbs they complete going up the host stack through {@code deliverOne}, which
-   * takes the next skb from {@code ready[q]}.
+   * Builds queue {@code q}'s interrupt handler and its softirq: the handler schedules NAPI and
+   * leaves through {@code irq_exit} → {@code __do_softirq}, whose {@code net_rx_action} polls the
+   * queue (a budget of frames each, GRO in between) and sends the skbs a poll completes up the
+   * host stack through {@code deliverOne}, which takes the next skb from {@code ready[q]}.
+   *
+   * <p>The bounds of 3.0.27 (kernel/softirq.c {@code __do_softirq}, net/core/dev.c {@code
+   * net_rx_action}): one {@code net_rx_action} stops when {@code netdev_budget} = 300 frames are
+   * used up or 2 jiffies have passed ({@code time_limit = jiffies + 2}) and re-raises
+   * NET_RX_SOFTIRQ; {@code __do_softirq} runs at most {@code MAX_SOFTIRQ_RESTART} = 10 rounds,
+   * then {@code wakeup_softirqd}: the queue stays scheduled (its interrupt masked) and the CPU's
+   * {@code ksoftirqd} — an ordinary CFS thread at nice 0 ({@code run_ksoftirqd}) — polls it in
+   * task context, calling {@code cond_resched} between {@code __do_softirq} runs.
    */
   void buildQueue(int q, VhostNetCosts costs, Program deliverOne) {
+    if (ksoftirqd == null) {
+      spawnKsoftirqd();
+    }
     int budget = config.peerNapiBudget();
+    long timeLimitNs = 2 * host.config().tickNs();
     Program poll = Program.named("ixgbe_poll")
-        .op(Ops.work(t -> (long) poll(q, budget) * costs.nicRxPerFrameNs(), "ixgbe_clean_rx_irq"))
+        .op(Ops.work(t -> {
+          int n = poll(q, budget);
+          rxBudget[q] -= n; // net_rx_action: budget -= work
+          return (long) n * costs.nicRxPerFrameNs();
+        }, "ixgbe_clean_rx_irq"))
+        .build();
+    Program netRxAction = Program.named("net_rx_action")
+        .run(t -> {
+          rxBudget[q] = NETDEV_BUDGET;
+          rxStart[q] = sim.now();
+        })
+        .op(Ops.loopCall(t -> {
+          if (!ready[q].isEmpty()) {
+            return deliverOne;
+          }
+          if (complete[q]) {
+            napiComplete(q);
+            return null;
+          }
+          if (rxBudget[q] <= 0 || sim.now() - rxStart[q] > timeLimitNs) {
+            softirqPending[q] = true; // softnet_break: __raise_softirq_irqoff(NET_RX_SOFTIRQ)
+            timeSqueezes++;
+            return null;
+          }
+          return poll;
+        }))
+        .build();
+    int cpu = q % host.cpuCount();
+    softirq[q] = Program.named("__do_softirq")
+        .run(t -> {
+          restartsLeft[q] = MAX_SOFTIRQ_RESTART;
+          softirqPending[q] = true;
+        })
+        .op(Ops.loopCall(t -> {
+          if (!softirqPending[q]) {
+            return null;
+          }
+          if (restartsLeft[q]-- == 0) { // pending after the last restart: wakeup_softirqd
+            softirqPending[q] = false; // still pending for the kernel: ksoftirqd owns it now
+            deferred[q] = true;
+            return wakeKsoftirqd[cpu];
+          }
+          softirqPending[q] = false;
+          return netRxAction;
+        }))
         .build();
     irq[q] = Program.interruptHandler(VhostNet.NIC_IRQ_SYMBOL)
         .work(costs.nicRxIrqNs(), "handle_irq_event")
         .run(t -> {
           inNapi[q] = true;
           complete[q] = false;
-          polled[q] = budget;
         })
-        .op(Ops.loopCall(t -> {
-          if (!ready[q].isEmpty()) {
-            return deliverOne;
-          }
-          if (!complete[q]) {
-            return poll;
-          }
-          napiComplete(q);
-          return null;
-        }))
+        .call(softirq[q]) // irq_exit -> invoke_softirq
         .build();
+    softirqThenResched[q] = Program.named("run_ksoftirqd")
+        .call(softirq[q])
+        .op(Ops.condResched())
+        .build();
+  }
+
+  private int nextDeferred(int cpu) {
+    int n = host.cpuCount();
+    for (int q = cpu; q < hostQueues; q += n) {
+      if (deferred[q]) {
+        return q;
+      }
+    }
+    return -1;
+  }
+
+  /**
+   * Creates the host CPUs' {@code ksoftirqd} threads, asleep (kernel/softirq.c 3.0.27 {@code
+   * run_ksoftirqd}: sleeps while nothing is pending; while something is, {@code __do_softirq} then
+   * {@code cond_resched}). Only a {@code __do_softirq} that ran out of restarts wakes one ({@code
+   * wakeup_softirqd}, which skips a thread already TASK_RUNNING).
+   */
+  private void spawnKsoftirqd() {
+    Program sleep = Program.named("schedule").op(Ops.schedule()).build();
+    int n = host.cpuCount();
+    ksoftirqd = new Task[n];
+    wakeKsoftirqd = new Program[n];
+    for (int c = 0; c < n; c++) {
+      int cpu = c;
+      Program wake = Program.named("wake_up_process")
+          .run(t -> ksoftirqdWakes++)
+          .op(Ops.wake(t -> ksoftirqd[cpu]))
+          .build();
+      wakeKsoftirqd[c] = Program.named("wakeup_softirqd")
+          .op(Ops.call(t -> ksoftirqd[cpu].state() != TaskState.RUNNING ? wake : null))
+          .build();
+      Program body = Program.named("run_ksoftirqd")
+          .op(Ops.setState(TaskState.INTERRUPTIBLE))
+          .op(Ops.call(t -> nextDeferred(cpu) < 0 ? sleep : null))
+          .op(Ops.setState(TaskState.RUNNING))
+          .op(Ops.loopCall(t -> {
+            int q = nextDeferred(cpu);
+            if (q < 0) {
+              return null;
+            }
+            deferred[q] = false;
+            ksoftirqdRuns++;
+            return softirqThenResched[q];
+          }))
+          .build();
+      ksoftirqd[c] = host.spawnSleeping("ksoftirqd/" + c,
+          Program.named("kthread").op(Ops.loopWhile(t -> true, body)).build(), c);
+    }
   }
 
   /** Starts the streams: every sender queue takes its first packet, the wire starts. */
@@ -388,6 +515,7 @@ final class GuestReceive implements EventHandler {
 
   void resetStats() {
     frames = skbs = unmergedFrames = tapDrops = skbBytes = irqs = irqsOnWorkerCpu = irqsHittingWorker = 0;
+    timeSqueezes = ksoftirqdWakes = ksoftirqdRuns = 0;
     fdir.samples = 0;
   }
 

@@ -507,8 +507,10 @@ final class VhostWorker {
             // buffer per 4 KiB of the packet and its 12-byte virtio_net_hdr_mrg_rxbuf
             rxHeadcount = (rxPeekLen + GuestReceive.VNET_HDR_BYTES + GuestReceive.MERGEABLE_BUFFER_BYTES - 1)
                 / GuestReceive.MERGEABLE_BUFFER_BYTES;
-            if (rxVq.availCount() < rxHeadcount) {
-              if (rxVq.enableNotify()) {
+            // get_rx_bufs reads avail->idx; too few buffers: vhost_discard_vq_desc, headcount 0;
+            // vhost_enable_notify is true only if the guest added some since that read (3.0.27)
+            if (rxVq.readAvail() < rxHeadcount) {
+              if (rxVq.enableNotifySinceRead()) {
                 rxVq.disableNotify();
                 continue;
               }

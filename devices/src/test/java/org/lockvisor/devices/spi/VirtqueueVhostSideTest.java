@@ -46,4 +46,26 @@ class VirtqueueVhostSideTest {
     vq.add("b", 1);
     assertThat(vq.kickPrepare()).isTrue();
   }
+
+  /**
+   * 3.0.27 handle_rx with mergeable buffers: get_rx_bufs finds 3 buffers for a packet that needs
+   * 17, discards them; vhost_enable_notify compares avail->idx with vq->avail_idx (what
+   * vhost_get_vq_desc just read), so with nothing new it returns false (handle_rx breaks and waits
+   * for the kick) and publishes avail_event = vq->avail_idx, so the guest's next refill kicks.
+   */
+  @Test
+  void enableNotifySinceRead_tooFewBuffers_waitsForTheKickInsteadOfRetrying() {
+    Virtqueue vq = new Virtqueue("rx", 256, true);
+    for (int i = 0; i < 3; i++) {
+      vq.add("page" + i, 1);
+    }
+    vq.kickPrepare();
+    assertThat(vq.readAvail()).isEqualTo(3).isLessThan(17);
+    assertThat(vq.enableNotify()).as("the old check: any buffer left means retry").isTrue();
+    assertThat(vq.enableNotifySinceRead()).as("nothing added since the read").isFalse();
+    assertThat(vq.availEvent()).isEqualTo(3);
+    vq.add("page3", 1);
+    assertThat(vq.kickPrepare()).as("the refill crosses avail_event: a kick").isTrue();
+    assertThat(vq.enableNotifySinceRead()).as("added since the read: check again").isTrue();
+  }
 }
