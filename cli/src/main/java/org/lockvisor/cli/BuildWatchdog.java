@@ -2,7 +2,7 @@ package org.lockvisor.cli;
 
 import java.io.PrintWriter;
 import java.util.Locale;
-import org.lockvisor.experiment.runner.ExperimentRunner;
+import org.lockvisor.experiment.runner.Runner;
 
 /**
  * {@code --max-wall} while a machine is built: the runner checks the budget between devices and
@@ -21,7 +21,7 @@ final class BuildWatchdog {
   private BuildWatchdog() {}
 
   /** Watches {@code runner}'s builds against {@code budgetNs}; does nothing outside the lockvisor process. */
-  static void arm(ExperimentRunner runner, long budgetNs, String option, PrintWriter err) {
+  static void arm(Runner runner, long budgetNs, String option, PrintWriter err) {
     if (!ownsProcess || budgetNs == Long.MAX_VALUE) {
       return;
     }

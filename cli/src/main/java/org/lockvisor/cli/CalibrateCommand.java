@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.lockvisor.experiment.UserInputException;
+import org.lockvisor.experiment.check.RunChecks;
 import org.lockvisor.experiment.io.AtomicFiles;
 import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.model.ExperimentYaml;
@@ -26,6 +27,7 @@ import org.lockvisor.experiment.model.InvalidExperimentException;
 import org.lockvisor.experiment.model.Problem;
 import org.lockvisor.experiment.runner.ExperimentResult;
 import org.lockvisor.experiment.runner.ExperimentRunner;
+import org.lockvisor.experiment.runner.Runner;
 import org.lockvisor.reports.HtmlReport;
 import org.lockvisor.reports.RunOutputs;
 import org.lockvisor.reproductions.api.WhatIf;
@@ -310,13 +312,13 @@ public final class CalibrateCommand implements Callable<Integer> {
     t.put("seed", seed);
     Experiment e = unchanged.validateTree(file.toString(), t);
     WhatIf whatIf = CostSettings.parse(costs, e, unchanged);
-    ExperimentRunner runner = CostSettings.apply(unchanged, whatIf);
+    Runner runner = CostSettings.apply(unchanged, whatIf);
     Experiment run = label.equals(BASE) ? e : ExperimentYaml.variant(e, label);
     if (!perf) {
       return SimulatedFigures.of(runner.run(run, label), null);
     }
     RunOutputs o = new RunOutputs(runner.plugins(), run.arch(), label, 0);
-    ExperimentResult r = runner.run(run, label, o);
+    ExperimentResult r = runner.run(run, label, RunChecks.defaults(), o);
     return SimulatedFigures.of(r, o.text(o.name("perf-report", "txt")));
   }
 

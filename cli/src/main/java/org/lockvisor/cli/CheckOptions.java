@@ -69,7 +69,7 @@ final class CheckOptions {
    * validated or built: the memory estimate of every machine, and a wall-clock deadline from now
    * that also covers validation and building.
    */
-  void limit(org.lockvisor.experiment.runner.ExperimentRunner runner, java.io.PrintWriter err) {
+  void limit(org.lockvisor.experiment.runner.Runner runner, java.io.PrintWriter err) {
     limitRuns(runner, err);
     if (maxWall != null) {
       long wall = wallNs(maxWall);
@@ -80,7 +80,7 @@ final class CheckOptions {
   }
 
   /** {@code --max-memory} and the --max-wall watchdog of each build, for a runner that runs (not validates). */
-  void limitRuns(org.lockvisor.experiment.runner.ExperimentRunner runner, java.io.PrintWriter err) {
+  void limitRuns(org.lockvisor.experiment.runner.Runner runner, java.io.PrintWriter err) {
     limitMemory(runner, maxMemory, 1);
     if (maxWall != null) {
       BuildWatchdog.arm(runner, wallNs(maxWall), "--max-wall " + maxWall.strip(), err);
@@ -88,12 +88,12 @@ final class CheckOptions {
   }
 
   /** After validation: each run's building counts against that run's own --max-wall. */
-  static void validated(org.lockvisor.experiment.runner.ExperimentRunner runner) {
+  static void validated(org.lockvisor.experiment.runner.Runner runner) {
     runner.limitBuilding(Long.MAX_VALUE, "");
   }
 
   /** {@code --max-memory} split over {@code jobs} machines built at once. */
-  static void limitMemory(org.lockvisor.experiment.runner.ExperimentRunner runner, String maxMemory, int jobs) {
+  static void limitMemory(org.lockvisor.experiment.runner.Runner runner, String maxMemory, int jobs) {
     if (maxMemory != null) {
       long bytes = bytes("--max-memory", maxMemory);
       runner.limitMemory(bytes / jobs, "--max-memory " + maxMemory.strip() + (jobs > 1 ? " / " + jobs + " jobs" : ""));

@@ -10,6 +10,7 @@ import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.model.ExperimentYaml;
 import org.lockvisor.experiment.runner.ExperimentRunner;
+import org.lockvisor.experiment.runner.Runner;
 import org.lockvisor.reproductions.api.WhatIf;
 
 /**
@@ -36,7 +37,7 @@ final class CostSettings {
    * The what-if of {@code costs} for {@code e}: each profile must be one the experiment, a variant
    * or a sweep point builds its machine on.
    */
-  static WhatIf parse(List<String> costs, Experiment e, ExperimentRunner runner) {
+  static WhatIf parse(List<String> costs, Experiment e, Runner runner) {
     if (costs.isEmpty()) {
       return WhatIf.NONE;
     }
@@ -55,8 +56,9 @@ final class CostSettings {
   }
 
   /** {@code runner} itself, or one whose profiles carry the what-if's costs. */
-  static ExperimentRunner apply(ExperimentRunner runner, WhatIf whatIf) {
-    return whatIf.runner(runner);
+  static Runner apply(Runner runner, WhatIf whatIf) {
+    // WhatIf#runner's own test: only the plugins of the base reach a what-if's runner
+    return whatIf.costs().isEmpty() ? runner : whatIf.runner(new ExperimentRunner(runner.plugins()));
   }
 
   /**

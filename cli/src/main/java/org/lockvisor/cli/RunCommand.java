@@ -19,7 +19,7 @@ import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.model.ExperimentYaml;
 import org.lockvisor.experiment.runner.ExperimentResult;
 import org.lockvisor.workloads.spi.Workload;
-import org.lockvisor.experiment.runner.ExperimentRunner;
+import org.lockvisor.experiment.runner.Runner;
 import org.lockvisor.experiment.runner.Provenance;
 import org.lockvisor.experiment.runner.ResultJson;
 import org.lockvisor.experiment.runner.RunObserver;
@@ -93,14 +93,14 @@ public final class RunCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     int traceEvents = traceOptions.eventsFor(out);
-    ExperimentRunner unchanged = lockvisor.injector().getInstance(ExperimentRunner.class);
+    Runner unchanged = lockvisor.injector().getInstance(Runner.class);
     checks.limit(unchanged, spec.commandLine().getErr()); // before the file is validated: validation builds every machine
     List<String> paths = CostSettings.paths(sets);
     ObjectNode tree = ExperimentFiles.load(file, paths, seed);
     Experiment e = unchanged.validateTree(file.toString(), tree);
     CheckOptions.validated(unchanged);
     WhatIf whatIf = CostSettings.parse(CostSettings.costs(sets), e, unchanged);
-    ExperimentRunner runner = CostSettings.apply(unchanged, whatIf);
+    Runner runner = CostSettings.apply(unchanged, whatIf);
     if (runner != unchanged) {
       checks.limitRuns(runner, spec.commandLine().getErr()); // a what-if's runner builds the machines
     }

@@ -11,7 +11,7 @@ import java.util.concurrent.Callable;
 import org.lockvisor.experiment.UserInputException;
 import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.model.SweepPoints;
-import org.lockvisor.experiment.runner.ExperimentRunner;
+import org.lockvisor.experiment.runner.Runner;
 import org.lockvisor.experiment.runner.ResultJson;
 import org.lockvisor.reproductions.api.WhatIf;
 import org.lockvisor.studies.envelope.EnvelopeRunner;
@@ -127,7 +127,7 @@ public final class SweepCommand implements Callable<Integer> {
     if (threads < 1 || threads > 1024) {
       throw new UserInputException("--jobs [" + threads + "] is out of range; allowed: [1, 1024]");
     }
-    ExperimentRunner unchanged = lockvisor.injector().getInstance(ExperimentRunner.class);
+    Runner unchanged = lockvisor.injector().getInstance(Runner.class);
     unchanged.limitBuilding(Long.MAX_VALUE, "");
     CheckOptions.limitMemory(unchanged, maxMemory, threads); // each of the parallel runs builds its own machine
     Experiment e = unchanged.validateTree(file.toString(), ExperimentFiles.load(file, CostSettings.paths(sets), seed));
@@ -136,7 +136,7 @@ public final class SweepCommand implements Callable<Integer> {
       throw new UserInputException("--resume with cost what-ifs [" + whatIf.describe() + "]: the points in the output"
           + " directory do not record their costs, so they cannot be checked; write a fresh --out instead");
     }
-    ExperimentRunner runner = CostSettings.apply(unchanged, whatIf);
+    Runner runner = CostSettings.apply(unchanged, whatIf);
     if (runner != unchanged) {
       CheckOptions.limitMemory(runner, maxMemory, threads);
     }
@@ -178,7 +178,7 @@ public final class SweepCommand implements Callable<Integer> {
   /** The envelope's plan and subject, every input checked (nothing runs). */
   private record EnvelopeSetup(EnvelopeRunner.Plan plan, SweepEnvelope subject) {}
 
-  private EnvelopeSetup envelopeSetup(ExperimentRunner runner) {
+  private EnvelopeSetup envelopeSetup(Runner runner) {
     SweepEnvelope subject = new SweepEnvelope(file, runner, sets, seed, params, bands);
     int n = samples == null ? 32 : samples;
     int k = seeds == null ? Math.max(2, subject.experiment().replications()) : seeds;
@@ -205,7 +205,7 @@ public final class SweepCommand implements Callable<Integer> {
     return new EnvelopeSetup(plan, subject);
   }
 
-  private int runEnvelope(ExperimentRunner runner, int threads, int shardIndex, int shardCount) {
+  private int runEnvelope(Runner runner, int threads, int shardIndex, int shardCount) {
     EnvelopeSetup setup = envelopeSetup(runner);
     EnvelopeRunner.Plan plan = setup.plan();
     if (resume && out != null) {
@@ -248,7 +248,7 @@ public final class SweepCommand implements Callable<Integer> {
     if (perTask < 1 || perTask > 1024) {
       throw new UserInputException("--jobs [" + perTask + "] is out of range; allowed: [1, 1024]");
     }
-    ExperimentRunner runner = lockvisor.injector().getInstance(ExperimentRunner.class);
+    Runner runner = lockvisor.injector().getInstance(Runner.class);
     if (!CostSettings.costs(sets).isEmpty()) {
       // Emitted tasks resume, and resumed points do not record their costs (see call()).
       throw new UserInputException("--emit with cost what-ifs " + CostSettings.costs(sets) + " is not supported:"

@@ -17,7 +17,7 @@ import org.lockvisor.experiment.UserInputException;
 import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.model.ExperimentYaml;
 import org.lockvisor.experiment.runner.ExperimentResult;
-import org.lockvisor.experiment.runner.ExperimentRunner;
+import org.lockvisor.experiment.runner.Runner;
 import org.lockvisor.reproductions.api.WhatIf;
 import org.lockvisor.studies.envelope.Band;
 import org.lockvisor.studies.envelope.Dimension;
@@ -41,7 +41,7 @@ final class SweepEnvelope {
   private static final Pattern RANGE = Pattern.compile("(" + NUM + ")\\.\\.(" + NUM + ")");
 
   private final Path file;
-  private final ExperimentRunner runner;
+  private final Runner runner;
   private final Experiment experiment;
   private final List<String> fixed;
   private final ImmutableList<Dimension> dimensions;
@@ -52,7 +52,7 @@ final class SweepEnvelope {
    * Checks everything: the parameters, their ranges, the bands' keys against the experiment's
    * variants, and every sample's experiment (bound and validated) before anything runs.
    */
-  SweepEnvelope(Path file, ExperimentRunner runner, List<String> fixed, Long seed, List<String> params,
+  SweepEnvelope(Path file, Runner runner, List<String> fixed, Long seed, List<String> params,
       List<String> bandSpecs) {
     this.file = file;
     this.runner = runner;
@@ -189,7 +189,7 @@ final class SweepEnvelope {
     return new Prepared(e, CostSettings.apply(runner, whatIf));
   }
 
-  private record Prepared(Experiment experiment, ExperimentRunner runner) {}
+  private record Prepared(Experiment experiment, Runner runner) {}
 
   /** One run: the base and every variant of the experiment at the sample's setting and the seed. */
   EnvelopeRunner.Simulation simulation() {

@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import org.lockvisor.reproductions.api.WhatIf;
 import org.lockvisor.experiment.model.Experiment;
-import org.lockvisor.experiment.runner.ExperimentRunner;
+import org.lockvisor.experiment.runner.Runner;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -46,7 +46,7 @@ public final class ValidateCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    ExperimentRunner runner = lockvisor.injector().getInstance(ExperimentRunner.class);
+    Runner runner = lockvisor.injector().getInstance(Runner.class);
     runner.limitBuilding(Long.MAX_VALUE, "");
     CheckOptions.limitMemory(runner, maxMemory, 1);
     Experiment e = runner.validateTree(file.toString(), ExperimentFiles.load(file, CostSettings.paths(sets), null));

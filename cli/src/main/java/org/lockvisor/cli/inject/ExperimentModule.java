@@ -8,6 +8,7 @@ import org.lockvisor.arch.spi.ArchProfileFactory;
 import org.lockvisor.devices.spi.DeviceFactory;
 import org.lockvisor.experiment.model.ExperimentPlugins;
 import org.lockvisor.experiment.runner.ExperimentRunner;
+import org.lockvisor.experiment.runner.Runner;
 import org.lockvisor.locking.spi.LockFactory;
 import org.lockvisor.scheduler.spi.SchedulerFactory;
 import org.lockvisor.workloads.spi.WorkloadFactory;
@@ -30,5 +31,11 @@ public final class ExperimentModule extends AbstractModule {
   @Singleton
   ExperimentRunner runner(ExperimentPlugins plugins) {
     return new ExperimentRunner(plugins);
+  }
+
+  /** The same runner, as the commands {@code run}, {@code validate} and {@code sweep} ask for it (a test may bind a mock). */
+  @Provides
+  Runner commandRunner(ExperimentRunner runner) {
+    return runner;
   }
 }

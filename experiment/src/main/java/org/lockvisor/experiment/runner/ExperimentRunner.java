@@ -41,7 +41,7 @@ import org.lockvisor.workloads.spi.Workload;
  * algorithm ({@link LockTotals}) and, with {@code sample-interval}, what the {@link GuestSampler}
  * saw (its events are left out of the result's event count).
  */
-public final class ExperimentRunner {
+public final class ExperimentRunner implements Runner {
 
   private final ExperimentPlugins plugins;
   private final ExperimentValidator validator;

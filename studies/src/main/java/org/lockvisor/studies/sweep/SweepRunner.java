@@ -32,7 +32,7 @@ import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.model.ExperimentYaml;
 import org.lockvisor.experiment.model.SweepPoints;
 import org.lockvisor.experiment.runner.ExperimentResult;
-import org.lockvisor.experiment.runner.ExperimentRunner;
+import org.lockvisor.experiment.runner.Runner;
 import org.lockvisor.experiment.runner.ResultJson;
 import org.lockvisor.experiment.runner.Statistics;
 
@@ -49,9 +49,9 @@ import org.lockvisor.experiment.runner.Statistics;
  */
 public final class SweepRunner {
 
-  private final ExperimentRunner runner;
+  private final Runner runner;
 
-  public SweepRunner(ExperimentRunner runner) {
+  public SweepRunner(Runner runner) {
     this.runner = runner;
   }
 
