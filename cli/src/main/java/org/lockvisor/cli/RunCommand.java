@@ -104,7 +104,6 @@ public final class RunCommand implements Callable<Integer> {
     if (runner != unchanged) {
       checks.limitRuns(runner, spec.commandLine().getErr()); // a what-if's runner builds the machines
     }
-    OutputDirectory.prepare("--out", out, force, spec.commandLine().getErr());
     List<String> labels = new ArrayList<>();
     if (variant == null || variant.equals("base")) {
       labels.add("base");
@@ -112,9 +111,10 @@ public final class RunCommand implements Callable<Integer> {
     if (variant == null) {
       labels.addAll(e.variants().keySet());
     } else if (!variant.equals("base")) {
-      ExperimentYaml.variant(e, variant); // unknown variant: exit 2 before running anything
+      ExperimentYaml.variant(e, variant); // unknown variant: exit 2 before running or writing anything
       labels.add(variant);
     }
+    OutputDirectory.prepare("--out", out, force, spec.commandLine().getErr());
     List<ExperimentResult> results = new ArrayList<>();
     List<RunOutputs> outputs = new ArrayList<>();
     Progress progress = new Progress(spec.commandLine().getErr());

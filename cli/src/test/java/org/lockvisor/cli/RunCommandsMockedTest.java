@@ -179,6 +179,19 @@ class RunCommandsMockedTest {
   }
 
   @Test
+  void run_unknownVariant_exitsTwo_withOneLine_nothingRun_noDirectory() {
+    Path out = temp.resolve("never-variant");
+
+    Run run = run("run", EXAMPLE.toString(), "--variant", "no-such-variant", "--out", out.toString());
+
+    assertThat(run.exitCode()).as(run.err()).isEqualTo(Lockvisor.EXIT_USAGE);
+    assertThat(run.errLines()).hasSize(1);
+    assertThat(run.errLines().get(0)).startsWith("lockvisor: ").contains("no-such-variant");
+    assertThat(out).doesNotExist();
+    verify(runner, never()).run(any(), anyString(), any(), any());
+  }
+
+  @Test
   void validate_handsTheRunnerItsLimitsAndTheSetTree_runsNothing() {
     Run run = run("validate", EXAMPLE.toString(), "--set", "duration=20ms", "--max-memory", "2g");
 
