@@ -24,9 +24,12 @@ import org.lockvisor.machine.TaskState;
  * with Flow Director: the queue of the CPU the stream's thread runs on, threads spread over
  * CPUs); the NIC serves its non-empty transmit queues in turn, one frame each, so the frames of
  * the queues' current packets interleave on the wire [issue 32's premise; the 82599's transmit
- * arbitration granularity is not verified here]. A frame tap-dropped on the host comes back as
- * lost after the ACK delay and is resent first (no congestion control: the sender's window is
- * fixed; a simplification).
+ * arbitration granularity is not verified here]. A frame tap-dropped on the host is a hole the
+ * sender learns of only from the guest: the guest's next ACK of that flow carries it (SACK /
+ * duplicate ACKs, 3.0.27 net/ipv4/tcp_input.c {@code tcp_sacktag_write_queue}), or, when no ACK
+ * of the flow comes, the retransmission timer after {@code TCP_RTO_MIN} (include/net/tcp.h
+ * 3.0.27: {@code HZ/5}, 200 ms); lost bytes are then resent first (no congestion control: the
+ * sender's window is fixed; a simplification). The host's drop itself tells the sender nothing.
  *
  * <p><b>The host NIC</b> (drivers/net/ixgbe/ixgbe_main.c, 3.0.27): a frame reaches the receive
  * queue its flow's Flow Director filter names. ATR ({@code ixgbe_atr}) programs that filter from
@@ -63,7 +66,14 @@ final class GuestReceive implements EventHandler {
 
   private static final int EV_FRAME = 1;
   private static final int EV_IRQ = 2;
-  private static final int EV_ACK = 3;
+  static final int EV_ACK = 3;
+  static final int EV_RTO = 4;
+  /** include/net/tcp.h 3.0.27: {@code #define TCP_INIT_CWND 10} segments. */
+  static final int INIT_CWND_SEGMENTS = 10;
+  /** net/ipv4/tcp_cubic.c 3.0.27: {@code static int beta __read_mostly = 717;} (/1024), the decrease. */
+  static final int CUBIC_BETA = 717;
+  /** include/net/tcp.h 3.0.27: {@code #define TCP_RTO_MIN ((unsigned)(HZ/5))}, 200 ms. */
+  static final long RTO_MIN_NS = 200_000_000L;
 
   private final Simulation sim;
   private final Kernel host;
@@ -76,8 +86,17 @@ final class GuestReceive implements EventHandler {
   private final int sizeGoal;
   private final long frameNs;
   // sender
-  private final long[] inflight;
-  private final long[] resend;
+  final long[] inflight;
+  final long[] resend;
+  /** Bytes of a flow dropped on the host, not yet known to the sender (no guest ACK since). */
+  final long[] unreported;
+  private final boolean[] rtoArmed;
+  /** Congestion window and threshold; bytes sent, bytes resolved (ACKed or reported lost), recovery point. */
+  final long[] cwnd;
+  private final long[] ssthresh;
+  private final long[] sent;
+  private final long[] resolved;
+  private final long[] recover;
   private final int outQueues;
   private final int[] cursor;
   private final int[] curFlow;
@@ -89,7 +108,7 @@ final class GuestReceive implements EventHandler {
   private int wireFlow;
   private int wireBytes;
   // ACKs and losses on their way to the sender (constant delay: FIFO)
-  private final LongRing backFlow = new LongRing();
+  final LongRing backFlow = new LongRing();
   private final LongRing backBytes = new LongRing();
   private final LongRing backAt = new LongRing();
   // host NIC
@@ -155,6 +174,15 @@ final class GuestReceive implements EventHandler {
     this.frameNs = Math.max(1, (long) (mss + config.frameOverhead()) * 8000 / config.lineRateMbps());
     this.inflight = new long[streams];
     this.resend = new long[streams];
+    this.unreported = new long[streams];
+    this.rtoArmed = new boolean[streams];
+    this.cwnd = new long[streams];
+    Arrays.fill(cwnd, Math.min(windowBytes, (long) INIT_CWND_SEGMENTS * config.mss()));
+    this.ssthresh = new long[streams];
+    Arrays.fill(ssthresh, Long.MAX_VALUE);
+    this.sent = new long[streams];
+    this.resolved = new long[streams];
+    this.recover = new long[streams];
     this.outQueues = Math.min(config.peerQueues(), streams);
     this.cursor = new int[outQueues];
     this.curFlow = new int[outQueues];
@@ -336,17 +364,18 @@ final class GuestReceive implements EventHandler {
       int idx = (cursor[sq] + k) % n;
       int f = sq + idx * outQueues;
       long bytes;
+      long avail = Math.min(window, cwnd[f]) - inflight[f]; // tcp_write_xmit: cwnd and rwnd
+      if (avail < mss) {
+        continue;
+      }
       if (resend[f] > 0) {
-        bytes = Math.min(resend[f], sizeGoal);
+        bytes = Math.min(Math.min(resend[f], sizeGoal), Math.max(avail / mss * mss, mss));
         resend[f] -= bytes;
       } else {
-        long avail = window - inflight[f];
-        if (avail < mss) {
-          continue;
-        }
         bytes = Math.min(avail / mss * mss, sizeGoal);
       }
       inflight[f] += bytes;
+      sent[f] += bytes;
       cursor[sq] = (idx + 1) % n;
       curFlow[sq] = f;
       curFrames[sq] = (int) ((bytes + mss - 1) / mss);
@@ -396,13 +425,25 @@ final class GuestReceive implements EventHandler {
    */
   void ackFromGuest(int flow, long acked, int cpu) {
     fdir.transmit(flow, cpu);
+    if (unreported[flow] > 0) { // the ACK's SACK blocks / duplicate ACKs tell the sender of the hole
+      toSender(flow, -unreported[flow]);
+      unreported[flow] = 0;
+    }
     toSender(flow, acked);
   }
 
-  /** tun_net_xmit found the tap full: the skb is dropped; the sender learns it as a loss. */
+  /**
+   * tun_net_xmit found the tap full: the skb is dropped. The sender learns of it only from a later
+   * guest ACK of the flow ({@link #ackFromGuest}) or from its retransmission timer ({@link #RTO_MIN_NS}).
+   */
   void tapDrop(Packet p) {
     tapDrops++;
-    toSender(p.flow, -p.bytes);
+    int f = p.flow;
+    unreported[f] += p.bytes;
+    if (!rtoArmed[f]) {
+      rtoArmed[f] = true;
+      sim.schedule(RTO_MIN_NS, this, EV_RTO, f);
+    }
     pool.release(p);
   }
 
@@ -434,17 +475,50 @@ final class GuestReceive implements EventHandler {
         backAt.poll();
         if (b >= 0) {
           inflight[f] -= b;
+          resolved[f] += b;
+          grow(f, b);
         } else {
           inflight[f] += b; // a loss: out of flight, to be resent first
           resend[f] -= b;
+          if (resolved[f] >= recover[f]) { // once per window (tcp_enter_recovery / cwr)
+            ssthresh[f] = Math.max(cwnd[f] * CUBIC_BETA / 1024, 2L * mss);
+            cwnd[f] = ssthresh[f];
+            recover[f] = sent[f];
+          }
+          resolved[f] -= b;
         }
         if (!backAt.isEmpty()) {
           sim.scheduleAt(Math.max(sim.now(), backAt.peek()), this, EV_ACK, 0);
         }
         kickWire();
       }
+      case EV_RTO -> { // tcp_retransmit_timer at the sender: no ACK reported the hole
+        int f = (int) arg;
+        rtoArmed[f] = false;
+        if (unreported[f] > 0) {
+          inflight[f] -= unreported[f];
+          resend[f] += unreported[f];
+          resolved[f] += unreported[f];
+          unreported[f] = 0;
+          ssthresh[f] = Math.max(cwnd[f] * CUBIC_BETA / 1024, 2L * mss); // tcp_enter_loss
+          cwnd[f] = mss;
+          recover[f] = sent[f];
+          kickWire();
+        }
+      }
       default -> throw new IllegalStateException("unknown guest-receive event " + kind);
     }
+  }
+
+  /**
+   * An ACK of {@code b} bytes opens {@code flow}'s congestion window: slow start below ssthresh
+   * (3.0.27 net/ipv4/tcp_cong.c {@code tcp_slow_start}), then one MSS per window ({@code
+   * tcp_cong_avoid_ai}; CUBIC's cubic growth is not modelled), never beyond the receive window.
+   */
+  private void grow(int f, long b) {
+    long c = cwnd[f];
+    c += c < ssthresh[f] ? b : Math.max(1, (long) mss * b / c);
+    cwnd[f] = Math.min(c, window);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -517,44 +591,5 @@ final class GuestReceive implements EventHandler {
     frames = skbs = unmergedFrames = tapDrops = skbBytes = irqs = irqsOnWorkerCpu = irqsHittingWorker = 0;
     timeSqueezes = ksoftirqdWakes = ksoftirqdRuns = 0;
     fdir.samples = 0;
-  }
-
-  /** A growable FIFO of longs (allocation-free once grown). */
-  static final class LongRing {
-    private long[] a = new long[64];
-    private int head;
-    private int size;
-
-    void add(long v) {
-      if (size == a.length) {
-        long[] b = new long[a.length * 2];
-        for (int i = 0; i < size; i++) {
-          b[i] = a[(head + i) % a.length];
-        }
-        a = b;
-        head = 0;
-      }
-      a[(head + size) % a.length] = v;
-      size++;
-    }
-
-    long poll() {
-      long v = a[head];
-      head = (head + 1) % a.length;
-      size--;
-      return v;
-    }
-
-    long peek() {
-      return a[head];
-    }
-
-    boolean isEmpty() {
-      return size == 0;
-    }
-
-    int size() {
-      return size;
-    }
   }
 }
