@@ -29,8 +29,9 @@ import java.util.Arrays;
  *       {@code TCP_RTO_MIN} (200 ms): {@code __tcp_set_rto} = srtt + rttvar with {@code rttvar}
  *       at least {@code tcp_rto_min}; the srtt of a LAN path (well under a millisecond here) is
  *       left out [simplification]. F-RTO ({@code sysctl_tcp_frto = 2}) is not modelled.
- *   <li><b>Window growth</b> ({@link #ack}): below {@code ssthresh} slow start, above it one
- *       segment per window ({@code tcp_cong_avoid_ai}).
+ *   <li><b>Window growth</b> ({@link #ack}): up to {@code ssthresh} slow start, above it
+ *       CUBIC ({@link Cubic}: {@code bictcp_update}, {@code tcp_cong_avoid_ai}); a loss sets
+ *       {@code ssthresh} by {@code bictcp_recalc_ssthresh}, a timeout also resets CUBIC's state.
  * </ul>
  *
  * <p>Allocation-free: primitive arrays per stream.
@@ -66,6 +67,10 @@ final class ExternalSender {
   final long[] rtoAt;
   /** {@code icsk_backoff}: consecutive timeouts without an ACK advancing {@code snd_una}. */
   final int[] backoff;
+  /** {@code snd_cwnd_cnt}: ACKs counted toward the next one-packet increase in congestion avoidance. */
+  private final long[] cwndCnt;
+  /** CUBIC's per-stream state (net/ipv4/tcp_cubic.c 3.0.27). */
+  final Cubic cubic;
   long fastRetransmits;
   long timeouts;
 
@@ -85,7 +90,12 @@ final class ExternalSender {
     Arrays.fill(rto, RTO_MIN_NS);
     this.rtoAt = new long[streams];
     this.backoff = new int[streams];
+    this.cwndCnt = new long[streams];
+    this.cubic = new Cubic(streams);
   }
+
+  /** The sender host's jiffy, ns ({@link Cubic#HZ}). */
+  private static final long JIFFY_NS = 1_000_000_000L / Cubic.HZ;
 
   /** tcp_write_xmit: the bytes stream {@code f} may put in flight now (congestion and receive window). */
   long avail(int f) {
@@ -123,9 +133,13 @@ final class ExternalSender {
    */
   void ack(int f, long b, boolean advancesUna, long now) {
     inflight[f] -= b;
+    boolean open = resolved[f] >= recover[f]; // TCP_CA_Open: not recovering a window's losses
     resolved[f] += b;
     if (advancesUna) {
-      grow(f, b);
+      if (open) {
+        cubic.acked(f, (b + mss - 1) / mss);
+      }
+      grow(f, b, now);
       backoff[f] = 0;
       rto[f] = RTO_MIN_NS;
       rtoAt[f] = now + rto[f];
@@ -138,8 +152,9 @@ final class ExternalSender {
     inflight[f] -= lost;
     resend[f] += lost;
     if (resolved[f] >= recover[f]) { // once per window (tcp_enter_recovery / cwr)
-      ssthresh[f] = Math.max(cwnd[f] * CUBIC_BETA / 1024, 2L * mss);
+      ssthresh[f] = cubic.lossSsthresh(f, Math.max(1, cwnd[f] / mss)) * mss; // bictcp_recalc_ssthresh
       cwnd[f] = ssthresh[f];
+      cwndCnt[f] = 0;
       recover[f] = sent[f];
     }
     resolved[f] += lost;
@@ -156,8 +171,10 @@ final class ExternalSender {
     inflight[f] -= lost;
     resend[f] += lost;
     resolved[f] += lost;
-    ssthresh[f] = Math.max(cwnd[f] * CUBIC_BETA / 1024, 2L * mss);
+    ssthresh[f] = cubic.lossSsthresh(f, Math.max(1, cwnd[f] / mss)) * mss; // tcp_enter_loss: ca_ops->ssthresh
+    cubic.reset(f); // tcp_set_ca_state(TCP_CA_Loss) -> bictcp_state -> bictcp_reset
     cwnd[f] = mss;
+    cwndCnt[f] = 0;
     recover[f] = sent[f];
     backoff[f]++;
     rto[f] = Math.min(rto[f] << 1, RTO_MAX_NS);
@@ -165,13 +182,27 @@ final class ExternalSender {
   }
 
   /**
-   * An ACK of {@code b} bytes opens {@code flow}'s congestion window: slow start below ssthresh
-   * (3.0.27 net/ipv4/tcp_cong.c {@code tcp_slow_start}), then one MSS per window ({@code
-   * tcp_cong_avoid_ai}), never beyond the receive window.
+   * An ACK of {@code b} bytes at {@code now} opens {@code flow}'s congestion window, as 3.0.27
+   * {@code bictcp_cong_avoid} does: slow start while {@code snd_cwnd <= snd_ssthresh} (by the
+   * bytes ACKed [simplification: 3.0's {@code tcp_slow_start} with {@code tcp_abc} = 0 adds one
+   * packet per ACK]), else {@code bictcp_update} and {@code tcp_cong_avoid_ai(tp, ca->cnt)}: one
+   * packet more after {@code cnt} ACKs. Never beyond the receive window.
    */
-  private void grow(int f, long b) {
+  private void grow(int f, long b, long now) {
     long c = cwnd[f];
-    c += c < ssthresh[f] ? b : Math.max(1, (long) mss * b / c);
+    if (c <= ssthresh[f]) {
+      c += b;
+    } else {
+      long packets = Math.max(1, c / mss);
+      cubic.update(f, packets, now / JIFFY_NS);
+      if (cwndCnt[f] >= cubic.cnt[f]) {
+        packets++;
+        cwndCnt[f] = 0;
+      } else {
+        cwndCnt[f]++;
+      }
+      c = packets * mss;
+    }
     cwnd[f] = Math.min(c, window);
   }
 }

@@ -58,7 +58,7 @@ class GuestReceiveSenderTest {
     deliverAll(rx);
     assertThat(rx.sender.resend[0]).isEqualTo(5L * mss);
     assertThat(rx.sender.inflight[0]).isZero();
-    long cut = 10L * mss * ExternalSender.CUBIC_BETA / 1024;
+    long cut = 10L * ExternalSender.CUBIC_BETA / 1024 * mss; // bictcp_recalc_ssthresh, in packets: 7
     assertThat(rx.sender.cwnd[0]).as("cut once; a duplicate ACK does not grow it").isEqualTo(cut);
     assertThat(rx.sender.fastRetransmits).isEqualTo(1);
   }
