@@ -91,7 +91,6 @@ public final class ReproduceCommand implements java.util.concurrent.Callable<Int
               + " vhost-wakeup and virtio-blk-notify seed=N;"
               + " vhost-wakeup mtu=1500|9000, peer-queues=N, peer-irq-interval-us=N, vcpus=N,"
               + " irq-time-accounting=true|false, tun-read=3.0|noblock-guard|ring, irqfd-inject=kworker|direct,"
-              + " rx-descriptors=N (guest-receive; a multiple of 8 in [64, 4096]),"
               + " direction=guest-send|guest-receive (default: both, guest-send judged);"
               + " virtio-blk-notify x86-vmm=qemu-2.0-dataplane|qemu-2.0-main-loop,"
               + " arm64-interrupt-transport=mmio-level|msi, queue-policy=POLICY, backend-service-us=N"

@@ -32,10 +32,6 @@ import org.lockvisor.reproductions.api.ReproductionParameter;
  *       Kconfig default is n ("If in doubt, say N"); SLES 11 SP2's config not verified
  *   <li>{@code tun-read}: the host's tun_do_read era. Default 3.0 (the seed's host kernel)
  *   <li>{@code irqfd-inject}: the host's irqfd injection. Default kworker (3.0 virt/kvm/eventfd.c)
- *   <li>{@code rx-descriptors}: descriptors per host NIC receive ring ({@code ethtool -G rx}),
- *       guest-receive only. Default 512: 3.0.27 ixgbe's {@code IXGBE_DEFAULT_RXD}; the driver
- *       accepts multiples of 8 in {@code IXGBE_MIN_RXD}..{@code IXGBE_MAX_RXD} = 64..4096, the
- *       envelope samples its powers of two; the seed does not say the host's rings were changed
  * </ul>
  *
  * <p>The first five declare their plausible range (an envelope samples them); {@code tun-read}
@@ -92,22 +88,10 @@ final class VhostSetup {
       "one of [guest-send, guest-receive]", v -> v.equals("guest-send") || v.equals("guest-receive") ? v : null)
       .at(DIRECTION_PATH);
 
-  static final ReproductionParameter<Integer> RX_DESCRIPTORS = ReproductionParameter.of("rx-descriptors",
-      "descriptors per host NIC receive ring, ethtool -G rx (default 512, ixgbe IXGBE_DEFAULT_RXD); guest-receive"
-          + " only", "a multiple of 8 in [64, 4096]", v -> {
-            long x = Long.parseLong(v);
-            return x >= 64 && x <= 4096 && x % 8 == 0 ? (int) x : null;
-          })
-      .declareChoice("512", List.of("64", "128", "256", "512", "1024", "2048", "4096"), "3.0.27"
-          + " drivers/net/ixgbe/ixgbe.h IXGBE_DEFAULT_RXD 512, IXGBE_MIN_RXD 64, IXGBE_MAX_RXD 4096, a multiple of"
-          + " IXGBE_REQ_RX_DESCRIPTOR_MULTIPLE 8 (ixgbe_set_ringparam); the seed does not say the rings were changed;"
-          + " sampled at the powers of two")
-      .at(DEVICE + "rx-descriptors");
-
   private VhostSetup() {}
 
   static List<ReproductionParameter<?>> parameters() {
-    return List.of(MTU, PEER_QUEUES, PEER_IRQ_US, VCPUS, IRQ_TIME, TUN_READ, IRQFD, RX_DESCRIPTORS, DIRECTION);
+    return List.of(MTU, PEER_QUEUES, PEER_IRQ_US, VCPUS, IRQ_TIME, TUN_READ, IRQFD, DIRECTION);
   }
 
   /**
