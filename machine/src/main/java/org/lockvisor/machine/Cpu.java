@@ -1,5 +1,6 @@
 package org.lockvisor.machine;
 
+import org.lockvisor.machine.observe.MachineTrace;
 import java.util.ArrayDeque;
 import org.lockvisor.core.sim.EventHandler;
 import org.lockvisor.core.sim.EventQueue;

@@ -1,5 +1,6 @@
 package org.lockvisor.machine;
 
+import org.lockvisor.machine.config.HostActivity;
 import java.util.SplittableRandom;
 import org.lockvisor.core.random.RandomStreams;
 import org.lockvisor.core.sim.EventHandler;

@@ -1,5 +1,10 @@
 package org.lockvisor.machine;
 
+import org.lockvisor.machine.config.HostActivity;
+import org.lockvisor.machine.config.KernelConfig;
+import org.lockvisor.machine.config.VcpuPreemptedHook;
+import org.lockvisor.machine.observe.MachineTrace;
+import org.lockvisor.machine.observe.YieldStats;
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkState;
 

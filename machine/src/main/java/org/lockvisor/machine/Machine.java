@@ -1,5 +1,9 @@
 package org.lockvisor.machine;
 
+import org.lockvisor.machine.config.CacheLines;
+import org.lockvisor.machine.config.HypervisorConfig;
+import org.lockvisor.machine.config.KernelConfig;
+import org.lockvisor.machine.observe.MachineTrace;
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkState;
 
@@ -40,6 +44,7 @@ public final class Machine {
   private Kernel host;
   private MachineTrace trace = MachineTrace.NONE;
   private CacheLines cacheLines;
+  private InterpreterInvariants interpreterInvariants;
   private final int symSchedule;
   /** Schedule exploration: perturbs the duration of every piece of work; null when off. */
   WorkJitter workJitter;
@@ -254,6 +259,18 @@ public final class Machine {
 
   void onTaskExit(Task t) {
     // hook for statistics; nothing yet
+  }
+
+  /**
+   * For invariant checkers (invariant mode): null when the interpreter's own state is consistent
+   * now, else the first violation ({@link InterpreterInvariants} lists what is checked). It reads
+   * the run state, which is not public, and changes nothing but its own scratch arrays.
+   */
+  public String interpreterViolation() {
+    if (interpreterInvariants == null) {
+      interpreterInvariants = new InterpreterInvariants(this);
+    }
+    return interpreterInvariants.violation();
   }
 
   /** Flushes accounting on every CPU (call before reading CPU time). */

@@ -1,5 +1,6 @@
 package org.lockvisor.machine;
 
+import org.lockvisor.machine.config.CacheLines;
 import java.util.BitSet;
 
 /**
@@ -22,7 +23,8 @@ public final class SharedLine {
   private long transfers;
   private long transferNs;
 
-  SharedLine(CacheLines pricing, String name) {
+  /** A line priced by {@code pricing}; lines are made by the machine's {@link CacheLines}, not by plugins. */
+  public SharedLine(CacheLines pricing, String name) {
     this.pricing = pricing;
     this.name = name;
   }

@@ -1,5 +1,6 @@
 package org.lockvisor.machine;
 
+import org.lockvisor.machine.observe.MachineTrace;
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkState;
 

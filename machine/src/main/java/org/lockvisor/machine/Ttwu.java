@@ -1,5 +1,8 @@
 package org.lockvisor.machine;
 
+import org.lockvisor.machine.config.KernelConfig;
+import org.lockvisor.machine.config.TtwuQueueMode;
+import org.lockvisor.machine.observe.MachineTrace;
 import java.util.function.Function;
 
 /**

@@ -1,5 +1,6 @@
 package org.lockvisor.machine;
 
+import org.lockvisor.machine.config.CacheLines;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;

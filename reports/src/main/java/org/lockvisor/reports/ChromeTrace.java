@@ -10,7 +10,7 @@ import java.io.OutputStream;
 import java.util.Arrays;
 import org.lockvisor.machine.Cpu;
 import org.lockvisor.machine.Machine;
-import org.lockvisor.machine.MachineTrace;
+import org.lockvisor.machine.observe.MachineTrace;
 import org.lockvisor.machine.Task;
 import org.lockvisor.machine.TaskState;
 import org.lockvisor.machine.VcpuTask;

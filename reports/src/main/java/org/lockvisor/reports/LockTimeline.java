@@ -11,7 +11,7 @@ import java.util.Map;
 import org.lockvisor.machine.Cpu;
 import org.lockvisor.machine.Kernel;
 import org.lockvisor.machine.Machine;
-import org.lockvisor.machine.MachineTrace;
+import org.lockvisor.machine.observe.MachineTrace;
 import org.lockvisor.machine.Task;
 import org.lockvisor.machine.TaskState;
 import org.lockvisor.machine.VcpuTask;

@@ -1,5 +1,8 @@
 package org.lockvisor.machine;
 
+import org.lockvisor.machine.config.CacheLines;
+import org.lockvisor.machine.config.HypervisorConfig;
+import org.lockvisor.machine.config.KernelConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,5 +1,7 @@
 package org.lockvisor.machine;
 
+import org.lockvisor.machine.config.HostActivity;
+import org.lockvisor.machine.config.KernelConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.HashSet;

@@ -1,5 +1,7 @@
 package org.lockvisor.machine;
 
+import org.lockvisor.machine.config.KernelConfig;
+import org.lockvisor.machine.config.TtwuQueueMode;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;

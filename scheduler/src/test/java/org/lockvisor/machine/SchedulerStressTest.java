@@ -1,5 +1,9 @@
 package org.lockvisor.machine;
 
+import org.lockvisor.machine.config.HypervisorConfig;
+import org.lockvisor.machine.config.KernelConfig;
+import org.lockvisor.machine.config.TtwuQueueMode;
+import org.lockvisor.machine.observe.MachineInvariants;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;

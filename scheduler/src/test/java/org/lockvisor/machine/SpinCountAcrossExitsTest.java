@@ -1,5 +1,9 @@
 package org.lockvisor.machine;
 
+import org.lockvisor.machine.config.DirectedYield;
+import org.lockvisor.machine.config.HypervisorConfig;
+import org.lockvisor.machine.config.KernelConfig;
+import org.lockvisor.machine.config.SpinTrapConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.common.collect.ImmutableSet;

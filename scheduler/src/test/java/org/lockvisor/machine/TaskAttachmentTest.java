@@ -1,5 +1,6 @@
 package org.lockvisor.machine;
 
+import org.lockvisor.machine.config.KernelConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

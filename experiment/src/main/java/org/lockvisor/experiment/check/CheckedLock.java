@@ -5,7 +5,7 @@ import java.util.List;
 import org.lockvisor.locking.spi.InstrumentedLock;
 import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.locking.spi.LockBoundaries;
-import org.lockvisor.machine.InvariantViolation;
+import org.lockvisor.machine.observe.InvariantViolation;
 import org.lockvisor.machine.Task;
 
 /**

@@ -15,9 +15,9 @@ import org.lockvisor.arch.spi.HypervisorBehaviour.SpinTrap;
 import org.lockvisor.arch.spi.HypervisorBehaviour.VcpuPreemptedSemantics;
 import org.lockvisor.arch.spi.KernelEra;
 import org.lockvisor.core.plugin.DidYouMean;
-import org.lockvisor.machine.DirectedYield;
-import org.lockvisor.machine.HostActivity;
-import org.lockvisor.machine.HypervisorConfig;
+import org.lockvisor.machine.config.DirectedYield;
+import org.lockvisor.machine.config.HostActivity;
+import org.lockvisor.machine.config.HypervisorConfig;
 import org.lockvisor.platform.Platforms;
 
 /**

@@ -26,11 +26,11 @@ import org.lockvisor.experiment.model.KernelSpec;
 import org.lockvisor.experiment.model.Problem;
 import org.lockvisor.experiment.model.VmSpec;
 import org.lockvisor.machine.Kernel;
-import org.lockvisor.machine.KernelConfig;
+import org.lockvisor.machine.config.KernelConfig;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.Scheduler;
-import org.lockvisor.machine.TtwuQueueMode;
+import org.lockvisor.machine.config.TtwuQueueMode;
 import org.lockvisor.machine.Vm;
 import org.lockvisor.platform.Platforms;
 import org.lockvisor.scheduler.spi.SchedulerContext;
@@ -70,7 +70,7 @@ final class MachineAssembler {
   private volatile String buildDeadlineSource = "";
   /** {@link System#nanoTime()} when the machine now being built began (0: none is being built). */
   private final java.util.concurrent.atomic.AtomicLong buildingSince = new java.util.concurrent.atomic.AtomicLong();
-  private java.util.function.UnaryOperator<org.lockvisor.machine.HypervisorConfig> hypervisorAdjust =
+  private java.util.function.UnaryOperator<org.lockvisor.machine.config.HypervisorConfig> hypervisorAdjust =
       java.util.function.UnaryOperator.identity();
 
   MachineAssembler(ExperimentPlugins plugins) {
@@ -95,7 +95,7 @@ final class MachineAssembler {
   }
 
   /** See {@link ExperimentRunner#adjustHypervisor}. */
-  void adjustHypervisor(java.util.function.UnaryOperator<org.lockvisor.machine.HypervisorConfig> adjust) {
+  void adjustHypervisor(java.util.function.UnaryOperator<org.lockvisor.machine.config.HypervisorConfig> adjust) {
     this.hypervisorAdjust = java.util.Objects.requireNonNull(adjust, "adjust");
   }
 

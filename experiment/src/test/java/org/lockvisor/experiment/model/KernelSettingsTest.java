@@ -17,7 +17,7 @@ import org.lockvisor.arch.spi.ArchCosts;
 import org.lockvisor.locking.spi.LockFactory;
 import org.lockvisor.machine.Kernel;
 import org.lockvisor.machine.Machine;
-import org.lockvisor.machine.TtwuQueueMode;
+import org.lockvisor.machine.config.TtwuQueueMode;
 
 /**
  * The {@code kernel:} sections (host and guest wakeup path, reschedule IPIs, steal-time

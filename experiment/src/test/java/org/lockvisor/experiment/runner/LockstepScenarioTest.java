@@ -9,7 +9,7 @@ import org.lockvisor.experiment.check.RunChecks;
 import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.model.ExperimentPlugins;
 import org.lockvisor.locking.spi.KernelLock;
-import org.lockvisor.machine.HostActivity;
+import org.lockvisor.machine.config.HostActivity;
 import org.lockvisor.machine.Machine;
 
 /**

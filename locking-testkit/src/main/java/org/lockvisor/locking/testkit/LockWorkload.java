@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.locking.spi.LockMode;
-import org.lockvisor.machine.MachineInvariants;
+import org.lockvisor.machine.observe.MachineInvariants;
 import org.lockvisor.machine.Op;
 import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;

@@ -14,7 +14,7 @@ import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.machine.Cpu;
 import org.lockvisor.machine.CpuTopology;
 import org.lockvisor.machine.Kernel;
-import org.lockvisor.machine.KernelConfig;
+import org.lockvisor.machine.config.KernelConfig;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.MigrationCause;
 import org.lockvisor.machine.Ops;

@@ -11,7 +11,7 @@ import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.machine.Cpu;
 import org.lockvisor.machine.CpuTopology;
 import org.lockvisor.machine.Kernel;
-import org.lockvisor.machine.KernelConfig;
+import org.lockvisor.machine.config.KernelConfig;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;

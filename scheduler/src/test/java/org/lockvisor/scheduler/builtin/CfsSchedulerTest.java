@@ -11,9 +11,9 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.lockvisor.core.sim.Simulation;
-import org.lockvisor.machine.HypervisorConfig;
+import org.lockvisor.machine.config.HypervisorConfig;
 import org.lockvisor.machine.Kernel;
-import org.lockvisor.machine.KernelConfig;
+import org.lockvisor.machine.config.KernelConfig;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
@@ -264,7 +264,7 @@ class CfsSchedulerTest {
     host.spawn("short", Program.named("short").userWork(20 * MS, "work").build(), 1);
     RunRecorder rec0 = new RunRecorder(machine, host.cpu(0));
     RunRecorder rec1 = new RunRecorder(machine, host.cpu(1));
-    machine.setTrace(new org.lockvisor.machine.MachineTrace() {
+    machine.setTrace(new org.lockvisor.machine.observe.MachineTrace() {
       @Override
       public void onSwitch(org.lockvisor.machine.Cpu cpu, Task prev, Task next) {
         rec0.onSwitch(cpu, prev, next);

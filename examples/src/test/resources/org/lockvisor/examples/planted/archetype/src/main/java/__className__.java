@@ -1,6 +1,6 @@
 package ${package};
 
-import org.lockvisor.machine.KernelConfig;
+import org.lockvisor.machine.config.KernelConfig;
 import org.lockvisor.machine.Task;
 
 /** Planted for PluginApiTest: a template plugin that reads machine assembly and the platform wiring. */

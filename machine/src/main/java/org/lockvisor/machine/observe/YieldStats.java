@@ -1,4 +1,4 @@
-package org.lockvisor.machine;
+package org.lockvisor.machine.observe;
 
 import com.google.common.collect.ImmutableMap;
 

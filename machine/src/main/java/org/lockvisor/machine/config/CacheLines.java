@@ -1,5 +1,8 @@
-package org.lockvisor.machine;
+package org.lockvisor.machine.config;
 
+import org.lockvisor.machine.Cpu;
+import org.lockvisor.machine.SharedLine;
+import org.lockvisor.machine.Task;
 import static com.google.common.base.Preconditions.checkArgument;
 
 import org.lockvisor.arch.spi.ArchCosts;

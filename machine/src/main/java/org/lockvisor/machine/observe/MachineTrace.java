@@ -1,4 +1,8 @@
-package org.lockvisor.machine;
+package org.lockvisor.machine.observe;
+
+import org.lockvisor.machine.Cpu;
+import org.lockvisor.machine.Task;
+import org.lockvisor.machine.VcpuTask;
 
 /** Machine-level events for tracing, statistics and invariant checks; all default to nothing. */
 public interface MachineTrace {

@@ -1,4 +1,6 @@
-package org.lockvisor.machine;
+package org.lockvisor.machine.config;
+
+import org.lockvisor.machine.VcpuTask;
 
 /**
  * What the hypervisor tells a guest's {@code vcpu_is_preempted(cpu)} about one vCPU. The arch
