@@ -80,7 +80,11 @@ class SplitClassesTest {
             "org.lockvisor.devices.vhostnet.VhostNetState",
             "org.lockvisor.devices.vhostnet.NicLink",
             "org.lockvisor.devices.vhostnet.IrqfdSignal",
-            "org.lockvisor.devices.vhostnet.VhostNetCounters");
+            "org.lockvisor.devices.vhostnet.VhostNetCounters",
+            "org.lockvisor.devices.virtioblk.QemuVmm",
+            "org.lockvisor.devices.virtioblk.QemuMainLoop",
+            "org.lockvisor.devices.virtioblk.VirtioBlkStats",
+            "org.lockvisor.devices.virtioblk.VirtioBlkState");
     for (Split s : splits) {
       assertThat(classes.contain(s.origin())).as("origin %s of %s is a main class", s.origin(), s.part()).isTrue();
       rule(s).check(classes);
