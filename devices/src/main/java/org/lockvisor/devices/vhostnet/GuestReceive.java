@@ -78,7 +78,7 @@ final class GuestReceive implements EventHandler {
   private final Simulation sim;
   private final Kernel host;
   private final VhostNetConfig config;
-  private final VhostNetStats stats;
+  private final VhostNetCounters stats;
   private final Packet.Pool pool;
   final int streams;
   private final long window;
@@ -158,7 +158,7 @@ final class GuestReceive implements EventHandler {
   Task worker;
 
   @SuppressWarnings("unchecked")
-  GuestReceive(Simulation sim, Kernel host, VhostNetConfig config, VhostNetStats stats, Packet.Pool pool,
+  GuestReceive(Simulation sim, Kernel host, VhostNetConfig config, VhostNetCounters stats, Packet.Pool pool,
       int streams, long windowBytes, int hostQueues, FlowDirector fdir) {
     checkArgument(streams > 0, "streams must be positive: %s", streams);
     checkArgument(windowBytes >= config.mss(), "receive window %s below one MSS", windowBytes);
@@ -287,7 +287,7 @@ final class GuestReceive implements EventHandler {
           return netRxAction;
         }))
         .build();
-    irq[q] = Program.interruptHandler(VhostNet.NIC_IRQ_SYMBOL)
+    irq[q] = Program.interruptHandler(NicLink.IRQ_SYMBOL)
         .work(costs.nicRxIrqNs(), "handle_irq_event")
         .run(t -> {
           inNapi[q] = true;
