@@ -1,14 +1,14 @@
 package org.lockvisor.machine;
 
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
+import java.util.ArrayList;
+import java.util.List;
 import org.lockvisor.machine.config.DirectedYield;
 import org.lockvisor.machine.config.HypervisorConfig;
 import org.lockvisor.machine.config.KernelConfig;
 import org.lockvisor.machine.config.SpinTrapConfig;
 import org.lockvisor.machine.observe.YieldStats;
-import com.google.common.collect.ImmutableList;
-import com.google.common.collect.ImmutableMap;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * A virtual machine: a guest kernel whose CPUs are run by vCPU threads of the host kernel, and

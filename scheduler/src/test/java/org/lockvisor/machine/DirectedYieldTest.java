@@ -1,10 +1,5 @@
 package org.lockvisor.machine;
 
-import org.lockvisor.machine.config.DirectedYield;
-import org.lockvisor.machine.config.HypervisorConfig;
-import org.lockvisor.machine.config.KernelConfig;
-import org.lockvisor.machine.config.SpinTrapConfig;
-import org.lockvisor.machine.observe.YieldStats;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.common.collect.ImmutableSet;
@@ -13,6 +8,11 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.lockvisor.core.sim.EventHandler;
 import org.lockvisor.core.sim.Simulation;
+import org.lockvisor.machine.config.DirectedYield;
+import org.lockvisor.machine.config.HypervisorConfig;
+import org.lockvisor.machine.config.KernelConfig;
+import org.lockvisor.machine.config.SpinTrapConfig;
+import org.lockvisor.machine.observe.YieldStats;
 import org.lockvisor.scheduler.builtin.CfsScheduler;
 
 /**

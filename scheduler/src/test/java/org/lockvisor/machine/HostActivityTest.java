@@ -1,13 +1,13 @@
 package org.lockvisor.machine;
 
-import org.lockvisor.machine.config.HostActivity;
-import org.lockvisor.machine.config.KernelConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.HashSet;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.lockvisor.core.sim.Simulation;
+import org.lockvisor.machine.config.HostActivity;
+import org.lockvisor.machine.config.KernelConfig;
 import org.lockvisor.scheduler.builtin.CfsScheduler;
 
 /**

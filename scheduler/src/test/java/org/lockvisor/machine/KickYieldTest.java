@@ -1,12 +1,12 @@
 package org.lockvisor.machine;
 
-import org.lockvisor.machine.config.HypervisorConfig;
-import org.lockvisor.machine.config.KernelConfig;
-import org.lockvisor.machine.observe.YieldStats;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 import org.lockvisor.core.sim.Simulation;
+import org.lockvisor.machine.config.HypervisorConfig;
+import org.lockvisor.machine.config.KernelConfig;
+import org.lockvisor.machine.observe.YieldStats;
 import org.lockvisor.scheduler.builtin.CfsScheduler;
 
 /**

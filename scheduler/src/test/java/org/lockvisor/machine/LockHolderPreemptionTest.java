@@ -1,14 +1,14 @@
 package org.lockvisor.machine;
 
-import org.lockvisor.machine.config.HypervisorConfig;
-import org.lockvisor.machine.config.KernelConfig;
-import org.lockvisor.machine.observe.MachineTrace;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.lockvisor.core.sim.Simulation;
+import org.lockvisor.machine.config.HypervisorConfig;
+import org.lockvisor.machine.config.KernelConfig;
+import org.lockvisor.machine.observe.MachineTrace;
 import org.lockvisor.scheduler.builtin.CfsScheduler;
 
 /**

@@ -1,13 +1,13 @@
 package org.lockvisor.machine;
 
-import org.lockvisor.machine.config.HypervisorConfig;
-import org.lockvisor.machine.config.KernelConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.lockvisor.core.sim.Simulation;
+import org.lockvisor.machine.config.HypervisorConfig;
+import org.lockvisor.machine.config.KernelConfig;
 import org.lockvisor.scheduler.builtin.RoundRobinScheduler;
 
 /**

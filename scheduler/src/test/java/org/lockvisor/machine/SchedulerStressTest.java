@@ -1,9 +1,5 @@
 package org.lockvisor.machine;
 
-import org.lockvisor.machine.config.HypervisorConfig;
-import org.lockvisor.machine.config.KernelConfig;
-import org.lockvisor.machine.config.TtwuQueueMode;
-import org.lockvisor.machine.observe.MachineInvariants;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
@@ -14,6 +10,10 @@ import java.util.function.Supplier;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.lockvisor.core.sim.Simulation;
+import org.lockvisor.machine.config.HypervisorConfig;
+import org.lockvisor.machine.config.KernelConfig;
+import org.lockvisor.machine.config.TtwuQueueMode;
+import org.lockvisor.machine.observe.MachineInvariants;
 import org.lockvisor.scheduler.builtin.CfsSchedulerFactory;
 import org.lockvisor.scheduler.builtin.PowervmDispatchSchedulerFactory;
 import org.lockvisor.scheduler.builtin.RoundRobinSchedulerFactory;

@@ -1,9 +1,5 @@
 package org.lockvisor.machine;
 
-import org.lockvisor.machine.config.HypervisorConfig;
-import org.lockvisor.machine.config.KernelConfig;
-import org.lockvisor.machine.config.VcpuPreemptedHook;
-import org.lockvisor.machine.observe.MachineTrace;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
@@ -13,6 +9,10 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.lockvisor.core.sim.EventHandler;
 import org.lockvisor.core.sim.Simulation;
+import org.lockvisor.machine.config.HypervisorConfig;
+import org.lockvisor.machine.config.KernelConfig;
+import org.lockvisor.machine.config.VcpuPreemptedHook;
+import org.lockvisor.machine.observe.MachineTrace;
 import org.lockvisor.scheduler.builtin.CfsScheduler;
 
 /**

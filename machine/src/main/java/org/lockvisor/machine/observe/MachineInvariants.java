@@ -1,9 +1,9 @@
 package org.lockvisor.machine.observe;
 
-import org.lockvisor.machine.Machine;
 import java.util.ArrayList;
 import java.util.List;
 import org.lockvisor.core.sim.EventObserver;
+import org.lockvisor.machine.Machine;
 
 /**
  * Checks the machine's invariants after every event (invariant mode): each CPU has a current
