@@ -7,7 +7,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.ToLongFunction;
-import org.lockvisor.machine.observe.MachineTrace;
+import org.lockvisor.machine.MachineTrace;
 
 /**
  * The per-reproduction quick runs (the same machine runs as the JMH benchmarks) timed by the

@@ -3,7 +3,6 @@ package org.lockvisor.machine;
 import java.util.ArrayDeque;
 import org.lockvisor.core.sim.EventHandler;
 import org.lockvisor.core.sim.EventQueue;
-import org.lockvisor.machine.observe.MachineTrace;
 
 /**
  * A CPU of a kernel: a physical CPU of the host, or a guest's virtual CPU.

@@ -8,9 +8,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.lockvisor.machine.config.HostActivity;
 import org.lockvisor.machine.config.KernelConfig;
-import org.lockvisor.machine.config.VcpuPreemptedHook;
-import org.lockvisor.machine.observe.MachineTrace;
-import org.lockvisor.machine.observe.YieldStats;
 
 /**
  * One kernel: the host's, or a guest's. It owns CPUs, tasks, a scheduling policy and the

@@ -9,10 +9,8 @@ import java.util.List;
 import org.lockvisor.core.account.CpuTimeAccount;
 import org.lockvisor.core.account.SymbolTable;
 import org.lockvisor.core.sim.Simulation;
-import org.lockvisor.machine.config.CacheLines;
 import org.lockvisor.machine.config.HypervisorConfig;
 import org.lockvisor.machine.config.KernelConfig;
-import org.lockvisor.machine.observe.MachineTrace;
 
 /**
  * The simulated machine: one host kernel on physical CPUs, and VMs whose vCPU threads are host

@@ -1,7 +1,6 @@
 package org.lockvisor.machine;
 
 import java.util.BitSet;
-import org.lockvisor.machine.config.CacheLines;
 
 /**
  * One shared cache line and where it is: the physical CPU that last wrote it (holding it

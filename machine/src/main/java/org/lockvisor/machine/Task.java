@@ -6,7 +6,6 @@ import static com.google.common.base.Preconditions.checkState;
 import java.util.Arrays;
 import org.lockvisor.core.sim.EventHandler;
 import org.lockvisor.core.sim.EventQueue;
-import org.lockvisor.machine.observe.MachineTrace;
 
 /**
  * A thread of a kernel (host or guest): the kernel's task_struct state plus the interpreter of

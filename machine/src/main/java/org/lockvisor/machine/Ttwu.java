@@ -3,7 +3,6 @@ package org.lockvisor.machine;
 import java.util.function.Function;
 import org.lockvisor.machine.config.KernelConfig;
 import org.lockvisor.machine.config.TtwuQueueMode;
-import org.lockvisor.machine.observe.MachineTrace;
 
 /**
  * One kernel's wakeup machinery beside the scheduler hooks, after kernel/sched/core.c ({@code

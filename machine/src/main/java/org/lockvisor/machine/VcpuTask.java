@@ -2,8 +2,6 @@ package org.lockvisor.machine;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
-import org.lockvisor.machine.observe.MachineTrace;
-import org.lockvisor.machine.observe.YieldStats;
 
 /**
  * A vCPU thread: a host task whose guest mode <em>is</em> a guest CPU. While it is current on a

@@ -8,7 +8,6 @@ import org.lockvisor.machine.config.DirectedYield;
 import org.lockvisor.machine.config.HypervisorConfig;
 import org.lockvisor.machine.config.KernelConfig;
 import org.lockvisor.machine.config.SpinTrapConfig;
-import org.lockvisor.machine.observe.YieldStats;
 
 /**
  * A virtual machine: a guest kernel whose CPUs are run by vCPU threads of the host kernel, and

@@ -25,19 +25,19 @@ import com.google.common.collect.ImmutableSet;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.arch.spi.HypervisorBehaviour;
 import org.lockvisor.arch.spi.Topology;
+import org.lockvisor.machine.CacheLines;
 import org.lockvisor.machine.CpuTopology;
 import org.lockvisor.machine.Kernel;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.Program;
+import org.lockvisor.machine.VcpuPreemptedHook;
 import org.lockvisor.machine.Vm;
-import org.lockvisor.machine.config.CacheLines;
 import org.lockvisor.machine.config.DirectedYield;
 import org.lockvisor.machine.config.HostActivity;
 import org.lockvisor.machine.config.HypervisorConfig;
 import org.lockvisor.machine.config.KernelConfig;
 import org.lockvisor.machine.config.SpinTrapConfig;
 import org.lockvisor.machine.config.TtwuQueueMode;
-import org.lockvisor.machine.config.VcpuPreemptedHook;
 
 /**
  * Turns an {@link ArchProfile} into what the machine needs: kernel configurations for the host

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Test;
 import org.lockvisor.arch.spi.Topology;
-import org.lockvisor.machine.config.CacheLines;
 
 /**
  * {@link CacheLines#xferNs}: the transfer price of a line between two physical CPUs is the price of

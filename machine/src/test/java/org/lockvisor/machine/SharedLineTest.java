@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 import org.lockvisor.arch.spi.Topology;
-import org.lockvisor.machine.config.CacheLines;
 
 /**
  * Pricing of a shared cache line by where it last was (KERNEL-MODEL 1.2): a locked RMW on a line

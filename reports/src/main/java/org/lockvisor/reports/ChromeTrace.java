@@ -10,11 +10,11 @@ import java.io.OutputStream;
 import java.util.Arrays;
 import org.lockvisor.machine.Cpu;
 import org.lockvisor.machine.Machine;
+import org.lockvisor.machine.MachineTrace;
 import org.lockvisor.machine.Task;
 import org.lockvisor.machine.TaskState;
 import org.lockvisor.machine.VcpuTask;
 import org.lockvisor.machine.Vm;
-import org.lockvisor.machine.observe.MachineTrace;
 
 /**
  * A Chrome trace-event recorder ({@code trace.json}) that opens in the Perfetto UI and

@@ -11,11 +11,11 @@ import java.util.Map;
 import org.lockvisor.machine.Cpu;
 import org.lockvisor.machine.Kernel;
 import org.lockvisor.machine.Machine;
+import org.lockvisor.machine.MachineTrace;
 import org.lockvisor.machine.Task;
 import org.lockvisor.machine.TaskState;
 import org.lockvisor.machine.VcpuTask;
 import org.lockvisor.machine.Vm;
-import org.lockvisor.machine.observe.MachineTrace;
 
 /**
  * Records, for the lock timeline of a run's page ({@link LockTimelineSvg}), what happened to the

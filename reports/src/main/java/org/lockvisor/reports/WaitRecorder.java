@@ -6,10 +6,10 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.lockvisor.machine.Cpu;
 import org.lockvisor.machine.Machine;
+import org.lockvisor.machine.MachineTrace;
 import org.lockvisor.machine.Task;
 import org.lockvisor.machine.TaskState;
 import org.lockvisor.machine.VcpuTask;
-import org.lockvisor.machine.observe.MachineTrace;
 
 /**
  * Records, from the machine's trace callbacks, what the CPU-time account cannot tell: which

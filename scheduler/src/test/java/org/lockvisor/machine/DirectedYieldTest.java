@@ -12,7 +12,6 @@ import org.lockvisor.machine.config.DirectedYield;
 import org.lockvisor.machine.config.HypervisorConfig;
 import org.lockvisor.machine.config.KernelConfig;
 import org.lockvisor.machine.config.SpinTrapConfig;
-import org.lockvisor.machine.observe.YieldStats;
 import org.lockvisor.scheduler.builtin.CfsScheduler;
 
 /**

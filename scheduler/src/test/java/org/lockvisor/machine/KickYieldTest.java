@@ -6,7 +6,6 @@ import org.junit.jupiter.api.Test;
 import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.machine.config.HypervisorConfig;
 import org.lockvisor.machine.config.KernelConfig;
-import org.lockvisor.machine.observe.YieldStats;
 import org.lockvisor.scheduler.builtin.CfsScheduler;
 
 /**

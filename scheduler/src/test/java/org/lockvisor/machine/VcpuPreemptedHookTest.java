@@ -11,8 +11,6 @@ import org.lockvisor.core.sim.EventHandler;
 import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.machine.config.HypervisorConfig;
 import org.lockvisor.machine.config.KernelConfig;
-import org.lockvisor.machine.config.VcpuPreemptedHook;
-import org.lockvisor.machine.observe.MachineTrace;
 import org.lockvisor.scheduler.builtin.CfsScheduler;
 
 /**

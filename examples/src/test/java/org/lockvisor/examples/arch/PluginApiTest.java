@@ -44,6 +44,7 @@ class PluginApiTest {
   /** The plugin API of {@code org.lockvisor.machine} (its package-info). */
   static final Set<String> MACHINE_API = Set.of("Program", "Op", "Ops", "Task", "TaskState", "TaskAttachment",
       "SpinCondition", "SpinWatch", "WaitQueue", "Kernel", "Cpu", "Vm", "VcpuTask", "Machine", "SharedLine", "VcpuPreemptedReads",
+      "VcpuPreemptedHook", "CacheLines", "MachineTrace", "YieldStats",
       "Scheduler", "SchedStats", "MigrationCause", "CpuTopology");
 
   /**

@@ -11,7 +11,7 @@ import org.lockvisor.machine.Kernel;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.SchedStats;
 import org.lockvisor.machine.Vm;
-import org.lockvisor.machine.observe.YieldStats;
+import org.lockvisor.machine.YieldStats;
 
 /**
  * The scheduling counters of a run (issue 17) as {@link ExperimentResult#scheduling} holds them:

@@ -15,7 +15,7 @@ import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.locking.spi.LockCapability;
 import org.lockvisor.locking.spi.LockFactory;
 import org.lockvisor.locking.spi.LockMode;
-import org.lockvisor.machine.config.VcpuPreemptedHook;
+import org.lockvisor.machine.VcpuPreemptedHook;
 
 /**
  * The contract every lock plugin must keep, run on an overcommitted VM: mutual exclusion under

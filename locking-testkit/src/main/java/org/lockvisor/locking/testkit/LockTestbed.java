@@ -8,16 +8,16 @@ import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockFactory;
+import org.lockvisor.machine.CacheLines;
 import org.lockvisor.machine.Kernel;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.Task;
+import org.lockvisor.machine.VcpuPreemptedHook;
 import org.lockvisor.machine.Vm;
-import org.lockvisor.machine.config.CacheLines;
 import org.lockvisor.machine.config.HypervisorConfig;
 import org.lockvisor.machine.config.KernelConfig;
 import org.lockvisor.machine.config.TtwuQueueMode;
-import org.lockvisor.machine.config.VcpuPreemptedHook;
 import org.lockvisor.scheduler.builtin.RoundRobinScheduler;
 
 /**

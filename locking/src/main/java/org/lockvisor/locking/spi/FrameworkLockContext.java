@@ -74,7 +74,7 @@ final class FrameworkLockContext implements LockContext {
 
   /**
    * The cache line of the lock word, priced by the machine's one cache-line model ({@link
-   * org.lockvisor.machine.config.CacheLines}: the atomic, plus the transfer from the physical CPU that last
+   * org.lockvisor.machine.CacheLines}: the atomic, plus the transfer from the physical CPU that last
    * held the line, by topology distance): {@code lockWord().rmw(t)} is what an xchg or cmpxchg by
    * {@code t} costs. The framework's accounting reads lock_stat's bounces from it.
    */

@@ -5,10 +5,10 @@ import static com.google.common.base.Preconditions.checkState;
 import java.util.Arrays;
 import org.lockvisor.machine.Cpu;
 import org.lockvisor.machine.Machine;
+import org.lockvisor.machine.MachineTrace;
 import org.lockvisor.machine.SharedLine;
 import org.lockvisor.machine.Task;
 import org.lockvisor.machine.VcpuTask;
-import org.lockvisor.machine.observe.MachineTrace;
 
 /**
  * The framework's bookkeeping of one lock instance: lock_stat and {@code perf lock contention}

@@ -17,7 +17,7 @@ import org.lockvisor.machine.Task;
  * name and kernel, the arch profile's costs ({@link ArchCosts}), whether this kernel's spin loops
  * consult {@code vcpu_is_preempted}, its options already bound and typed, symbols, the
  * framework-owned {@link LockAccounting}, and the lock word's cache line ({@link SharedLine},
- * priced by the machine's {@link org.lockvisor.machine.config.CacheLines}). New services arrive as new
+ * priced by the machine's {@link org.lockvisor.machine.CacheLines}). New services arrive as new
  * methods here, so no plugin breaks (after Trino's {@code ConnectorContext}). An interface: a
  * lock's unit test may hand its factory a mock and check what the factory makes of the options.
  *
@@ -57,7 +57,7 @@ public interface LockContext extends PluginContext {
 
   /**
    * The cache line of the lock word, priced by the machine's one cache-line model ({@link
-   * org.lockvisor.machine.config.CacheLines}: the atomic, plus the transfer from the physical CPU that last
+   * org.lockvisor.machine.CacheLines}: the atomic, plus the transfer from the physical CPU that last
    * held the line, by topology distance): {@code lockWord().rmw(t)} is what an xchg or cmpxchg by
    * {@code t} costs. The framework's accounting reads lock_stat's bounces from it.
    */

@@ -6,7 +6,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.locking.spi.LockMode;
-import org.lockvisor.machine.config.VcpuPreemptedHook;
+import org.lockvisor.machine.VcpuPreemptedHook;
 
 /**
  * Lock-holder preemption is measurable: a holder whose vCPU is preempted by the host keeps the

@@ -12,7 +12,7 @@ import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.locking.spi.LockCapability;
 import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockFactory;
-import org.lockvisor.machine.config.VcpuPreemptedHook;
+import org.lockvisor.machine.VcpuPreemptedHook;
 
 /**
  * Built-ins are discoverable under stable unique names; options are strict; capabilities are a

@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.locking.spi.LockMode;
 import org.lockvisor.machine.Program;
-import org.lockvisor.machine.config.VcpuPreemptedHook;
+import org.lockvisor.machine.VcpuPreemptedHook;
 
 /**
  * The rwlock behaviours each family exists for. qrwlock (kernel/locking/qrwlock.c, 4.8): a

@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.locking.spi.LockFactory;
 import org.lockvisor.locking.spi.LockMode;
-import org.lockvisor.machine.config.VcpuPreemptedHook;
+import org.lockvisor.machine.VcpuPreemptedHook;
 
 /**
  * {@code VCPU_PREEMPTED_CHECK} is charged where the kernel reads {@code vcpu_is_preempted}: in

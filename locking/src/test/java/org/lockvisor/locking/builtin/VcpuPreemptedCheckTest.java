@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.locking.spi.LockFactory;
 import org.lockvisor.locking.spi.LockMode;
-import org.lockvisor.machine.config.VcpuPreemptedHook;
+import org.lockvisor.machine.VcpuPreemptedHook;
 
 /**
  * The R3 mechanism: in a 2× overcommitted guest, optimistic spinners of sleeping locks keep

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.locking.spi.LockMode;
 import org.lockvisor.machine.Program;
-import org.lockvisor.machine.config.VcpuPreemptedHook;
+import org.lockvisor.machine.VcpuPreemptedHook;
 
 /**
  * The 4.7 and 4.8 forms of kernel/locking/rwsem-xadd.c, as the source has them. 4.7 calls {@code

@@ -264,7 +264,7 @@ class CfsSchedulerTest {
     host.spawn("short", Program.named("short").userWork(20 * MS, "work").build(), 1);
     RunRecorder rec0 = new RunRecorder(machine, host.cpu(0));
     RunRecorder rec1 = new RunRecorder(machine, host.cpu(1));
-    machine.setTrace(new org.lockvisor.machine.observe.MachineTrace() {
+    machine.setTrace(new org.lockvisor.machine.MachineTrace() {
       @Override
       public void onSwitch(org.lockvisor.machine.Cpu cpu, Task prev, Task next) {
         rec0.onSwitch(cpu, prev, next);

@@ -16,9 +16,9 @@ import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.Task;
 import org.lockvisor.machine.Vm;
+import org.lockvisor.machine.YieldStats;
 import org.lockvisor.machine.config.HypervisorConfig;
 import org.lockvisor.machine.config.KernelConfig;
-import org.lockvisor.machine.observe.YieldStats;
 import org.lockvisor.scheduler.builtin.SchedTestSupport.RunRecorder;
 
 /**

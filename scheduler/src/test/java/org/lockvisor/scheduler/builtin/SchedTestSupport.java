@@ -5,9 +5,9 @@ import java.util.List;
 import org.lockvisor.core.sim.EventHandler;
 import org.lockvisor.machine.Cpu;
 import org.lockvisor.machine.Machine;
+import org.lockvisor.machine.MachineTrace;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.Task;
-import org.lockvisor.machine.observe.MachineTrace;
 
 /** Small fixtures shared by the scheduler tests. */
 final class SchedTestSupport {

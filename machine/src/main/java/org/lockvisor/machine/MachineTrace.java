@@ -1,8 +1,5 @@
-package org.lockvisor.machine.observe;
+package org.lockvisor.machine;
 
-import org.lockvisor.machine.Cpu;
-import org.lockvisor.machine.Task;
-import org.lockvisor.machine.VcpuTask;
 
 /** Machine-level events for tracing, statistics and invariant checks; all default to nothing. */
 public interface MachineTrace {

@@ -1,6 +1,5 @@
-package org.lockvisor.machine.config;
+package org.lockvisor.machine;
 
-import org.lockvisor.machine.VcpuTask;
 
 /**
  * What the hypervisor tells a guest's {@code vcpu_is_preempted(cpu)} about one vCPU. The arch

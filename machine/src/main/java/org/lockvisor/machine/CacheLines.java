@@ -1,12 +1,9 @@
-package org.lockvisor.machine.config;
+package org.lockvisor.machine;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
 import org.lockvisor.arch.spi.ArchCosts;
 import org.lockvisor.arch.spi.Topology;
-import org.lockvisor.machine.Cpu;
-import org.lockvisor.machine.SharedLine;
-import org.lockvisor.machine.Task;
 
 /**
  * The price of touching a shared cache line, by where it last was: one helper for every plugin

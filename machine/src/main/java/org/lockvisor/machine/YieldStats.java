@@ -1,4 +1,4 @@
-package org.lockvisor.machine.observe;
+package org.lockvisor.machine;
 
 import com.google.common.collect.ImmutableMap;
 
