@@ -3,6 +3,7 @@ package org.lockvisor.machine;
 import java.util.SplittableRandom;
 import org.lockvisor.core.random.RandomStreams;
 import org.lockvisor.core.sim.EventHandler;
+import org.lockvisor.machine.config.HostActivity;
 
 /**
  * Runs a {@link HostActivity}'s softirqs and kworkers on the host's CPUs: one softirq and one

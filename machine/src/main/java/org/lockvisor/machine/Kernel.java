@@ -6,6 +6,8 @@ import static com.google.common.base.Preconditions.checkState;
 import com.google.common.collect.ImmutableList;
 import java.util.ArrayList;
 import java.util.List;
+import org.lockvisor.machine.config.HostActivity;
+import org.lockvisor.machine.config.KernelConfig;
 
 /**
  * One kernel: the host's, or a guest's. It owns CPUs, tasks, a scheduling policy and the

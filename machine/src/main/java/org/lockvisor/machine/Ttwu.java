@@ -1,6 +1,8 @@
 package org.lockvisor.machine;
 
 import java.util.function.Function;
+import org.lockvisor.machine.config.KernelConfig;
+import org.lockvisor.machine.config.TtwuQueueMode;
 
 /**
  * One kernel's wakeup machinery beside the scheduler hooks, after kernel/sched/core.c ({@code

@@ -77,7 +77,7 @@ final class GuestReceive implements EventHandler {
   private final Simulation sim;
   private final Kernel host;
   private final VhostNetConfig config;
-  private final VhostNetStats stats;
+  private final VhostNetCounters stats;
   private final Packet.Pool pool;
   final int streams;
   private final int mss;
@@ -139,7 +139,7 @@ final class GuestReceive implements EventHandler {
   Task worker;
 
   @SuppressWarnings("unchecked")
-  GuestReceive(Simulation sim, Kernel host, VhostNetConfig config, VhostNetStats stats, Packet.Pool pool,
+  GuestReceive(Simulation sim, Kernel host, VhostNetConfig config, VhostNetCounters stats, Packet.Pool pool,
       int streams, long windowBytes, int hostQueues, FlowDirector fdir) {
     checkArgument(streams > 0, "streams must be positive: %s", streams);
     checkArgument(windowBytes >= config.mss(), "receive window %s below one MSS", windowBytes);
@@ -227,7 +227,7 @@ final class GuestReceive implements EventHandler {
         }))
         .build();
     Program doSoftirq = sq.install(q, netRxAction);
-    irq[q] = Program.interruptHandler(VhostNet.NIC_IRQ_SYMBOL)
+    irq[q] = Program.interruptHandler(NicLink.IRQ_SYMBOL)
         .work(costs.nicRxIrqNs(), "handle_irq_event")
         .run(t -> {
           inNapi[q] = true;
