@@ -240,9 +240,13 @@ final class VhostNetStats extends VhostNetCounters {
       m.put("rx.host_skbs", rx.skbs);
       m.put("rx.unmerged_frames", rx.unmergedFrames);
       m.put("rx.tap_drops", rx.tapDrops);
-      m.put("rx.time_squeezes", rx.timeSqueezes);
-      m.put("rx.ksoftirqd_wakes", rx.ksoftirqdWakes);
-      m.put("rx.ksoftirqd_runs", rx.ksoftirqdRuns);
+      m.put("rx.time_squeezes", rx.softirqs.timeSqueezes);
+      m.put("rx.ksoftirqd_wakes", rx.softirqs.ksoftirqdWakes);
+      m.put("rx.ksoftirqd_runs", rx.softirqs.ksoftirqdRuns);
+      m.put("rx.irq_exit_softirq_runs", rx.softirqs.irqExitRuns);
+      m.put("rx.nic_missed", rx.rxMissed);
+      m.put("rx.sender_fast_retransmits", rx.sender.fastRetransmits);
+      m.put("rx.sender_timeouts", rx.sender.timeouts);
       m.put("rx.atr_samples", s.link.flowDirector().samples);
       m.put("rx.nic_irqs", rx.irqs);
       m.put("rx.nic_irqs_on_worker_cpu", rx.irqsOnWorkerCpu);
