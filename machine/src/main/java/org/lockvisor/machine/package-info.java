@@ -20,7 +20,9 @@
  *       org.lockvisor.machine.TaskState}, {@link org.lockvisor.machine.TaskAttachment} (a plugin's
  *       per-task state), {@link org.lockvisor.machine.SpinCondition} and {@link
  *       org.lockvisor.machine.SpinWatch} (when a spin ends), {@link
- *       org.lockvisor.machine.WaitQueue} (when a sleep ends);
+ *       org.lockvisor.machine.WaitQueue} (when a sleep ends), {@link
+ *       org.lockvisor.machine.PendingSoftirq} (a device's softirq left pending, run at the next
+ *       interrupt's exit);
  *   <li>where it runs: {@link org.lockvisor.machine.Kernel}, {@link org.lockvisor.machine.Cpu},
  *       {@link org.lockvisor.machine.Vm}, {@link org.lockvisor.machine.VcpuTask} and {@link
  *       org.lockvisor.machine.Machine} (the simulation clock, symbols, host threads), {@link

@@ -43,7 +43,7 @@ class PluginApiTest {
 
   /** The plugin API of {@code org.lockvisor.machine} (its package-info). */
   static final Set<String> MACHINE_API = Set.of("Program", "Op", "Ops", "Task", "TaskState", "TaskAttachment",
-      "SpinCondition", "SpinWatch", "WaitQueue", "Kernel", "Cpu", "Vm", "VcpuTask", "Machine", "SharedLine", "VcpuPreemptedReads",
+      "SpinCondition", "SpinWatch", "WaitQueue", "PendingSoftirq", "Kernel", "Cpu", "Vm", "VcpuTask", "Machine", "SharedLine", "VcpuPreemptedReads",
       "VcpuPreemptedHook", "CacheLines", "MachineTrace", "YieldStats",
       "Scheduler", "SchedStats", "MigrationCause", "CpuTopology");
 
@@ -134,6 +134,28 @@ class PluginApiTest {
     }
 
     assertThat(listed).containsExactlyInAnyOrderElementsOf(MACHINE_API);
+  }
+
+  /**
+   * The package is the API: its public top-level types are exactly the documented list, so a new
+   * public type fails here until it is documented (or made package-private).
+   */
+  @Test
+  void machinePackage_publicTypesAreTheApi() throws IOException {
+    Set<String> publicTypes = new TreeSet<>();
+    Pattern declaration = Pattern.compile("^public\\s+(?:(?:final|abstract|sealed|non-sealed)\\s+)*"
+        + "(?:class|interface|enum|record|@interface)\\s+([A-Z]\\w*)", Pattern.MULTILINE);
+    try (Stream<Path> files = Files.list(ROOT.resolve("machine/src/main/java/org/lockvisor/machine"))) {
+      for (Path f : files.filter(f -> f.toString().endsWith(".java")).toList()) {
+        Matcher m = declaration.matcher(Files.readString(f));
+        if (m.find()) {
+          publicTypes.add(m.group(1));
+        }
+      }
+    }
+
+    assertThat(publicTypes).as("public types of org.lockvisor.machine").hasSizeGreaterThan(20)
+        .containsExactlyInAnyOrderElementsOf(MACHINE_API);
   }
 
   /** The {@code .java} templates of the archetypes under {@code root}, sorted. */
