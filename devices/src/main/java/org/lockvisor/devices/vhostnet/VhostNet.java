@@ -66,6 +66,9 @@ import org.lockvisor.machine.Vm;
  * <p>This class attaches the device and answers the {@code NetDevice} SPI; the guest driver is
  * {@link VirtioNetDriver}, the host side {@link VhostWorker}, the NIC, qdisc, link and peer
  * {@link NicLink}, the statistics {@link VhostNetStats}.
+ *
+ * <p>Above 30 methods on purpose: one method per call of the NetDevice SPI (transmit paths, each
+ * field of the packet being received, guest-receive) plus the figures, each a short delegation.
  */
 public final class VhostNet implements NetDevice {
   static final String WORKER_LOCK_SYMBOL = LockMode.IRQ.lockSymbol();
@@ -229,6 +232,13 @@ public final class VhostNet implements NetDevice {
   }
 
   @Override
+  public Program xmitPath(ToIntFunction<Task> flow, ToIntFunction<Task> bytes,
+      java.util.function.ToLongFunction<Task> seq, java.util.function.Predicate<Task> retransmission) {
+    checkState(machine != null, "%s: attach the device before building transmit paths", name);
+    return driver.xmitPath(flow, bytes, seq, retransmission);
+  }
+
+  @Override
   public void receiveFromExternalSender(int streams, long windowBytes) {
     checkState(machine != null, "%s: attach the device before starting an external sender", name);
     checkState(link.guestReceive == null, "%s: an external sender is running already", name);
@@ -253,6 +263,18 @@ public final class VhostNet implements NetDevice {
   @Override
   public long rxLost(Task t) {
     return driver.receiving().lost;
+  }
+
+  @Override
+  public long rxAckSeq(Task t) {
+    return driver.receiving().ackSeq;
+  }
+
+  @Override
+  public int rxSackBlocks(Task t, long[] out) {
+    Packet p = driver.receiving();
+    System.arraycopy(p.sack, 0, out, 0, 2 * p.sacks);
+    return p.sacks;
   }
 
   // -------------------------------------------------------------------------------------------

@@ -153,6 +153,12 @@ final class VirtioNetDriver {
   /** The same; {@code retransmission} marks the packet a retransmission (the peer's receive sees it fill a hole). */
   Program xmitPath(ToIntFunction<Task> flow, ToIntFunction<Task> bytes,
       java.util.function.Predicate<Task> retransmission) {
+    return xmitPath(flow, bytes, t -> -1L, retransmission);
+  }
+
+  /** The same; {@code seq} numbers the packet's first byte (-1: none), so the peer can SACK (iperf recovery 3.0). */
+  Program xmitPath(ToIntFunction<Task> flow, ToIntFunction<Task> bytes, java.util.function.ToLongFunction<Task> seq,
+      java.util.function.Predicate<Task> retransmission) {
     VhostNetCosts costs = dev.costs;
     Program startXmit = Program.named("start_xmit")
         .run(t -> reclaimed = reclaimTx())
@@ -183,6 +189,7 @@ final class VirtioNetDriver {
           p.flow = flow.applyAsInt(t);
           p.bytes = bytes.applyAsInt(t);
           p.retrans = retransmission.test(t);
+          p.seq = seq.applyAsLong(t);
           p.acked = txAckBytes;
           txAckBytes = 0;
           checkState(p.bytes > 0, "%s: transmit of %s bytes", dev.name(), p.bytes);

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.lockvisor.core.plugin.Footprint;
+import org.lockvisor.core.sim.EventHandler;
 import org.lockvisor.devices.spi.NetDevice;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.Op;
@@ -51,7 +52,7 @@ import org.lockvisor.workloads.spi.WorkloadContext;
  * <p>Above 600 lines on purpose: the 3.0 sender's paths (sendmsg, write_xmit, ACK, backlog) share
  * one stream's state and read best together; the figures and native report belong beside them.
  */
-public final class IperfWorkload implements Workload {
+public final class IperfWorkload implements Workload, EventHandler {
   private static final TaskAttachment<Stream> STREAM = TaskAttachment.of("iperf stream", Stream.class);
 
   private final String name;
@@ -61,7 +62,10 @@ public final class IperfWorkload implements Workload {
   private Machine machine;
   private NetDevice dev;
   private final List<Stream> streams = new ArrayList<>();
-  private Stream softirqStream;
+  /** Per guest CPU: the stream whose packet (or timer) the interrupt context on it is handling. */
+  private Stream[] softirqStream = new Stream[1];
+  private boolean v3;
+  private Program writeXmitProgram;
   private long since;
   private long[] hostCpuBase = new long[0];
   /** User and total CPU time of the writer tasks at the start of the window. */
@@ -108,6 +112,20 @@ public final class IperfWorkload implements Workload {
     long reductions;
     Program lockSock;
     Program releaseSock;
+    /** Recovery 3.0: the scoreboard and 3.0.27 SACK/FACK recovery, RTO and CUBIC; null with simple. */
+    SackSender tcp;
+    /** Recovery 3.0: tcp_xmit_retransmit_queue runs before new data (after an ACK or the RTO). */
+    boolean xmitRetrans;
+    long segSeq; // the packet's first sequence number
+    long retransK; // the scoreboard segment being retransmitted
+    long pendingAckSeq = -1;
+    final long[] pendingSack = new long[6];
+    int pendingSacks;
+    int pendingAcks;
+    final long[] ackSack = new long[6];
+    Program rtoProgram;
+    long timerAt = Long.MAX_VALUE; // the retransmission timer's live simulation event
+    boolean rtoRaised; // the timer softirq is pending
     /** RTT measurement (one timed segment at a time, Karn: none across a loss). */
     boolean timing;
     long rttSeq;
@@ -163,10 +181,19 @@ public final class IperfWorkload implements Workload {
       return;
     }
     this.sizeGoal = Math.max(mss, (long) (dev.gsoMaxBytes() / mss) * mss);
-    Program xmit = dev.xmitPath(t -> ctxStream(t).id, t -> (int) ctxStream(t).seg, t -> ctxStream(t).segRetrans);
+    this.v3 = config.recovery() == IperfConfig.Recovery.V3_0;
+    this.softirqStream = new Stream[ctx.vm().guest().cpuCount()];
+    Program xmit = v3
+        ? dev.xmitPath(t -> ctxStream(t).id, t -> (int) ctxStream(t).seg, t -> ctxStream(t).segSeq,
+            t -> ctxStream(t).segRetrans)
+        : dev.xmitPath(t -> ctxStream(t).id, t -> (int) ctxStream(t).seg, t -> ctxStream(t).segRetrans);
     Program sendOne = Program.named("tcp_transmit_skb")
         .run(t -> {
           Stream s = ctxStream(t);
+          if (s.tcp != null) {
+            sent3(s);
+            return;
+          }
           s.inflight += s.seg;
           if (s.segRetrans) {
             s.retrans -= s.seg; // tcp_retransmit_skb: snd_nxt stays, no RTT sample (Karn)
@@ -192,16 +219,10 @@ public final class IperfWorkload implements Workload {
           return s.seg > 0 ? sendOne : null;
         }))
         .build();
+    this.writeXmitProgram = writeXmit;
     Program ack = Program.named("tcp_rcv_established")
         .work(costs.ackNs(), "tcp_ack")
-        .run(t -> {
-          Stream s = ctxStream(t);
-          long acked = s.pendingAcked;
-          long lost = s.pendingLost;
-          s.pendingAcked = 0;
-          s.pendingLost = 0;
-          onAck(s, acked, lost);
-        })
+        .run(t -> processPending(ctxStream(t)))
         .call(writeXmit)
         .op(Ops.wake(t -> {
           Stream s = ctxStream(t);
@@ -212,47 +233,42 @@ public final class IperfWorkload implements Workload {
     Program receive = Program.named("tcp_v4_rcv")
         .op(Ops.call(t -> {
           Stream s = streams.get(dev.rxFlow(t));
-          softirqStream = s;
-          s.pendingAcked += dev.rxAcked(t);
-          s.pendingLost += dev.rxLost(t);
+          softirqStream[t.cpu().index()] = s;
+          if (s.tcp != null) {
+            s.pendingAckSeq = Math.max(s.pendingAckSeq, dev.rxAckSeq(t));
+            s.pendingSacks = dev.rxSackBlocks(t, s.pendingSack); // the backlog keeps the latest blocks
+            s.pendingAcks++;
+          } else {
+            s.pendingAcked += dev.rxAcked(t);
+            s.pendingLost += dev.rxLost(t);
+          }
           if (s.owned) {
             return rcvOwned;
           }
           s.softirqActive = true;
           return ack;
         }))
-        .run(t -> {
-          Stream s = softirqStream;
-          if (s.softirqActive) {
-            s.softirqActive = false;
-            if (s.sockWaiter != null) {
-              s.sockWaiter.poke(0);
-            }
-          }
-          softirqStream = null;
-        })
+        .run(t -> endSoftirq(t))
         .build();
     dev.setProtocol(() -> receive);
 
     Program processBacklog = Program.named("tcp_v4_do_rcv")
         .work(costs.ackNs(), "tcp_ack")
-        .run(t -> {
-          Stream s = ctxStream(t);
-          long acked = s.pendingAcked;
-          long lost = s.pendingLost;
-          s.pendingAcked = 0;
-          s.pendingLost = 0;
-          onAck(s, acked, lost);
-        })
+        .run(t -> processPending(ctxStream(t)))
         .call(writeXmit)
         .build();
     for (int i = 0; i < config.streams(); i++) {
       Stream s = new Stream(i);
       s.lockSock = Program.named("lock_sock").op(new LockSock(s)).build();
       s.releaseSock = Program.named("release_sock")
-          .op(Ops.loopCall(t -> s.pendingAcked + s.pendingLost > 0 ? processBacklog
+          .op(Ops.loopCall(t -> s.pendingAcked + s.pendingLost + s.pendingAcks > 0 ? processBacklog
               : releaseNow(s)))
           .build();
+      if (v3) {
+        s.tcp = new SackSender(mss, config.initCwndSegments(), config.rwndBytes(),
+            ctx.vm().guest().config().tickNs());
+        s.rtoProgram = rtoProgram(s);
+      }
       streams.add(s);
     }
     Program waitMemory = Program.named("sk_stream_wait_memory")
@@ -293,7 +309,39 @@ public final class IperfWorkload implements Workload {
 
   /** The stream of the context: the softirq's packet in the receive path, else the task's own. */
   private Stream ctxStream(Task t) {
-    return t.inInterrupt() ? softirqStream : STREAM.get(t);
+    return t.inInterrupt() ? softirqStream[t.cpu().index()] : STREAM.get(t);
+  }
+
+  /** The receive context leaves the socket: the writer spinning in lock_sock may take it. */
+  private void endSoftirq(Task t) {
+    int cpu = t.cpu().index();
+    Stream s = softirqStream[cpu];
+    if (s.softirqActive) {
+      s.softirqActive = false;
+      if (s.sockWaiter != null) {
+        s.sockWaiter.poke(0);
+      }
+    }
+    softirqStream[cpu] = null;
+  }
+
+  /** tcp_ack of what arrived (in the softirq, or from the backlog at release_sock). */
+  private void processPending(Stream s) {
+    if (s.tcp != null) {
+      long ack = s.pendingAckSeq;
+      int n = s.pendingSacks;
+      System.arraycopy(s.pendingSack, 0, s.ackSack, 0, 2 * n);
+      s.pendingAckSeq = -1;
+      s.pendingSacks = 0;
+      s.pendingAcks = 0;
+      onAck3(s, ack, s.ackSack, n);
+      return;
+    }
+    long acked = s.pendingAcked;
+    long lost = s.pendingLost;
+    s.pendingAcked = 0;
+    s.pendingLost = 0;
+    onAck(s, acked, lost);
   }
 
   private boolean hasSpace(Stream s) {
@@ -308,6 +356,9 @@ public final class IperfWorkload implements Workload {
 
   /** In {@code TCP_CA_Recovery}: a loss was reported and not all data sent before it is resolved. */
   static boolean inRecovery(Stream s) {
+    if (s.tcp != null) {
+      return s.tcp.state == SackSender.RECOVERY;
+    }
     return s.resolved < s.recover;
   }
 
@@ -318,6 +369,9 @@ public final class IperfWorkload implements Workload {
    * TSO packet of new data.
    */
   long nextSegment(Stream s) {
+    if (s.tcp != null) {
+      return nextSegment3(s);
+    }
     long wnd = Math.min(s.cwnd, config.rwndBytes());
     long avail = wnd - s.inflight;
     s.segRetrans = false;
@@ -407,6 +461,173 @@ public final class IperfWorkload implements Workload {
     s.maxCwnd = Math.max(s.maxCwnd, s.cwnd);
   }
 
+  // -------------------------------------------------------------------------------------------
+  // Recovery 3.0: the sender's segments, ACKs and timer through SackSender.
+
+  /**
+   * Recovery 3.0: after an ACK or the RTO, {@code tcp_xmit_retransmit_queue}'s next lost segment
+   * (one MSS, {@code tcp_retransmit_skb}); then {@code tcp_write_xmit}'s TSO packet of new data
+   * within {@code cwnd - tcp_packets_in_flight} segments and the receive window, deferred by
+   * {@code tcp_tso_should_defer} only in {@code TCP_CA_Open} (3.0.27 net/ipv4/tcp_output.c).
+   */
+  private long nextSegment3(Stream s) {
+    SackSender tcp = s.tcp;
+    s.segRetrans = false;
+    if (s.xmitRetrans) {
+      long k = tcp.nextRetransmit();
+      if (k >= 0) {
+        s.segRetrans = true;
+        s.retransK = k;
+        s.segSeq = tcp.q.startOf(k);
+        return tcp.q.endOf(k) - s.segSeq;
+      }
+      s.xmitRetrans = false;
+    }
+    int quota = tcp.cwnd() - tcp.inFlight(); // tcp_cwnd_test
+    if (s.backlog <= 0 || quota <= 0) {
+      return 0;
+    }
+    long avail = Math.min((long) quota * mss, tcp.q.sndUna + config.rwndBytes() - tcp.q.sndNxt); // tcp_snd_wnd_test
+    if (avail <= 0) {
+      return 0;
+    }
+    long seg = Math.min(sizeGoal, Math.min(s.backlog, avail));
+    if (seg < s.backlog) {
+      seg = seg / mss * mss;
+    }
+    if (seg <= 0 || (seg < mss && tcp.q.packetsOut() > 0)) {
+      return 0; // Nagle holds a sub-MSS tail while data is out
+    }
+    long wnd = Math.min((long) tcp.cwnd() * mss, config.rwndBytes());
+    boolean windowLimited = seg < sizeGoal && seg < s.backlog;
+    if (windowLimited && tcp.state == SackSender.OPEN && tcp.q.packetsOut() > 0 && config.tsoWinDivisor() > 0
+        && avail < wnd / config.tsoWinDivisor()) {
+      return 0;
+    }
+    s.segSeq = tcp.q.sndNxt;
+    return seg;
+  }
+
+  /** Recovery 3.0: the packet of {@link #nextSegment3} leaves ({@code tcp_transmit_skb}). */
+  void sent3(Stream s) {
+    SackSender tcp = s.tcp;
+    long now = machine.sim().now();
+    if (s.segRetrans) {
+      tcp.retransmitted(s.retransK, now);
+      s.lostBytes += s.seg; // bytes retransmitted
+    } else {
+      tcp.sendNew((int) s.seg, now);
+      s.backlog -= s.seg;
+      s.sndNxt = tcp.q.sndNxt;
+      if (!s.timing) {
+        s.timing = true;
+        s.rttSeq = s.sndNxt;
+        s.rttStartNs = now;
+      }
+    }
+    s.inflight = tcp.q.sndNxt - tcp.q.sndUna;
+    s.segments++;
+    s.segmentBytes += s.seg;
+    armTimer(s);
+  }
+
+  /** Recovery 3.0: {@code tcp_ack} of the cumulative ACK {@code ack} with {@code n} SACK blocks. */
+  void onAck3(Stream s, long ack, long[] blocks, int n) {
+    closeIntervals();
+    SackSender tcp = s.tcp;
+    long now = machine.sim().now();
+    long prevUna = tcp.q.sndUna;
+    long prevEvents = tcp.recoveries + tcp.timeouts;
+    if (ack >= 0 && tcp.onAck(ack, blocks, n, now)) {
+      s.xmitRetrans = true;
+    }
+    long acked = tcp.q.sndUna - prevUna;
+    s.ackedBytes += acked;
+    s.resolved = tcp.q.sndUna;
+    if (tcp.recoveries + tcp.timeouts != prevEvents) {
+      s.timing = false; // Karn: no sample across a retransmission
+      s.reductions++;
+    }
+    if (s.timing && s.resolved >= s.rttSeq) {
+      rttSample(s, now - s.rttStartNs);
+    }
+    if (acked > 0 && s.srttNs > 0) {
+      tcp.rttSample(s.srttNs, s.rttvarNs); // timestamps: every ACK of data is a valid sample
+    }
+    s.inflight = tcp.q.sndNxt - tcp.q.sndUna;
+    s.cwnd = (long) tcp.cwnd() * mss;
+    s.ssthresh = (long) tcp.ssthresh() * mss;
+    s.maxCwnd = Math.max(s.maxCwnd, s.cwnd);
+    armTimer(s);
+  }
+
+  /** Keeps one simulation event at or before the stream's RTO deadline (lazily moved on). */
+  private void armTimer(Stream s) {
+    long due = s.tcp.timerNs;
+    if (due == Long.MAX_VALUE || s.timerAt <= due || s.rtoRaised) {
+      return;
+    }
+    s.timerAt = Math.max(due, machine.sim().now());
+    machine.sim().scheduleAt(s.timerAt, this, 0, s.id);
+  }
+
+  /** The RTO's simulation event: due, it raises the timer softirq on the CPU the writer last ran on. */
+  @Override
+  public void onEvent(int kind, long arg) {
+    Stream s = streams.get((int) arg);
+    long now = machine.sim().now();
+    if (now != s.timerAt) {
+      return; // superseded by an earlier deadline
+    }
+    s.timerAt = Long.MAX_VALUE;
+    if (s.tcp.timerNs > now) {
+      armTimer(s);
+      return;
+    }
+    s.rtoRaised = true;
+    Task w = s.task;
+    (w.cpu() != null ? w.cpu() : w.kernel().cpu(0)).raiseInterrupt(s.rtoProgram);
+  }
+
+  /**
+   * {@code tcp_write_timer} → {@code tcp_retransmit_timer} (3.0.27 net/ipv4/tcp_timer.c) in the
+   * timer softirq: a socket owned by its writer retries in HZ / 20; else Loss, and the head goes
+   * out again through {@code tcp_xmit_retransmit_queue}'s path.
+   */
+  private Program rtoProgram(Stream s) {
+    Program xmit = Program.named("tcp_retransmit_timer")
+        .call(writeXmitProgram)
+        .op(Ops.wake(t -> s.waitingMemory && hasSpace(s) ? s.task : null))
+        .build();
+    return Program.named("tcp_write_timer")
+        .op(Ops.call(t -> {
+          s.rtoRaised = false;
+          long now = machine.sim().now();
+          if (s.owned || s.softirqActive) {
+            s.tcp.timerNs = now + SackSender.OWNED_RETRY_NS;
+            armTimer(s);
+            return null;
+          }
+          if (!s.tcp.onTimeout(now)) {
+            return null;
+          }
+          s.timing = false;
+          s.reductions++;
+          s.cwnd = (long) s.tcp.cwnd() * mss;
+          s.xmitRetrans = true;
+          softirqStream[t.cpu().index()] = s;
+          s.softirqActive = true;
+          return xmit;
+        }))
+        .run(t -> {
+          if (softirqStream[t.cpu().index()] == s) {
+            endSoftirq(t);
+          }
+          armTimer(s);
+        })
+        .build();
+  }
+
   /**
    * {@code tcp_rtt_estimator} (net/ipv4/tcp_input.c) in RFC 6298's form: the first sample sets
    * srtt and rttvar = rtt/2; later ones move srtt by 1/8 and rttvar by 1/4 of the difference.
@@ -494,6 +715,9 @@ public final class IperfWorkload implements Workload {
       s.minRttNs = Long.MAX_VALUE;
       s.maxRttNs = s.rttSumNs = s.rttSamples = 0;
       s.maxCwnd = s.cwnd;
+      if (s.tcp != null) {
+        s.tcp.recoveries = s.tcp.timeouts = s.tcp.undos = s.tcp.q.retransmitted = s.tcp.q.reorderEvents = 0;
+      }
     }
     if (machine != null) {
       since = machine.sim().now();
@@ -547,6 +771,14 @@ public final class IperfWorkload implements Workload {
     m.put("lost_bytes", streams.stream().mapToLong(s -> s.lostBytes).sum());
     m.put("cwnd_reductions", streams.stream().mapToLong(s -> s.reductions).sum());
     m.put("mean_cwnd_bytes", streams.stream().mapToLong(s -> s.cwnd).average().orElse(0));
+    if (v3) {
+      m.put("tcp_recoveries", streams.stream().mapToLong(s -> s.tcp.recoveries).sum());
+      m.put("tcp_timeouts", streams.stream().mapToLong(s -> s.tcp.timeouts).sum());
+      m.put("tcp_retransmitted_segments", streams.stream().mapToLong(s -> s.tcp.q.retransmitted).sum());
+      m.put("tcp_undos", streams.stream().mapToLong(s -> s.tcp.undos).sum());
+      m.put("tcp_reordering_raised", streams.stream().mapToLong(s -> s.tcp.q.reorderEvents).sum());
+      m.put("tcp_mean_reordering", streams.stream().mapToInt(s -> s.tcp.q.reordering).average().orElse(0));
+    }
     for (Map.Entry<String, Double> e : hostTop()) {
       if (e.getKey().startsWith("vhost-")) {
         m.put("top." + e.getKey() + "_percent", e.getValue());
