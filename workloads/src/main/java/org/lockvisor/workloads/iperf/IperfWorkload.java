@@ -126,6 +126,7 @@ public final class IperfWorkload implements Workload, EventHandler {
     Program rtoProgram;
     long timerAt = Long.MAX_VALUE; // the retransmission timer's live simulation event
     boolean rtoRaised; // the timer softirq is pending
+    int timerCpu; // the guest CPU that last armed the retransmission timer (mod_timer)
     /** RTT measurement (one timed segment at a time, Karn: none across a loss). */
     boolean timing;
     long rttSeq;
@@ -191,6 +192,7 @@ public final class IperfWorkload implements Workload, EventHandler {
         .run(t -> {
           Stream s = ctxStream(t);
           if (s.tcp != null) {
+            s.timerCpu = t.cpu().index(); // the retransmission timer is (re)armed on this CPU
             sent3(s);
             return;
           }
@@ -222,7 +224,11 @@ public final class IperfWorkload implements Workload, EventHandler {
     this.writeXmitProgram = writeXmit;
     Program ack = Program.named("tcp_rcv_established")
         .work(costs.ackNs(), "tcp_ack")
-        .run(t -> processPending(ctxStream(t)))
+        .run(t -> {
+          Stream s = ctxStream(t);
+          s.timerCpu = t.cpu().index();
+          processPending(s);
+        })
         .call(writeXmit)
         .op(Ops.wake(t -> {
           Stream s = ctxStream(t);
@@ -254,7 +260,11 @@ public final class IperfWorkload implements Workload, EventHandler {
 
     Program processBacklog = Program.named("tcp_v4_do_rcv")
         .work(costs.ackNs(), "tcp_ack")
-        .run(t -> processPending(ctxStream(t)))
+        .run(t -> {
+          Stream s = ctxStream(t);
+          s.timerCpu = t.cpu().index();
+          processPending(s);
+        })
         .call(writeXmit)
         .build();
     for (int i = 0; i < config.streams(); i++) {
@@ -571,7 +581,7 @@ public final class IperfWorkload implements Workload, EventHandler {
     machine.sim().scheduleAt(s.timerAt, this, 0, s.id);
   }
 
-  /** The RTO's simulation event: due, it raises the timer softirq on the CPU the writer last ran on. */
+  /** The RTO's simulation event: due, it raises the timer softirq on the CPU that last armed the timer. */
   @Override
   public void onEvent(int kind, long arg) {
     Stream s = streams.get((int) arg);
@@ -585,8 +595,7 @@ public final class IperfWorkload implements Workload, EventHandler {
       return;
     }
     s.rtoRaised = true;
-    Task w = s.task;
-    (w.cpu() != null ? w.cpu() : w.kernel().cpu(0)).raiseInterrupt(s.rtoProgram);
+    s.task.kernel().cpu(s.timerCpu).raiseInterrupt(s.rtoProgram); // the CPU that last armed it
   }
 
   /**
@@ -599,9 +608,10 @@ public final class IperfWorkload implements Workload, EventHandler {
         .call(writeXmitProgram)
         .op(Ops.wake(t -> s.waitingMemory && hasSpace(s) ? s.task : null))
         .build();
-    return Program.named("tcp_write_timer")
+    return Program.interruptHandler("tcp_write_timer")
         .op(Ops.call(t -> {
           s.rtoRaised = false;
+          s.timerCpu = t.cpu().index();
           long now = machine.sim().now();
           if (s.owned || s.softirqActive) {
             s.tcp.timerNs = now + SackSender.OWNED_RETRY_NS;
