@@ -118,9 +118,9 @@ public final class IperfWorkload implements Workload, EventHandler {
     boolean xmitRetrans;
     long segSeq; // the packet's first sequence number
     long retransK; // the scoreboard segment being retransmitted
-    long pendingAckSeq = -1;
-    final long[] pendingSack = new long[6];
-    int pendingSacks;
+    /** Recovery 3.0: ACKs not yet processed (the socket backlog), {ack, n, 3 blocks} each, in order. */
+    long[] ackQ = new long[8 * 4];
+    int ackQHead;
     int pendingAcks;
     final long[] ackSack = new long[6];
     Program rtoProgram;
@@ -241,9 +241,7 @@ public final class IperfWorkload implements Workload, EventHandler {
           Stream s = streams.get(dev.rxFlow(t));
           softirqStream[t.cpu().index()] = s;
           if (s.tcp != null) {
-            s.pendingAckSeq = Math.max(s.pendingAckSeq, dev.rxAckSeq(t));
-            s.pendingSacks = dev.rxSackBlocks(t, s.pendingSack); // the backlog keeps the latest blocks
-            s.pendingAcks++;
+            queueAck(s, dev.rxAckSeq(t), t);
           } else {
             s.pendingAcked += dev.rxAcked(t);
             s.pendingLost += dev.rxLost(t);
@@ -335,16 +333,36 @@ public final class IperfWorkload implements Workload, EventHandler {
     softirqStream[cpu] = null;
   }
 
+  /** Recovery 3.0: the received ACK joins the stream's queue (processed at once unless the socket is owned). */
+  private void queueAck(Stream s, long ack, Task t) {
+    int cap = s.ackQ.length / 8;
+    if (s.pendingAcks == cap) { // grows to the deepest backlog seen, then stays
+      long[] q = new long[s.ackQ.length * 2];
+      for (int i = 0; i < cap; i++) {
+        System.arraycopy(s.ackQ, 8 * ((s.ackQHead + i) % cap), q, 8 * i, 8);
+      }
+      s.ackQ = q;
+      s.ackQHead = 0;
+      cap *= 2;
+    }
+    int e = 8 * ((s.ackQHead + s.pendingAcks) % cap);
+    s.ackQ[e] = ack;
+    s.ackQ[e + 1] = dev.rxSackBlocks(t, s.ackSack);
+    System.arraycopy(s.ackSack, 0, s.ackQ, e + 2, 6);
+    s.pendingAcks++;
+  }
+
   /** tcp_ack of what arrived (in the softirq, or from the backlog at release_sock). */
   private void processPending(Stream s) {
     if (s.tcp != null) {
-      long ack = s.pendingAckSeq;
-      int n = s.pendingSacks;
-      System.arraycopy(s.pendingSack, 0, s.ackSack, 0, 2 * n);
-      s.pendingAckSeq = -1;
-      s.pendingSacks = 0;
-      s.pendingAcks = 0;
-      onAck3(s, ack, s.ackSack, n);
+      int cap = s.ackQ.length / 8;
+      int e = 8 * s.ackQHead;
+      long ack = s.ackQ[e];
+      int n = (int) s.ackQ[e + 1];
+      System.arraycopy(s.ackQ, e + 2, s.ackSack, 0, 2 * n);
+      s.ackQHead = (s.ackQHead + 1) % cap;
+      s.pendingAcks--;
+      onAck3(s, ack, s.ackSack, n); // one ACK per tcp_v4_do_rcv, as __release_sock feeds the backlog
       return;
     }
     long acked = s.pendingAcked;
