@@ -42,15 +42,20 @@ import org.lockvisor.workloads.spi.WorkloadContext;
  *       avoidance; a reported loss halves cwnd once per window and the lost bytes are resent),
  *       {@code tcp_write_xmit} sends more, and {@code sk_stream_write_space} wakes the writer.
  * </ul>
- * Simplifications: Reno instead of 3.0's default CUBIC; retransmission is immediate on the
- * duplicate ACK (no RTO, no SACK); {@code sk_lock.slock} is a wait for the receive context, not a
- * lock plugin. Reports goodput (acknowledged bytes) in Gbps and a host {@code top} view.
+ * With {@code recovery: simple} (the default): Reno instead of 3.0's default CUBIC, a loss reported
+ * by the device at the drop and retransmitted at once as new data (no RTO, no SACK). With
+ * {@code recovery: 3.0} the packets carry sequence numbers and {@link SackSender} runs 3.0.27's SACK
+ * scoreboard, recovery, RTO (a timer interrupt on the guest CPU that armed it) and CUBIC on the
+ * peer's cumulative ACKs and SACK blocks; the socket backlog keeps every ACK. {@code sk_lock.slock}
+ * is a wait for the receive context, not a lock plugin. Reports goodput (acknowledged bytes) in
+ * Gbps and a host {@code top} view.
  *
  * <p>With {@code direction: guest-receive} (issue 32) the guest is the server of an external
  * client: no guest task writes; the device models the sender ({@code receiveFromExternalSender}).
  *
- * <p>Above 600 lines on purpose: the 3.0 sender's paths (sendmsg, write_xmit, ACK, backlog) share
- * one stream's state and read best together; the figures and native report belong beside them.
+ * <p>Above 600 lines on purpose: the 3.0 sender's paths (sendmsg, write_xmit, ACK, backlog, the
+ * retransmission timer) share one stream's state and read best together; the figures and native
+ * report belong beside them (the TCP state machine itself is in {@link SackSender}).
  */
 public final class IperfWorkload implements Workload, EventHandler {
   private static final TaskAttachment<Stream> STREAM = TaskAttachment.of("iperf stream", Stream.class);
