@@ -53,6 +53,11 @@ public interface NetDevice extends Device {
     return -1;
   }
 
+  /** The TSecr of the packet being received (the sender's clock, ns), -1 when it carries none. */
+  default long rxTsecr(Task t) {
+    return -1;
+  }
+
   /**
    * Copies the SACK blocks of the packet being received into {@code out} as {@code {start, end}}
    * pairs, most recent first, and returns their number (at most 3, beside the timestamp option).

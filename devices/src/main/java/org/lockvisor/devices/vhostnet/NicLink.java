@@ -168,14 +168,16 @@ final class NicLink implements EventHandler {
     long now = sim.now();
     if (nonEmpty == 1 && headSent[q] == 0) {
       long total = wireNs(p.bytes);
-      peer.transmit(p.flow, p.bytes, config.mss(), now, wireNs(config.mss()), now + total, p.retrans, p.seq);
+      peer.transmit(p.flow, p.bytes, config.mss(), now, wireNs(config.mss()), now + total, p.retrans, p.seq,
+          p.tsval);
       wireDone = true;
       sim.schedule(total, this, EV_LINK_DONE, 0);
       return;
     }
     int b = Math.min(config.mss(), p.bytes - headSent[q]);
     long ns = wireNs(b);
-    peer.transmit(p.flow, b, config.mss(), now, ns, now + ns, p.retrans, p.seq < 0 ? -1 : p.seq + headSent[q]);
+    peer.transmit(p.flow, b, config.mss(), now, ns, now + ns, p.retrans,
+        p.seq < 0 ? -1 : p.seq + headSent[q], p.tsval);
     headSent[q] += b;
     wireDone = headSent[q] == p.bytes;
     interleavedFrames++;

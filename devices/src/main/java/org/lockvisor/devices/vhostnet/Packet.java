@@ -21,6 +21,12 @@ final class Packet {
   long seq = -1;
   /** An ACK from a peer that tracks sequence numbers: its cumulative ACK ({@code rcv_nxt}), else -1. */
   long ackSeq = -1;
+  /**
+   * TCP timestamps ({@code sysctl_tcp_timestamps} 1) of numbered flows: a data packet's TSval as the
+   * guest's send time (ns), an ACK's TSecr (the peer's {@code ts_recent}); -1 for none.
+   */
+  long tsval = -1;
+  long tsecr = -1;
   /** The ACK's SACK blocks, {@code {start, end}} pairs, most recent first ({@link SackReceiver}). */
   int sacks;
   final long[] sack = new long[2 * SackReceiver.MAX_SENT_BLOCKS];
@@ -53,6 +59,8 @@ final class Packet {
       p.retrans = false;
       p.seq = -1;
       p.ackSeq = -1;
+      p.tsval = -1;
+      p.tsecr = -1;
       p.sacks = 0;
       return p;
     }

@@ -70,6 +70,7 @@ final class PeerReceiver implements EventHandler {
     boolean retrans;
     /** The first frame's sequence number, or -1 (the sender numbers nothing). */
     long seq;
+    long tsval;
 
     long arrival(int k) {
       return Math.min(start + (k + 1) * frameNs, endNs);
@@ -145,7 +146,7 @@ final class PeerReceiver implements EventHandler {
 
   /** The same; {@code retrans}: the packet is a retransmission, whose bytes fill its flow's gap. */
   void transmit(int flow, int totalBytes, int frameMss, long start, long frameNs, long endNs, boolean retrans) {
-    transmit(flow, totalBytes, frameMss, start, frameNs, endNs, retrans, -1);
+    transmit(flow, totalBytes, frameMss, start, frameNs, endNs, retrans, -1, -1);
   }
 
   /**
@@ -156,6 +157,12 @@ final class PeerReceiver implements EventHandler {
    */
   void transmit(int flow, int totalBytes, int frameMss, long start, long frameNs, long endNs, boolean retrans,
       long seq) {
+    transmit(flow, totalBytes, frameMss, start, frameNs, endNs, retrans, seq, -1);
+  }
+
+  /** The same with the packet's TCP timestamp ({@code tsval}, the sender's clock; -1: none). */
+  void transmit(int flow, int totalBytes, int frameMss, long start, long frameNs, long endNs, boolean retrans,
+      long seq, long tsval) {
     this.mss = frameMss;
     Run r = pool.poll();
     if (r == null) {
@@ -171,6 +178,7 @@ final class PeerReceiver implements EventHandler {
     r.taken = 0;
     r.retrans = retrans;
     r.seq = seq;
+    r.tsval = tsval;
     int q = queueOf(flow);
     pending[q].add(r);
     armIrq(q, r.arrival(0));
@@ -232,7 +240,7 @@ final class PeerReceiver implements EventHandler {
         break;
       }
       int b = r.bytes(r.taken);
-      if (r.seq >= 0 && tcp.receive(r.flow, r.seq + (long) r.taken * r.mss, b)) {
+      if (r.seq >= 0 && tcp.receive(r.flow, r.seq + (long) r.taken * r.mss, b, r.tsval)) {
         ensureFlow(r.flow);
         holeFilled[r.flow] = true; // out of order, a gap filled or a duplicate: ACK at once
       }

@@ -50,14 +50,29 @@ final class SackReceiver {
   /** A D-SACK to report in the next ACK ({@code rx_opt.dsack}), {@code {start, end}} per flow. */
   private long[] dsack = new long[32];
   private boolean[] dsackPending = new boolean[16];
+  /** {@code ts_recent} (the TSval to echo) and {@code rcv_wup} (rcv_nxt when the last ACK left). */
+  private long[] tsRecent = new long[16];
+  private long[] rcvWup = new long[16];
 
   /**
    * A frame of {@code flow} carrying {@code [seq, seq + len)} reaches the peer's TCP; returns
    * whether the ACK must go out at once (out-of-order data queued, a gap filled, a duplicate).
    */
   boolean receive(int flow, long seq, int len) {
+    return receive(flow, seq, len, -1);
+  }
+
+  /**
+   * The same with the frame's TSval: {@code tcp_replace_ts_recent} stores it as {@code ts_recent}
+   * when the frame starts at or below {@code rcv_wup} and the timestamp does not go back
+   * ({@code tcp_paws_check} with window 0).
+   */
+  boolean receive(int flow, long seq, int len, long tsval) {
     ensure(flow);
     active[flow] = true;
+    if (tsval >= 0 && seq <= rcvWup[flow] && tsval >= tsRecent[flow]) {
+      tsRecent[flow] = tsval;
+    }
     long end = seq + len;
     long nxt = rcvNxt[flow];
     if (end <= nxt) {
@@ -116,6 +131,8 @@ final class SackReceiver {
   /** Writes the ACK of {@code flow}: {@code rcv_nxt} and the first {@link #MAX_SENT_BLOCKS} SACK blocks. */
   void fill(int flow, Packet ack) {
     ack.ackSeq = rcvNxt[flow];
+    ack.tsecr = tsRecent[flow];
+    rcvWup[flow] = rcvNxt[flow]; // tcp_select_window: the window is advertised up to here
     int d = 0;
     if (dsackPending[flow]) {
       dsackPending[flow] = false; // reported once
@@ -266,6 +283,8 @@ final class SackReceiver {
       numSacks = Arrays.copyOf(numSacks, n);
       dsack = Arrays.copyOf(dsack, 2 * n);
       dsackPending = Arrays.copyOf(dsackPending, n);
+      tsRecent = Arrays.copyOf(tsRecent, n);
+      rcvWup = Arrays.copyOf(rcvWup, n);
     }
   }
 }

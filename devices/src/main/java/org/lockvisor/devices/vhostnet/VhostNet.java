@@ -271,6 +271,11 @@ public final class VhostNet implements NetDevice {
   }
 
   @Override
+  public long rxTsecr(Task t) {
+    return driver.receiving().tsecr;
+  }
+
+  @Override
   public int rxSackBlocks(Task t, long[] out) {
     Packet p = driver.receiving();
     System.arraycopy(p.sack, 0, out, 0, 2 * p.sacks);

@@ -190,6 +190,7 @@ final class VirtioNetDriver {
           p.bytes = bytes.applyAsInt(t);
           p.retrans = retransmission.test(t);
           p.seq = seq.applyAsLong(t);
+          p.tsval = p.seq >= 0 ? t.machine().sim().now() : -1; // tcp_transmit_skb's TSval
           p.acked = txAckBytes;
           txAckBytes = 0;
           checkState(p.bytes > 0, "%s: transmit of %s bytes", dev.name(), p.bytes);

@@ -58,6 +58,8 @@ import org.lockvisor.workloads.spi.WorkloadContext;
  * report belong beside them (the TCP state machine itself is in {@link SackSender}).
  */
 public final class IperfWorkload implements Workload, EventHandler {
+  /** One queued ACK: cumulative ACK, TSecr, block count, 3 blocks. */
+  private static final int ACK_ENTRY = 9;
   private static final TaskAttachment<Stream> STREAM = TaskAttachment.of("iperf stream", Stream.class);
 
   private final String name;
@@ -124,7 +126,7 @@ public final class IperfWorkload implements Workload, EventHandler {
     long segSeq; // the packet's first sequence number
     long retransK; // the scoreboard segment being retransmitted
     /** Recovery 3.0: ACKs not yet processed (the socket backlog), {ack, n, 3 blocks} each, in order. */
-    long[] ackQ = new long[8 * 4];
+    long[] ackQ = new long[ACK_ENTRY * 4];
     int ackQHead;
     int pendingAcks;
     final long[] ackSack = new long[6];
@@ -340,34 +342,36 @@ public final class IperfWorkload implements Workload, EventHandler {
 
   /** Recovery 3.0: the received ACK joins the stream's queue (processed at once unless the socket is owned). */
   private void queueAck(Stream s, long ack, Task t) {
-    int cap = s.ackQ.length / 8;
+    int cap = s.ackQ.length / ACK_ENTRY;
     if (s.pendingAcks == cap) { // grows to the deepest backlog seen, then stays
       long[] q = new long[s.ackQ.length * 2];
       for (int i = 0; i < cap; i++) {
-        System.arraycopy(s.ackQ, 8 * ((s.ackQHead + i) % cap), q, 8 * i, 8);
+        System.arraycopy(s.ackQ, ACK_ENTRY * ((s.ackQHead + i) % cap), q, ACK_ENTRY * i, ACK_ENTRY);
       }
       s.ackQ = q;
       s.ackQHead = 0;
       cap *= 2;
     }
-    int e = 8 * ((s.ackQHead + s.pendingAcks) % cap);
+    int e = ACK_ENTRY * ((s.ackQHead + s.pendingAcks) % cap);
     s.ackQ[e] = ack;
-    s.ackQ[e + 1] = dev.rxSackBlocks(t, s.ackSack);
-    System.arraycopy(s.ackSack, 0, s.ackQ, e + 2, 6);
+    s.ackQ[e + 1] = dev.rxTsecr(t);
+    s.ackQ[e + 2] = dev.rxSackBlocks(t, s.ackSack);
+    System.arraycopy(s.ackSack, 0, s.ackQ, e + 3, 6);
     s.pendingAcks++;
   }
 
   /** tcp_ack of what arrived (in the softirq, or from the backlog at release_sock). */
   private void processPending(Stream s) {
     if (s.tcp != null) {
-      int cap = s.ackQ.length / 8;
-      int e = 8 * s.ackQHead;
+      int cap = s.ackQ.length / ACK_ENTRY;
+      int e = ACK_ENTRY * s.ackQHead;
       long ack = s.ackQ[e];
-      int n = (int) s.ackQ[e + 1];
-      System.arraycopy(s.ackQ, e + 2, s.ackSack, 0, 2 * n);
+      long tsecr = s.ackQ[e + 1];
+      int n = (int) s.ackQ[e + 2];
+      System.arraycopy(s.ackQ, e + 3, s.ackSack, 0, 2 * n);
       s.ackQHead = (s.ackQHead + 1) % cap;
       s.pendingAcks--;
-      onAck3(s, ack, s.ackSack, n); // one ACK per tcp_v4_do_rcv, as __release_sock feeds the backlog
+      onAck3(s, ack, s.ackSack, n, tsecr); // one ACK per tcp_v4_do_rcv, as __release_sock feeds the backlog
       return;
     }
     long acked = s.pendingAcked;
@@ -566,12 +570,17 @@ public final class IperfWorkload implements Workload, EventHandler {
 
   /** Recovery 3.0: {@code tcp_ack} of the cumulative ACK {@code ack} with {@code n} SACK blocks. */
   void onAck3(Stream s, long ack, long[] blocks, int n) {
+    onAck3(s, ack, blocks, n, -1);
+  }
+
+  /** The same with the ACK's TSecr (ns of the guest's clock, -1: none). */
+  void onAck3(Stream s, long ack, long[] blocks, int n, long tsecr) {
     closeIntervals();
     SackSender tcp = s.tcp;
     long now = machine.sim().now();
     long prevUna = tcp.q.sndUna;
     long prevEvents = tcp.recoveries + tcp.timeouts;
-    if (ack >= 0 && tcp.onAck(ack, blocks, n, now)) {
+    if (ack >= 0 && tcp.onAck(ack, blocks, n, tsecr, now)) {
       s.xmitRetrans = true;
     }
     long acked = tcp.q.sndUna - prevUna;

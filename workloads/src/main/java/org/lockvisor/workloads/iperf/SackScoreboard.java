@@ -54,7 +54,8 @@ final class SackScoreboard {
   boolean undo; // undo_marker != 0
   long undoMarker;
   int undoRetrans;
-  boolean retransStamp; // retrans_stamp != 0
+  /** {@code retrans_stamp}: the jiffy of the episode's first retransmission, 0 for none. */
+  long retransStamp;
   private long retransmitHigh;
   private long lostRetransLow;
   private long lostHint = -1;
@@ -115,8 +116,8 @@ final class SackScoreboard {
     return -1;
   }
 
-  /** {@code tcp_retransmit_skb} succeeded for segment {@code k}. */
-  void retransmitted(long k) {
+  /** {@code tcp_retransmit_skb} succeeded for segment {@code k} at {@code jiffies}. */
+  void retransmitted(long k, long jiffies) {
     if (retransOut == 0) {
       lostRetransLow = sndNxt;
     }
@@ -124,7 +125,9 @@ final class SackScoreboard {
     tag[i] |= RETRANS | EVER_RETRANS;
     rexmitNxt[i] = sndNxt;
     retransOut++;
-    retransStamp = true;
+    if (retransStamp == 0) {
+      retransStamp = jiffies; // "Save stamp of the first retransmit."
+    }
     undoRetrans++;
     retransmitted++;
   }

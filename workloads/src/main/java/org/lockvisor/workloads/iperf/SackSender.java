@@ -71,6 +71,9 @@ final class SackSender {
   static final long OWNED_RETRY_NS = 50_000_000L;
 
   final int mss;
+  private final long tickNs;
+  /** The TSecr of the ACK being processed, as a guest jiffy; -1 for none. */
+  private long rcvTsecr = -1;
   /** snd_cwnd, snd_cwnd_cnt, snd_ssthresh and CUBIC. */
   final Cubic30 cc;
   /** The retransmission queue, its counters, reordering and undo counters. */
@@ -94,6 +97,7 @@ final class SackSender {
   SackSender(int mss, int initCwnd, long rwndBytes, long tickNs) {
     this.mss = mss;
     this.q = new SackScoreboard(mss);
+    this.tickNs = tickNs;
     this.cc = new Cubic30(initCwnd, (int) Math.max(2, Math.min(Integer.MAX_VALUE, rwndBytes / mss + 1)), tickNs);
   }
 
@@ -130,7 +134,7 @@ final class SackSender {
     if (k == q.head) {
       timerNs = now + rtoNs;
     }
-    q.retransmitted(k);
+    q.retransmitted(k, jiffies(now));
   }
 
   /**
@@ -138,6 +142,12 @@ final class SackSender {
    * whether {@code tcp_xmit_retransmit_queue} runs after it (Recovery or Loss).
    */
   boolean onAck(long ack, long[] blocks, int n, long now) {
+    return onAck(ack, blocks, n, -1, now);
+  }
+
+  /** The same with the ACK's TSecr ({@code tsecrNs}, the guest's clock when the echoed data left; -1: none). */
+  boolean onAck(long ack, long[] blocks, int n, long tsecrNs, long now) {
+    rcvTsecr = tsecrNs < 0 ? -1 : jiffies(tsecrNs);
     long priorSndUna = q.sndUna;
     if (ack < q.sndUna) { // old_ack
       if (n > 0) {
@@ -187,7 +197,7 @@ final class SackSender {
       q.markHeadLost(q.facketsOut - q.reordering, false, highSeq);
     }
     if (state == OPEN) {
-      q.retransStamp = false;
+      q.retransStamp = 0;
     } else if (q.sndUna >= highSeq) {
       switch (state) {
         case LOSS -> {
@@ -250,7 +260,7 @@ final class SackSender {
     }
     if (!timeToRecover()) {
       if (!q.anyRetransDone()) {
-        q.retransStamp = false;
+        q.retransStamp = 0;
       }
       tryKeepOpen(); // tcp_try_to_open
       moderateCwnd();
@@ -334,7 +344,20 @@ final class SackSender {
 
   /** {@code tcp_may_undo}. */
   private boolean mayUndo() {
-    return q.undo && (q.undoRetrans == 0 || !q.retransStamp);
+    return q.undo && (q.undoRetrans == 0 || packetDelayed());
+  }
+
+  /**
+   * {@code tcp_packet_delayed}: nothing retransmitted, or the ACK echoes a timestamp older than the
+   * first retransmission (the original arrived, not the retransmission).
+   */
+  private boolean packetDelayed() {
+    return q.retransStamp == 0 || (rcvTsecr > 0 && rcvTsecr < q.retransStamp);
+  }
+
+  /** {@code tcp_time_stamp} of {@code ns} (0 never: it marks "none"). */
+  private long jiffies(long ns) {
+    return ns / tickNs + 1;
   }
 
   /** {@code tcp_undo_cwr}: cwnd back to CUBIC's undo_cwnd, ssthresh to its prior value. */
@@ -372,7 +395,7 @@ final class SackSender {
     boolean failed = q.facketsOut > q.reordering;
     if (mayUndo()) {
       if (!q.anyRetransDone()) {
-        q.retransStamp = false;
+        q.retransStamp = 0;
       }
       q.updateReordering(q.facketsOut + acked);
       undoCwr(false);

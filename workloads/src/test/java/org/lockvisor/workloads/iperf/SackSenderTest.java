@@ -210,4 +210,31 @@ class SackSenderTest {
     assertThat(s.state).isEqualTo(SackSender.OPEN);
     assertThat(s.recoveries).isZero();
   }
+
+  /**
+   * tcp_packet_delayed with timestamps: "before(tp->rx_opt.rcv_tsecr, tp->retrans_stamp)". A partial
+   * ACK echoing the original's TSval (older than the first retransmission's jiffy) is undone at once
+   * by tcp_try_undo_partial (which also raises reordering to fackets_out + acked); one echoing the
+   * retransmission's is not.
+   */
+  @Test
+  void aPartialAckEchoingTheOriginalsTimestamp_undoesTheCut_theRetransmissionsDoesNot() {
+    for (boolean original : new boolean[] {true, false}) {
+      SackSender s = sent(40, 40); // sent at t = 0
+      ack(s, 0, seg(3, 10));
+      assertThat(s.state).isEqualTo(SackSender.RECOVERY);
+      long rexmitAt = 5_000 * US; // five jiffies later at HZ 1000
+      s.retransmitted(s.nextRetransmit(), rexmitAt);
+      s.sendNew(30 * MSS, rexmitAt);
+      s.onAck(10 * MSS, new long[0], 0, original ? 0 : rexmitAt, 6_000 * US);
+      if (original) {
+        assertThat(s.undos).isEqualTo(1);
+        assertThat(s.q.reordering).isEqualTo(10); // fackets_out 0 + 10 acked
+        assertThat(s.cwnd()).isGreaterThan(40 * 717 / 1024);
+      } else {
+        assertThat(s.undos).isZero();
+        assertThat(s.q.reordering).isEqualTo(9); // from the hole filled without retransmission
+      }
+    }
+  }
 }
