@@ -26,6 +26,9 @@ import java.util.Arrays;
  *       block ({@code tcp_established_options}: {@code duplicate_sack} before
  *       {@code selective_acks}, 3 blocks in all); a duplicate contiguous with the one pending
  *       extends it (GRO would have merged the two frames into one skb).
+ *   <li>Timestamps: {@code tcp_replace_ts_recent} keeps the TSval of data at or below
+ *       {@code rcv_wup} (rcv_nxt when the last ACK left) as {@code ts_recent} unless it goes back
+ *       ({@code tcp_paws_check}, window 0); each ACK echoes it as TSecr.
  * </ul>
  * Not modelled: the receive window (the model's sender is limited by its own {@code rwnd}); with
  * vhost-net's {@code tcp-timestamps: false} 4 blocks would fit, the model still sends 3.

@@ -28,16 +28,16 @@ package org.lockvisor.workloads.iperf;
  *   <li>Reordering ({@code tcp_update_reordering}): a never-retransmitted segment SACKed or
  *       acknowledged inside a hole raises {@code reordering} (up to 127) and turns FACK off; the
  *       reduction is undone ({@code tcp_undo_cwr}: CUBIC's {@code undo_cwnd}, {@code prior_ssthresh})
- *       when D-SACKs account for every retransmission ({@code undo_retrans} 0) or none was made
- *       ({@code retrans_stamp} 0): {@code tcp_try_undo_recovery}, {@code _partial},
+ *       when D-SACKs account for every retransmission ({@code undo_retrans} 0), none was made
+ *       ({@code retrans_stamp} 0) or the ACK's TSecr predates the first retransmission
+ *       ({@code tcp_packet_delayed}): {@code tcp_try_undo_recovery}, {@code _partial},
  *       {@code _dsack}, {@code _loss}.
  *   <li>{@code tcp_retransmit_timer}: {@code tcp_enter_loss} (every segment not SACKed lost, cwnd
  *       1, ssthresh once per window, reordering back to the sysctl), the head again,
  *       {@code icsk_rto} doubled up to {@code TCP_RTO_MAX}; a valid RTT sample (every ACK of data,
  *       with timestamps) resets the backoff ({@code tcp_set_rto}: srtt + max(mdev, TCP_RTO_MIN)).
  * </ul>
- * Not modelled: the timestamp test of {@code tcp_packet_delayed} (at these RTTs the echoed
- * timestamp and the retransmission's share a jiffy), forward retransmission
+ * Not modelled: forward retransmission
  * ({@code tcp_can_forward_retransmit}: only when nothing new may be sent; iperf always has data),
  * {@code tcp_head_timedout}, SACK reneging, F-RTO ({@code sysctl_tcp_frto} = 2: an RTO here
  * always enters Loss), HyStart, {@code tcp_time_to_recover}'s small-window rule.
@@ -339,8 +339,8 @@ final class SackSender {
   }
 
   // Undo (tcp_input.c): with no retransmission left un-D-SACKed (undo_retrans 0) or none made
-  // (retrans_stamp 0) the reduction was spurious. The timestamp test of tcp_packet_delayed is not
-  // modelled: the echoed and the retransmission's timestamps share a jiffy at these RTTs.
+  // (retrans_stamp 0), or the ACK echoes a timestamp older than the first retransmission
+  // (tcp_packet_delayed), the reduction was spurious.
 
   /** {@code tcp_may_undo}. */
   private boolean mayUndo() {
