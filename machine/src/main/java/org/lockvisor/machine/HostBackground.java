@@ -3,6 +3,7 @@ package org.lockvisor.machine;
 import java.util.SplittableRandom;
 import org.lockvisor.core.random.RandomStreams;
 import org.lockvisor.core.sim.EventHandler;
+import org.lockvisor.machine.config.HostActivity;
 
 /**
  * Runs a {@link HostActivity}'s softirqs and kworkers on the host's CPUs: one softirq and one
@@ -27,7 +28,10 @@ final class HostBackground implements EventHandler {
     kworkerRandom = new SplittableRandom[n];
     kworkers = new Task[n];
     RandomStreams streams = host.machine().sim().streams();
-    softirq = Program.interruptHandler("irq_exit").work(Math.max(1, activity.softirqNs()), "__do_softirq").build();
+    // the background interrupt's __do_softirq runs whatever else is pending on the CPU too (Kernel.irqExit)
+    softirq = Program.interruptHandler("irq_exit").work(Math.max(1, activity.softirqNs()), "__do_softirq")
+        .op(host.irqExit)
+        .build();
     Program kworkerLoop = Program.named("worker_thread")
         .op(Ops.loopWhile(t -> true, Program.named("process_one_work")
             .work(Math.max(1, activity.kworkerNs()), "process_one_work")

@@ -6,6 +6,8 @@ import static com.google.common.base.Preconditions.checkState;
 import com.google.common.collect.ImmutableList;
 import java.util.ArrayList;
 import java.util.List;
+import org.lockvisor.machine.config.HostActivity;
+import org.lockvisor.machine.config.KernelConfig;
 
 /**
  * One kernel: the host's, or a guest's. It owns CPUs, tasks, a scheduling policy and the
@@ -40,6 +42,32 @@ public final class Kernel {
   final VcpuPreemptedReads vcpuPreemptedReads;
   private HostActivity activity = HostActivity.OFF;
   private HostBackground background;
+  private PendingSoftirq[] pendingSoftirqs = new PendingSoftirq[0];
+  /**
+   * {@code irq_exit} (kernel/softirq.c 3.0.27): {@code if (!in_interrupt() &&
+   * local_softirq_pending()) invoke_softirq();} — each registered {@link PendingSoftirq} in turn
+   * (phase i asks source i), its {@code __do_softirq} run on the interrupted task's stack inside
+   * the interrupt frame, as the device interrupts' own softirqs are. Without a source it starts
+   * nothing and costs nothing.
+   */
+  final Op irqExit = new Op() {
+    @Override
+    public int execute(Task t, int phase) {
+      if (phase >= pendingSoftirqs.length) {
+        return NEXT;
+      }
+      Program p = pendingSoftirqs[phase].onIrqExit(t.cpu);
+      if (p != null) {
+        t.call(p);
+      }
+      return AGAIN; // nothing started: asked again at once with the next source
+    }
+
+    @Override
+    public String toString() {
+      return "irq_exit";
+    }
+  };
 
   Kernel(Machine machine, String name, KernelConfig config, Scheduler scheduler, Vm vm) {
     this.machine = machine;
@@ -65,6 +93,9 @@ public final class Kernel {
             return NEXT;
           }
         })
+        // smp_apic_timer_interrupt (arch/x86/kernel/apic/apic.c 3.0.27): irq_enter;
+        // local_apic_timer_interrupt; irq_exit — the tick leaves through irq_exit like any interrupt
+        .op(irqExit)
         .build();
   }
 
@@ -220,6 +251,18 @@ public final class Kernel {
 
   public HostActivity hostActivity() {
     return activity;
+  }
+
+  /**
+   * Registers a source of softirqs that stay pending on a CPU ({@link PendingSoftirq}): this
+   * kernel's timer tick, its reschedule IPIs that ran a wake list and its background softirq
+   * interrupts run them at their {@code irq_exit}. Call before the simulation runs.
+   */
+  public void addPendingSoftirq(PendingSoftirq source) {
+    checkArgument(source != null, "pending softirq source must be set");
+    PendingSoftirq[] a = java.util.Arrays.copyOf(pendingSoftirqs, pendingSoftirqs.length + 1);
+    a[a.length - 1] = source;
+    pendingSoftirqs = a;
   }
 
   /** Softirqs raised by the host background so far. */

@@ -9,6 +9,8 @@ import java.util.List;
 import org.lockvisor.core.account.CpuTimeAccount;
 import org.lockvisor.core.account.SymbolTable;
 import org.lockvisor.core.sim.Simulation;
+import org.lockvisor.machine.config.HypervisorConfig;
+import org.lockvisor.machine.config.KernelConfig;
 
 /**
  * The simulated machine: one host kernel on physical CPUs, and VMs whose vCPU threads are host
@@ -40,6 +42,7 @@ public final class Machine {
   private Kernel host;
   private MachineTrace trace = MachineTrace.NONE;
   private CacheLines cacheLines;
+  private InterpreterInvariants interpreterInvariants;
   private final int symSchedule;
   /** Schedule exploration: perturbs the duration of every piece of work; null when off. */
   WorkJitter workJitter;
@@ -254,6 +257,18 @@ public final class Machine {
 
   void onTaskExit(Task t) {
     // hook for statistics; nothing yet
+  }
+
+  /**
+   * For invariant checkers (invariant mode): null when the interpreter's own state is consistent
+   * now, else the first violation ({@link InterpreterInvariants} lists what is checked). It reads
+   * the run state, which is not public, and changes nothing but its own scratch arrays.
+   */
+  public String interpreterViolation() {
+    if (interpreterInvariants == null) {
+      interpreterInvariants = new InterpreterInvariants(this);
+    }
+    return interpreterInvariants.violation();
   }
 
   /** Flushes accounting on every CPU (call before reading CPU time). */

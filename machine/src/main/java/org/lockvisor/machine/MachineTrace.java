@@ -1,5 +1,6 @@
 package org.lockvisor.machine;
 
+
 /** Machine-level events for tracing, statistics and invariant checks; all default to nothing. */
 public interface MachineTrace {
 

@@ -22,7 +22,8 @@ public final class SharedLine {
   private long transfers;
   private long transferNs;
 
-  SharedLine(CacheLines pricing, String name) {
+  /** A line priced by {@code pricing}; lines are made by the machine's {@link CacheLines}, not by plugins. */
+  public SharedLine(CacheLines pricing, String name) {
     this.pricing = pricing;
     this.name = name;
   }

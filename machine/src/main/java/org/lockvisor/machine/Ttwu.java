@@ -1,6 +1,8 @@
 package org.lockvisor.machine;
 
 import java.util.function.Function;
+import org.lockvisor.machine.config.KernelConfig;
+import org.lockvisor.machine.config.TtwuQueueMode;
 
 /**
  * One kernel's wakeup machinery beside the scheduler hooks, after kernel/sched/core.c ({@code
@@ -39,8 +41,15 @@ final class Ttwu {
         .op(new Op() {
           @Override
           public int execute(Task t, int phase) {
-            drainWakeList(t.cpu);
-            return NEXT;
+            if (phase == 0) {
+              // scheduler_ipi (kernel/sched.c 3.0.27): an empty wake list returns at once; a
+              // non-empty one runs between irq_enter() and irq_exit(), whose exit runs what
+              // softirqs are pending (Kernel.irqExit)
+              boolean queued = !t.cpu.wakeList.isEmpty();
+              drainWakeList(t.cpu);
+              return queued ? AGAIN : NEXT;
+            }
+            return kernel.irqExit.execute(t, phase - 1);
           }
         })
         .build();

@@ -1,5 +1,6 @@
 package org.lockvisor.machine;
 
+
 /**
  * What the hypervisor tells a guest's {@code vcpu_is_preempted(cpu)} about one vCPU. The arch
  * profile chooses the semantics; the answer is computed from the true state of the vCPU thread.

@@ -178,7 +178,7 @@ public final class VcpuTask extends Task {
   /**
    * The x86 KVM_HC_KICK_CPU handler after {@link #pvKick} of {@code target} (called on the
    * kicker): {@code kvm_sched_yield(vcpu->kvm, a1)} when the VM's hypervisor has the queue-head
-   * boost ({@link HypervisorConfig#kickYield}, 266e85a5ec91): if the kicked vCPU is {@code ready}
+   * boost ({@link org.lockvisor.machine.config.HypervisorConfig#kickYield}, 266e85a5ec91): if the kicked vCPU is {@code ready}
    * (woken by the kick, or preempted, and not run since), {@code kvm_vcpu_yield_to} it. Returns
    * whether {@code yield_to} boosted it; the handler then calls {@code schedule()} as {@code
    * yield_to} does.

@@ -4,6 +4,10 @@ import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
 import java.util.ArrayList;
 import java.util.List;
+import org.lockvisor.machine.config.DirectedYield;
+import org.lockvisor.machine.config.HypervisorConfig;
+import org.lockvisor.machine.config.KernelConfig;
+import org.lockvisor.machine.config.SpinTrapConfig;
 
 /**
  * A virtual machine: a guest kernel whose CPUs are run by vCPU threads of the host kernel, and

@@ -6,7 +6,7 @@
  * <h2>The plugin API</h2>
  *
  * <p>This package is the only machine code a lock, device, workload or scheduler plugin imports,
- * and of it only these types (held by {@code PluginApiTest} in {@code examples} for the example
+ * and these are its public types (held by {@code PluginApiTest} in {@code examples} for the example
  * plugins, the archetypes' classes made from them and every name the archetypes' templates
  * mention; that test also keeps its list and this one the same):
  *
@@ -24,7 +24,14 @@
  *   <li>where it runs: {@link org.lockvisor.machine.Kernel}, {@link org.lockvisor.machine.Cpu},
  *       {@link org.lockvisor.machine.Vm}, {@link org.lockvisor.machine.VcpuTask} and {@link
  *       org.lockvisor.machine.Machine} (the simulation clock, symbols, host threads), {@link
- *       org.lockvisor.machine.SharedLine} (a cache line priced by where it was);
+ *       org.lockvisor.machine.SharedLine} (a cache line priced by where it was), {@link
+ *       org.lockvisor.machine.VcpuPreemptedReads} (what a spin's {@code vcpu_is_preempted} reads
+ *       cost the kernel, and how many it made), {@link org.lockvisor.machine.VcpuPreemptedHook}
+ *       (what the architecture's {@code vcpu_is_preempted} answers), {@link
+ *       org.lockvisor.machine.CacheLines} (the machine's pricing of its shared lines);
+ *   <li>what a run shows: {@link org.lockvisor.machine.MachineTrace} (what the interpreter tells
+ *       a trace: switches, exits, IPIs, spins) and {@link org.lockvisor.machine.YieldStats} (a
+ *       VM's pause-loop exits, directed yields and kicks);
  *   <li>for scheduler plugins: {@link org.lockvisor.machine.Scheduler}, {@link
  *       org.lockvisor.machine.SchedStats}, {@link org.lockvisor.machine.MigrationCause}, {@link
  *       org.lockvisor.machine.CpuTopology}.
@@ -38,17 +45,16 @@
  * org.lockvisor.machine.Task#poke}. Sleepers wait on a {@link org.lockvisor.machine.WaitQueue}
  * (or a plugin's own list) and are woken with {@link org.lockvisor.machine.Ops#wake}.
  *
- * <p>The other public types build and observe a machine ({@code KernelConfig}, {@code
- * HypervisorConfig}, {@code CacheLines}, {@code TtwuQueueMode}, {@code SpinTrapConfig}, {@code
- * DirectedYield}, {@code HostActivity}, {@code VcpuPreemptedHook}, {@code MachineTrace}, {@code
- * MachineInvariants}, {@code InvariantViolation}, {@code YieldStats}, {@code
- * VcpuPreemptedReads}): the composition root, the test kits and hand-assembled machines use
- * them; a plugin does not. The interpreter's own types ({@code Activity}, {@code Ttwu}, {@code
- * TaskWatchers}, {@code IrqSavedContext}, {@code HostBackground}) are not public, nor are its
- * members of the API types: a program's op array ({@code Program.op}, {@code ops}, {@code
- * length}: a plugin builds programs and never steps one), the CPU's run state ({@code
- * Cpu.canRun}, {@code powered}, {@code hasPendingInterrupts}) and the wakeup path's {@code
- * Kernel.activate} and reschedule IPI handler (a plugin wakes with {@link
- * org.lockvisor.machine.Ops#wake}).
+ * <p>Nothing else in this package is public: the interpreter's own types ({@code Activity},
+ * {@code Ttwu}, {@code TaskWatchers}, {@code IrqSavedContext}, {@code HostBackground}, {@code
+ * InterpreterInvariants}) and its members of the API types — a program's op array ({@code
+ * Program.op}, {@code ops}, {@code length}: a plugin builds programs and never steps one), the
+ * CPU's run state ({@code Cpu.canRun}, {@code powered}, {@code hasPendingInterrupts}), the
+ * wakeup path's {@code Kernel.activate} and reschedule IPI handler (a plugin wakes with {@link
+ * org.lockvisor.machine.Ops#wake}), the fields the interpreter steps. The types that build a
+ * machine's kernels and hypervisor are set with live in {@code org.lockvisor.machine.config} and
+ * invariant mode in {@code org.lockvisor.machine.observe}: the composition root, the test kits
+ * and hand-assembled machines use them; a plugin does not (its options and costs reach it through
+ * its kind's context).
  */
 package org.lockvisor.machine;

@@ -6,9 +6,9 @@ import org.junit.jupiter.api.Test;
 import org.lockvisor.arch.catalog.ArchProfiles;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.arch.spi.CostKey;
-import org.lockvisor.machine.HypervisorConfig;
-import org.lockvisor.machine.SpinTrapConfig;
 import org.lockvisor.machine.VcpuPreemptedHook;
+import org.lockvisor.machine.config.HypervisorConfig;
+import org.lockvisor.machine.config.SpinTrapConfig;
 
 /** Each built-in profile's hypervisor behaviour reaches the machine as its profile says. */
 class PlatformsTest {

@@ -12,14 +12,14 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.lockvisor.core.sim.Simulation;
-import org.lockvisor.machine.HypervisorConfig;
-import org.lockvisor.machine.KernelConfig;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.Task;
 import org.lockvisor.machine.Vm;
 import org.lockvisor.machine.WaitQueue;
+import org.lockvisor.machine.config.HypervisorConfig;
+import org.lockvisor.machine.config.KernelConfig;
 import org.lockvisor.scheduler.builtin.CfsScheduler;
 
 /** trace.json parses back as Chrome trace events: named tracks, non-overlapping run slices, spins, exits. */
@@ -111,7 +111,7 @@ class ChromeTraceTest {
   void remoteWakeOfAnIdleCpu_sendsAnIpi_recordedOnTheTargetCpu() throws Exception {
     Simulation sim = new Simulation(4);
     Machine machine = new Machine(sim);
-    machine.createHost("host", 2, KernelConfig.zeroCost(MS).withTtwu(org.lockvisor.machine.TtwuQueueMode.NEVER, 100, 300, 1 * US, 1 * US, false), CfsScheduler.withDefaults());
+    machine.createHost("host", 2, KernelConfig.zeroCost(MS).withTtwu(org.lockvisor.machine.config.TtwuQueueMode.NEVER, 100, 300, 1 * US, 1 * US, false), CfsScheduler.withDefaults());
     ChromeTrace trace = ChromeTrace.attach(machine, 10_000);
     WaitQueue wq = new WaitQueue("wq");
     boolean[] ready = {false};

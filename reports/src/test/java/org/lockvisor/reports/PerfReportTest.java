@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.within;
 
 import org.junit.jupiter.api.Test;
 import org.lockvisor.core.sim.Simulation;
-import org.lockvisor.machine.HypervisorConfig;
-import org.lockvisor.machine.KernelConfig;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.Vm;
+import org.lockvisor.machine.config.HypervisorConfig;
+import org.lockvisor.machine.config.KernelConfig;
 import org.lockvisor.scheduler.builtin.RoundRobinScheduler;
 
 /**

@@ -8,6 +8,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.lockvisor.core.sim.EventHandler;
 import org.lockvisor.core.sim.Simulation;
+import org.lockvisor.machine.config.DirectedYield;
+import org.lockvisor.machine.config.HypervisorConfig;
+import org.lockvisor.machine.config.KernelConfig;
+import org.lockvisor.machine.config.SpinTrapConfig;
 import org.lockvisor.scheduler.builtin.CfsScheduler;
 
 /**

@@ -6,6 +6,8 @@ import java.util.HashSet;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.lockvisor.core.sim.Simulation;
+import org.lockvisor.machine.config.HostActivity;
+import org.lockvisor.machine.config.KernelConfig;
 import org.lockvisor.scheduler.builtin.CfsScheduler;
 
 /**

@@ -8,6 +8,10 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.lockvisor.core.sim.Simulation;
+import org.lockvisor.machine.config.HypervisorConfig;
+import org.lockvisor.machine.config.KernelConfig;
+import org.lockvisor.machine.config.TtwuQueueMode;
+import org.lockvisor.machine.observe.MachineInvariants;
 import org.lockvisor.scheduler.builtin.RoundRobinScheduler;
 
 /**

@@ -12,9 +12,9 @@ import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.Task;
-import org.lockvisor.machine.TtwuQueueMode;
 import org.lockvisor.machine.Vm;
 import org.lockvisor.machine.WaitQueue;
+import org.lockvisor.machine.config.TtwuQueueMode;
 import org.lockvisor.scheduler.builtin.CfsScheduler;
 import org.lockvisor.scheduler.builtin.PowervmDispatchScheduler;
 

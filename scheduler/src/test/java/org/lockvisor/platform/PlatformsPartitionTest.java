@@ -6,11 +6,11 @@ import org.junit.jupiter.api.Test;
 import org.lockvisor.arch.catalog.ArchProfiles;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.core.sim.Simulation;
-import org.lockvisor.machine.HypervisorConfig;
-import org.lockvisor.machine.KernelConfig;
 import org.lockvisor.machine.Machine;
-import org.lockvisor.machine.TtwuQueueMode;
 import org.lockvisor.machine.Vm;
+import org.lockvisor.machine.config.HypervisorConfig;
+import org.lockvisor.machine.config.KernelConfig;
+import org.lockvisor.machine.config.TtwuQueueMode;
 import org.lockvisor.scheduler.builtin.CfsScheduler;
 import org.lockvisor.scheduler.builtin.PowervmDispatchScheduler;
 

@@ -10,7 +10,6 @@ import org.lockvisor.machine.Kernel;
 import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.Task;
-import org.lockvisor.machine.TaskState;
 
 /**
  * The guest-receive direction's world outside the guest (issue 32): an external iperf 2 client
@@ -25,14 +24,16 @@ import org.lockvisor.machine.TaskState;
  * CPUs); the NIC serves its non-empty transmit queues in turn, one frame each, so the frames of
  * the queues' current packets interleave on the wire [issue 32's premise; the 82599's transmit
  * arbitration granularity is not verified here]. A frame tap-dropped on the host is a hole the
- * sender learns of only from the guest: the guest's next ACK of that flow carries it (SACK /
- * duplicate ACKs, 3.0.27 net/ipv4/tcp_input.c {@code tcp_sacktag_write_queue}), or, when no ACK
- * of the flow comes, the retransmission timer after {@code TCP_RTO_MIN} (include/net/tcp.h
- * 3.0.27: {@code HZ/5}, 200 ms); lost bytes are then resent first (no congestion control: the
- * sender's window is fixed; a simplification). The host's drop itself tells the sender nothing.
+ * sender learns of only from the guest: the guest's ACKs of that flow SACK the segments above it
+ * (3.0.27 net/ipv4/tcp_input.c {@code tcp_sacktag_write_queue}) and the sender retransmits once
+ * more than {@code tp->reordering} = 3 segments from the hole on are SACKed ({@code
+ * tcp_time_to_recover}, FACK), or, when too few follow, its retransmission timer fires ({@code
+ * TCP_RTO_MIN} 200 ms, doubled per consecutive timeout up to {@code TCP_RTO_MAX}): {@link
+ * ExternalSender}. The host's drop itself tells the sender nothing.
  *
  * <p><b>The host NIC</b> (drivers/net/ixgbe/ixgbe_main.c, 3.0.27): a frame reaches the receive
- * queue its flow's Flow Director filter names. ATR ({@code ixgbe_atr}) programs that filter from
+ * queue its flow's Flow Director filter names, and takes one of the queue's {@code rx-descriptors}
+ * receive descriptors ({@link #arrive}); a frame finding none is dropped. ATR ({@code ixgbe_atr}) programs that filter from
  * the host's own transmits: the queue a transmit uses is {@code smp_processor_id()} folded into
  * the queue count ({@code ixgbe_select_queue} when {@code IXGBE_FLAG_FDIR_HASH_CAPABLE}), the
  * first packet of a flow (its SYN) is always sampled and then every {@code atr_sample_rate} = 20th
@@ -44,7 +45,9 @@ import org.lockvisor.machine.TaskState;
  * one (ixgbe dynamic ITR, {@code ixgbe_update_itr}); NAPI polls up to the budget (weight 64) of
  * frames again and again while a poll fills its budget, within 3.0's softirq bounds ({@code
  * netdev_budget} 300 and 2 jiffies per {@code net_rx_action}, 10 restarts, then {@code
- * ksoftirqd}: {@link #buildQueue}).
+ * ksoftirqd}: {@link NetRxSoftirq}). A queue left to {@code ksoftirqd} stays pending on its CPU,
+ * and the next hard interrupt there — the timer tick, a reschedule IPI — runs it at its {@code
+ * irq_exit}.
  *
  * <p><b>GRO</b> (net/core/dev.c 3.0.27 {@code dev_gro_receive}): a frame merges into the held skb
  * of its flow (at most {@code MAX_SKB_FRAGS} frames and 64 KiB, {@code skb_gro_receive}); a frame
@@ -68,35 +71,25 @@ final class GuestReceive implements EventHandler {
   private static final int EV_IRQ = 2;
   static final int EV_ACK = 3;
   static final int EV_RTO = 4;
-  /** include/net/tcp.h 3.0.27: {@code #define TCP_INIT_CWND 10} segments. */
-  static final int INIT_CWND_SEGMENTS = 10;
-  /** net/ipv4/tcp_cubic.c 3.0.27: {@code static int beta __read_mostly = 717;} (/1024), the decrease. */
-  static final int CUBIC_BETA = 717;
-  /** include/net/tcp.h 3.0.27: {@code #define TCP_RTO_MIN ((unsigned)(HZ/5))}, 200 ms. */
-  static final long RTO_MIN_NS = 200_000_000L;
+  /** An ACK in the back channel that only SACKs (a hole of its flow is open): it does not advance {@code snd_una}. */
+  static final long SACK_ONLY = 1L << 62;
 
   private final Simulation sim;
   private final Kernel host;
   private final VhostNetConfig config;
-  private final VhostNetStats stats;
+  private final VhostNetCounters stats;
   private final Packet.Pool pool;
   final int streams;
-  private final long window;
   private final int mss;
   private final int sizeGoal;
   private final long frameNs;
   // sender
-  final long[] inflight;
-  final long[] resend;
-  /** Bytes of a flow dropped on the host, not yet known to the sender (no guest ACK since). */
+  final ExternalSender sender;
+  /** Bytes of a flow dropped on the host, not yet known to the sender (too few segments SACKed above). */
   final long[] unreported;
+  /** Bytes of a flow the guest received (and SACKs) above its open hole. */
+  private final long[] sackedAbove;
   private final boolean[] rtoArmed;
-  /** Congestion window and threshold; bytes sent, bytes resolved (ACKed or reported lost), recovery point. */
-  final long[] cwnd;
-  private final long[] ssthresh;
-  private final long[] sent;
-  private final long[] resolved;
-  private final long[] recover;
   private final int outQueues;
   private final int[] cursor;
   private final int[] curFlow;
@@ -120,23 +113,13 @@ final class GuestReceive implements EventHandler {
   private final long[] lastIrq;
   private final Program[] irq;
   final ArrayDeque<Packet>[] ready;
+  /** {@code ethtool -G rx}: descriptors per receive ring; frames a poll took, not yet refilled. */
+  private final int rxDescriptors;
+  private final int[] unrefilled;
   // GRO list per queue (a poll of one queue at a time per queue), and where its skbs go up
   private final GroTable[] gro;
-  // softirq bounds and ksoftirqd (kernel/softirq.c, net/core/dev.c 3.0.27)
-  /** net/core/dev.c 3.0.27: {@code int netdev_budget __read_mostly = 300}. */
-  static final int NETDEV_BUDGET = 300;
-  /** kernel/softirq.c 3.0.27: {@code #define MAX_SOFTIRQ_RESTART 10}. */
-  static final int MAX_SOFTIRQ_RESTART = 10;
-  private final Program[] softirq;
-  private final Program[] softirqThenResched;
-  private final int[] rxBudget;
-  private final long[] rxStart;
-  private final int[] restartsLeft;
-  private final boolean[] softirqPending;
-  /** Queues whose NAPI a CPU's ksoftirqd owns (still scheduled, interrupt masked). */
-  private final boolean[] deferred;
-  private Task[] ksoftirqd;
-  private Program[] wakeKsoftirqd;
+  /** NET_RX softirq bounds, ksoftirqd and irq_exit (kernel/softirq.c 3.0.27), built with the first queue. */
+  NetRxSoftirq softirqs;
   private final GroTable.Sink[] up;
   private final boolean[] complete;
 
@@ -145,12 +128,10 @@ final class GuestReceive implements EventHandler {
   long skbs;
   long unmergedFrames;
   long tapDrops;
+  /** Frames that found their receive ring full (the NIC's {@code rx_missed_errors}). */
+  long rxMissed;
   long skbBytes;
   long irqs;
-  /** net_rx_action runs cut short by the budget or the time limit ({@code sd->time_squeeze}). */
-  long timeSqueezes;
-  long ksoftirqdWakes;
-  long ksoftirqdRuns;
   /** Queue interrupts raised on the CPU the vhost worker last ran on / while it ran there. */
   long irqsOnWorkerCpu;
   long irqsHittingWorker;
@@ -158,7 +139,7 @@ final class GuestReceive implements EventHandler {
   Task worker;
 
   @SuppressWarnings("unchecked")
-  GuestReceive(Simulation sim, Kernel host, VhostNetConfig config, VhostNetStats stats, Packet.Pool pool,
+  GuestReceive(Simulation sim, Kernel host, VhostNetConfig config, VhostNetCounters stats, Packet.Pool pool,
       int streams, long windowBytes, int hostQueues, FlowDirector fdir) {
     checkArgument(streams > 0, "streams must be positive: %s", streams);
     checkArgument(windowBytes >= config.mss(), "receive window %s below one MSS", windowBytes);
@@ -168,21 +149,13 @@ final class GuestReceive implements EventHandler {
     this.stats = stats;
     this.pool = pool;
     this.streams = streams;
-    this.window = windowBytes;
     this.mss = config.mss();
     this.sizeGoal = Math.max(mss, (65536 - 1 - 40 - 14) / mss * mss);
     this.frameNs = Math.max(1, (long) (mss + config.frameOverhead()) * 8000 / config.lineRateMbps());
-    this.inflight = new long[streams];
-    this.resend = new long[streams];
+    this.sender = new ExternalSender(streams, windowBytes, mss);
     this.unreported = new long[streams];
+    this.sackedAbove = new long[streams];
     this.rtoArmed = new boolean[streams];
-    this.cwnd = new long[streams];
-    Arrays.fill(cwnd, Math.min(windowBytes, (long) INIT_CWND_SEGMENTS * config.mss()));
-    this.ssthresh = new long[streams];
-    Arrays.fill(ssthresh, Long.MAX_VALUE);
-    this.sent = new long[streams];
-    this.resolved = new long[streams];
-    this.recover = new long[streams];
     this.outQueues = Math.min(config.peerQueues(), streams);
     this.cursor = new int[outQueues];
     this.curFlow = new int[outQueues];
@@ -198,6 +171,8 @@ final class GuestReceive implements EventHandler {
       ring[q] = new LongRing();
       ready[q] = new ArrayDeque<>(64);
     }
+    this.rxDescriptors = config.rxDescriptors();
+    this.unrefilled = new int[hostQueues];
     this.irqScheduled = new boolean[hostQueues];
     this.inNapi = new boolean[hostQueues];
     this.lastIrq = new long[hostQueues];
@@ -211,47 +186,35 @@ final class GuestReceive implements EventHandler {
       up[q] = (flow, frames, bytes) -> up(queue, flow, bytes);
     }
     this.complete = new boolean[hostQueues];
-    this.softirq = new Program[hostQueues];
-    this.softirqThenResched = new Program[hostQueues];
-    this.rxBudget = new int[hostQueues];
-    this.rxStart = new long[hostQueues];
-    this.restartsLeft = new int[hostQueues];
-    this.softirqPending = new boolean[hostQueues];
-    this.deferred = new boolean[hostQueues];
   }
 
   /**
    * Builds queue {@code q}'s interrupt handler and its softirq: the handler schedules NAPI and
    * leaves through {@code irq_exit} → {@code __do_softirq}, whose {@code net_rx_action} polls the
    * queue (a budget of frames each, GRO in between) and sends the skbs a poll completes up the
-   * host stack through {@code deliverOne}, which takes the next skb from {@code ready[q]}.
-   *
-   * <p>The bounds of 3.0.27 (kernel/softirq.c {@code __do_softirq}, net/core/dev.c {@code
-   * net_rx_action}): one {@code net_rx_action} stops when {@code netdev_budget} = 300 frames are
-   * used up or 2 jiffies have passed ({@code time_limit = jiffies + 2}) and re-raises
-   * NET_RX_SOFTIRQ; {@code __do_softirq} runs at most {@code MAX_SOFTIRQ_RESTART} = 10 rounds,
-   * then {@code wakeup_softirqd}: the queue stays scheduled (its interrupt masked) and the CPU's
-   * {@code ksoftirqd} — an ordinary CFS thread at nice 0 ({@code run_ksoftirqd}) — polls it in
-   * task context, calling {@code cond_resched} between {@code __do_softirq} runs.
+   * host stack through {@code deliverOne}, which takes the next skb from {@code ready[q]}. The
+   * softirq's bounds ({@code netdev_budget}, 2 jiffies, {@code MAX_SOFTIRQ_RESTART}, then {@code
+   * ksoftirqd} or the next {@code irq_exit} on the CPU) are {@link NetRxSoftirq}'s.
    */
   void buildQueue(int q, VhostNetCosts costs, Program deliverOne) {
-    if (ksoftirqd == null) {
-      spawnKsoftirqd();
+    if (softirqs == null) {
+      softirqs = new NetRxSoftirq(sim, host, hostQueues);
     }
+    NetRxSoftirq sq = softirqs;
     int budget = config.peerNapiBudget();
-    long timeLimitNs = 2 * host.config().tickNs();
     Program poll = Program.named("ixgbe_poll")
         .op(Ops.work(t -> {
           int n = poll(q, budget);
-          rxBudget[q] -= n; // net_rx_action: budget -= work
+          sq.used(q, n); // net_rx_action: budget -= work
           return (long) n * costs.nicRxPerFrameNs();
         }, "ixgbe_clean_rx_irq"))
+        // ixgbe_clean_rx_irq 3.0.27 ends with ixgbe_alloc_rx_buffers(rx_ring, IXGBE_DESC_UNUSED):
+        // the descriptors it cleaned are the hardware's again (its refills every
+        // IXGBE_RX_BUFFER_WRITE = 16 frames inside the loop are taken at the poll's end here)
+        .run(t -> unrefilled[q] = 0)
         .build();
     Program netRxAction = Program.named("net_rx_action")
-        .run(t -> {
-          rxBudget[q] = NETDEV_BUDGET;
-          rxStart[q] = sim.now();
-        })
+        .run(t -> sq.begin(q))
         .op(Ops.loopCall(t -> {
           if (!ready[q].isEmpty()) {
             return deliverOne;
@@ -260,94 +223,18 @@ final class GuestReceive implements EventHandler {
             napiComplete(q);
             return null;
           }
-          if (rxBudget[q] <= 0 || sim.now() - rxStart[q] > timeLimitNs) {
-            softirqPending[q] = true; // softnet_break: __raise_softirq_irqoff(NET_RX_SOFTIRQ)
-            timeSqueezes++;
-            return null;
-          }
-          return poll;
+          return sq.squeezed(q) ? null : poll; // softnet_break re-raises NET_RX_SOFTIRQ
         }))
         .build();
-    int cpu = q % host.cpuCount();
-    softirq[q] = Program.named("__do_softirq")
-        .run(t -> {
-          restartsLeft[q] = MAX_SOFTIRQ_RESTART;
-          softirqPending[q] = true;
-        })
-        .op(Ops.loopCall(t -> {
-          if (!softirqPending[q]) {
-            return null;
-          }
-          if (restartsLeft[q]-- == 0) { // pending after the last restart: wakeup_softirqd
-            softirqPending[q] = false; // still pending for the kernel: ksoftirqd owns it now
-            deferred[q] = true;
-            return wakeKsoftirqd[cpu];
-          }
-          softirqPending[q] = false;
-          return netRxAction;
-        }))
-        .build();
-    irq[q] = Program.interruptHandler(VhostNet.NIC_IRQ_SYMBOL)
+    Program doSoftirq = sq.install(q, netRxAction);
+    irq[q] = Program.interruptHandler(NicLink.IRQ_SYMBOL)
         .work(costs.nicRxIrqNs(), "handle_irq_event")
         .run(t -> {
           inNapi[q] = true;
           complete[q] = false;
         })
-        .call(softirq[q]) // irq_exit -> invoke_softirq
+        .call(doSoftirq) // irq_exit -> invoke_softirq
         .build();
-    softirqThenResched[q] = Program.named("run_ksoftirqd")
-        .call(softirq[q])
-        .op(Ops.condResched())
-        .build();
-  }
-
-  private int nextDeferred(int cpu) {
-    int n = host.cpuCount();
-    for (int q = cpu; q < hostQueues; q += n) {
-      if (deferred[q]) {
-        return q;
-      }
-    }
-    return -1;
-  }
-
-  /**
-   * Creates the host CPUs' {@code ksoftirqd} threads, asleep (kernel/softirq.c 3.0.27 {@code
-   * run_ksoftirqd}: sleeps while nothing is pending; while something is, {@code __do_softirq} then
-   * {@code cond_resched}). Only a {@code __do_softirq} that ran out of restarts wakes one ({@code
-   * wakeup_softirqd}, which skips a thread already TASK_RUNNING).
-   */
-  private void spawnKsoftirqd() {
-    Program sleep = Program.named("schedule").op(Ops.schedule()).build();
-    int n = host.cpuCount();
-    ksoftirqd = new Task[n];
-    wakeKsoftirqd = new Program[n];
-    for (int c = 0; c < n; c++) {
-      int cpu = c;
-      Program wake = Program.named("wake_up_process")
-          .run(t -> ksoftirqdWakes++)
-          .op(Ops.wake(t -> ksoftirqd[cpu]))
-          .build();
-      wakeKsoftirqd[c] = Program.named("wakeup_softirqd")
-          .op(Ops.call(t -> ksoftirqd[cpu].state() != TaskState.RUNNING ? wake : null))
-          .build();
-      Program body = Program.named("run_ksoftirqd")
-          .op(Ops.setState(TaskState.INTERRUPTIBLE))
-          .op(Ops.call(t -> nextDeferred(cpu) < 0 ? sleep : null))
-          .op(Ops.setState(TaskState.RUNNING))
-          .op(Ops.loopCall(t -> {
-            int q = nextDeferred(cpu);
-            if (q < 0) {
-              return null;
-            }
-            deferred[q] = false;
-            ksoftirqdRuns++;
-            return softirqThenResched[q];
-          }))
-          .build();
-      ksoftirqd[c] = host.spawnSleeping("ksoftirqd/" + c,
-          Program.named("kthread").op(Ops.loopWhile(t -> true, body)).build(), c);
-    }
   }
 
   /** Starts the streams: every sender queue takes its first packet, the wire starts. */
@@ -364,18 +251,18 @@ final class GuestReceive implements EventHandler {
       int idx = (cursor[sq] + k) % n;
       int f = sq + idx * outQueues;
       long bytes;
-      long avail = Math.min(window, cwnd[f]) - inflight[f]; // tcp_write_xmit: cwnd and rwnd
+      long avail = sender.avail(f); // tcp_write_xmit: cwnd and rwnd
       if (avail < mss) {
         continue;
       }
+      long[] resend = sender.resend;
       if (resend[f] > 0) {
         bytes = Math.min(Math.min(resend[f], sizeGoal), Math.max(avail / mss * mss, mss));
         resend[f] -= bytes;
       } else {
         bytes = Math.min(avail / mss * mss, sizeGoal);
       }
-      inflight[f] += bytes;
-      sent[f] += bytes;
+      sender.send(f, bytes, sim.now());
       cursor[sq] = (idx + 1) % n;
       curFlow[sq] = f;
       curFrames[sq] = (int) ((bytes + mss - 1) / mss);
@@ -425,26 +312,40 @@ final class GuestReceive implements EventHandler {
    */
   void ackFromGuest(int flow, long acked, int cpu) {
     fdir.transmit(flow, cpu);
-    if (unreported[flow] > 0) { // the ACK's SACK blocks / duplicate ACKs tell the sender of the hole
-      toSender(flow, -unreported[flow]);
-      unreported[flow] = 0;
+    boolean hole = unreported[flow] > 0;
+    if (hole) { // a duplicate ACK: its SACK blocks cover what arrived above the hole
+      sackedAbove[flow] += acked;
+      if (ExternalSender.timeToRecover(unreported[flow], sackedAbove[flow], mss)) {
+        toSender(flow, -unreported[flow]); // the sender's tcp_time_to_recover: fast retransmit
+        unreported[flow] = 0;
+        sackedAbove[flow] = 0;
+      }
     }
-    toSender(flow, acked);
+    toSender(flow, hole ? acked | SACK_ONLY : acked);
   }
 
   /**
-   * tun_net_xmit found the tap full: the skb is dropped. The sender learns of it only from a later
-   * guest ACK of the flow ({@link #ackFromGuest}) or from its retransmission timer ({@link #RTO_MIN_NS}).
+   * tun_net_xmit found the tap full: the skb is dropped. The sender learns of it only from later
+   * guest ACKs of the flow ({@link #ackFromGuest}) or from its retransmission timer.
    */
   void tapDrop(Packet p) {
     tapDrops++;
-    int f = p.flow;
-    unreported[f] += p.bytes;
+    lost(p.flow, p.bytes);
+    pool.release(p);
+  }
+
+  /** {@code bytes} of {@code f} never reach the guest: a hole the sender learns of by SACK or by its timer. */
+  private void lost(int f, long bytes) {
+    unreported[f] += bytes;
+    armRto(f);
+  }
+
+  /** The retransmission timer of {@code f}, lazily: one event, moved on when ACKs restarted the timer. */
+  private void armRto(int f) {
     if (!rtoArmed[f]) {
       rtoArmed[f] = true;
-      sim.schedule(RTO_MIN_NS, this, EV_RTO, f);
+      sim.scheduleAt(Math.max(sim.now(), sender.rtoAt[f]), this, EV_RTO, f);
     }
-    pool.release(p);
   }
 
   @Override
@@ -474,51 +375,31 @@ final class GuestReceive implements EventHandler {
         long b = backBytes.poll();
         backAt.poll();
         if (b >= 0) {
-          inflight[f] -= b;
-          resolved[f] += b;
-          grow(f, b);
+          sender.ack(f, b & ~SACK_ONLY, (b & SACK_ONLY) == 0, sim.now());
         } else {
-          inflight[f] += b; // a loss: out of flight, to be resent first
-          resend[f] -= b;
-          if (resolved[f] >= recover[f]) { // once per window (tcp_enter_recovery / cwr)
-            ssthresh[f] = Math.max(cwnd[f] * CUBIC_BETA / 1024, 2L * mss);
-            cwnd[f] = ssthresh[f];
-            recover[f] = sent[f];
-          }
-          resolved[f] -= b;
+          sender.fastRetransmit(f, -b); // a loss: out of flight, to be resent first
         }
         if (!backAt.isEmpty()) {
           sim.scheduleAt(Math.max(sim.now(), backAt.peek()), this, EV_ACK, 0);
         }
         kickWire();
       }
-      case EV_RTO -> { // tcp_retransmit_timer at the sender: no ACK reported the hole
+      case EV_RTO -> { // tcp_retransmit_timer at the sender: too few SACKs reported the hole
         int f = (int) arg;
         rtoArmed[f] = false;
         if (unreported[f] > 0) {
-          inflight[f] -= unreported[f];
-          resend[f] += unreported[f];
-          resolved[f] += unreported[f];
-          unreported[f] = 0;
-          ssthresh[f] = Math.max(cwnd[f] * CUBIC_BETA / 1024, 2L * mss); // tcp_enter_loss
-          cwnd[f] = mss;
-          recover[f] = sent[f];
-          kickWire();
+          if (sim.now() < sender.rtoAt[f]) {
+            armRto(f); // ACKs advancing snd_una restarted the timer since it was armed
+          } else {
+            sender.timeout(f, unreported[f], sim.now());
+            unreported[f] = 0;
+            sackedAbove[f] = 0;
+            kickWire();
+          }
         }
       }
       default -> throw new IllegalStateException("unknown guest-receive event " + kind);
     }
-  }
-
-  /**
-   * An ACK of {@code b} bytes opens {@code flow}'s congestion window: slow start below ssthresh
-   * (3.0.27 net/ipv4/tcp_cong.c {@code tcp_slow_start}), then one MSS per window ({@code
-   * tcp_cong_avoid_ai}; CUBIC's cubic growth is not modelled), never beyond the receive window.
-   */
-  private void grow(int f, long b) {
-    long c = cwnd[f];
-    c += c < ssthresh[f] ? b : Math.max(1, (long) mss * b / c);
-    cwnd[f] = Math.min(c, window);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -534,8 +415,23 @@ final class GuestReceive implements EventHandler {
     ring[q].add(((long) flow << 32) | bytes);
   }
 
-  private void arrive(int flow, int bytes) {
+  /**
+   * A frame of {@code flow} reaches the host NIC. The 82599 DMAs it into the next free receive
+   * descriptor of its queue; the driver posts {@code IXGBE_DESC_UNUSED} = count - 1 of a ring's
+   * descriptors (3.0.27 ixgbe.h; {@code ixgbe_configure_rx_ring} → {@code ixgbe_alloc_rx_buffers}),
+   * and a descriptor is the hardware's again only when a poll has cleaned and refilled it. A frame
+   * finding the ring full is dropped and counted ({@code rx_missed_errors}, {@code
+   * ixgbe_update_stats}: the MPC registers). [The 82599's on-chip packet buffer, which with
+   * {@code SRRCTL.DROP_EN} clear — {@code ixgbe_configure_srrctl} sets it only with VFs — holds
+   * frames for a full ring until it fills itself, is not modelled: the drop happens at the ring.]
+   */
+  void arrive(int flow, int bytes) {
     int q = queueOf(flow);
+    if (ring[q].size() + unrefilled[q] >= rxDescriptors - 1) {
+      rxMissed++;
+      lost(flow, bytes);
+      return;
+    }
     ring[q].add(((long) flow << 32) | bytes);
     if (!inNapi[q]) {
       armIrq(q);
@@ -572,6 +468,7 @@ final class GuestReceive implements EventHandler {
       }
       n++;
     }
+    unrefilled[q] += n;
     frames += n;
     if (n < budget) {
       gro[q].flush(up[q]);
@@ -589,7 +486,10 @@ final class GuestReceive implements EventHandler {
 
   void resetStats() {
     frames = skbs = unmergedFrames = tapDrops = skbBytes = irqs = irqsOnWorkerCpu = irqsHittingWorker = 0;
-    timeSqueezes = ksoftirqdWakes = ksoftirqdRuns = 0;
+    rxMissed = sender.fastRetransmits = sender.timeouts = 0;
     fdir.samples = 0;
+    if (softirqs != null) {
+      softirqs.resetStats();
+    }
   }
 }

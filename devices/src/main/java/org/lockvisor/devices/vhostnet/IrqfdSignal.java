@@ -12,27 +12,30 @@ import org.lockvisor.machine.TaskState;
  * 3.0 {@code irqfd_wakeup} calls {@code schedule_work(&irqfd->inject)} — a no-op while the work is
  * pending ({@code test_and_set_bit(WORK_STRUCT_PENDING)}) — and the signalling CPU's kworker runs
  * {@code irqfd_inject}; with direct injection (later kernels) the signaller injects. Its state (the
- * kworkers, their queues, the pending bits) is its own: split from {@link VhostWorker}, whose
- * programs call it and which it never calls back; it runs the guest driver's inject programs.
+ * kworkers, their queues, the pending bits) is its own; it runs the guest driver's inject
+ * programs, handed to {@link #signal} as programs.
+ *
+ * <p>Split out of {@link VhostWorker}, whose programs call it and which it never calls back.
  */
 final class IrqfdSignal {
   private final VhostNetConfig config;
   private final VhostNetCosts costs;
   private final Kernel host;
-  private final VhostNetStats stats;
-  private final VirtioNetDriver driver;
+  private final VhostNetCounters stats;
+  /** The guest's {@code irqfd_inject} of its RX and TX interrupts (the kworkers' work items). */
+  private Program rxInject;
+  private Program txInject;
   /** The kworker of each host CPU (3.0 irqfd injection through {@code schedule_work}). */
   Task[] kworkers;
   private ArrayDeque<Program>[] kworkerQueue;
   private boolean rxInjectPending;
   private boolean txInjectPending;
 
-  IrqfdSignal(VhostNetConfig config, VhostNetCosts costs, Kernel host, VhostNetStats stats, VirtioNetDriver driver) {
+  IrqfdSignal(VhostNetConfig config, VhostNetCosts costs, Kernel host, VhostNetCounters stats) {
     this.config = config;
     this.costs = costs;
     this.host = host;
     this.stats = stats;
-    this.driver = driver;
   }
 
   /** Spawns the 3.0 kworkers, one bound to each host CPU (none with direct injection). */
@@ -51,9 +54,15 @@ final class IrqfdSignal {
   /**
    * vhost_signal → eventfd_signal → irqfd_wakeup: in 3.0 {@code schedule_work(&irqfd->inject)} on
    * the signalling CPU (a no-op while the work is pending) and the kworker injects; with direct
-   * injection the signaller does it all.
+   * injection the signaller does it all. {@code inject} is the guest's {@code irqfd_inject} of
+   * that queue's interrupt.
    */
-  Program signal(boolean rx) {
+  Program signal(boolean rx, Program inject) {
+    if (rx) {
+      rxInject = inject;
+    } else {
+      txInject = inject;
+    }
     if (config.irqfdInject() == VhostNetConfig.IrqfdInject.DIRECT) {
       return Program.named("vhost_signal")
           .work(costs.eventfdSignalNs(), "eventfd_signal")
@@ -64,7 +73,7 @@ final class IrqfdSignal {
               stats.txSignals++;
             }
           })
-          .call(rx ? driver.rxInject : driver.txInject)
+          .call(inject)
           .build();
     }
     return Program.named("vhost_signal")
@@ -84,7 +93,7 @@ final class IrqfdSignal {
               txInjectPending = true;
             }
             int c = t.cpu().index();
-            kworkerQueue[c].add(rx ? driver.rxInject : driver.txInject);
+            kworkerQueue[c].add(inject);
             t.scratch2 = c + 1;
           }
         })
@@ -117,7 +126,7 @@ final class IrqfdSignal {
             return sleep;
           }
           t.setState(TaskState.RUNNING);
-          if (item == driver.rxInject) {
+          if (item == rxInject) {
             rxInjectPending = false; // work_clear_pending before the function runs
           } else {
             txInjectPending = false;

@@ -23,8 +23,12 @@ import org.lockvisor.machine.Program;
  * 82599's transmit arbitration granularity is not verified here; the same premise as the external
  * sender of guest-receive]. A packet that starts while it is alone on the wire goes out whole (as
  * before issue 32, one event); interleaving starts at the next packet boundary.
+ *
+ * <p>Split out of {@link VhostNet}.
  */
 final class NicLink implements EventHandler {
+  /** The host ixgbe's per-queue MSI-X handler (3.0.27 drivers/net/ixgbe/ixgbe_main.c): a queue's NAPI starts there. */
+  static final String IRQ_SYMBOL = "ixgbe_msix_clean_rings";
   private static final int EV_LINK_DONE = 1;
   private static final int EV_ACK_ARRIVE = 2;
   private static final int EV_DUP_ARRIVE = 3;
@@ -33,7 +37,7 @@ final class NicLink implements EventHandler {
   private final Kernel host;
   private final VhostNetConfig config;
   private final Packet.Pool pool;
-  private final VhostNetStats stats;
+  private final VhostNetCounters stats;
   private final PeerReceiver peer;
   private final ArrayDeque<Packet>[] txq;
   /** Payload bytes of each transmit queue's head packet already on the wire (frame by frame). */
@@ -54,14 +58,14 @@ final class NicLink implements EventHandler {
   private long linkTailFinish;
 
   @SuppressWarnings("unchecked")
-  NicLink(Simulation sim, Kernel host, VhostNetConfig config, Packet.Pool pool, VhostNetStats stats) {
+  NicLink(Simulation sim, Kernel host, VhostNetConfig config, Packet.Pool pool, VhostNetCounters stats) {
     this.sim = sim;
     this.host = host;
     this.config = config;
     this.pool = pool;
     this.stats = stats;
     this.peer = new PeerReceiver(sim, (flow, bytes, now) -> {
-      Packet ack = pool.allocAck(flow, VhostNet.ACK_WIRE_BYTES);
+      Packet ack = pool.allocAck(flow, Packet.ACK_WIRE_BYTES);
       ack.acked = bytes;
       peer().fillAck(flow, ack);
       stats.deliveredBytes += bytes;
@@ -125,7 +129,7 @@ final class NicLink implements EventHandler {
         pool.release(p); // a numbered flow learns of it from the peer's SACK blocks or its RTO
         return;
       }
-      Packet dup = pool.allocAck(p.flow, VhostNet.ACK_WIRE_BYTES);
+      Packet dup = pool.allocAck(p.flow, Packet.ACK_WIRE_BYTES);
       dup.lost = p.bytes;
       peer.lost(p.flow, p.bytes);
       pool.release(p);

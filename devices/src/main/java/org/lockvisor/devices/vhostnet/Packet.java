@@ -8,6 +8,9 @@ import java.util.ArrayDeque;
  * peaked.
  */
 final class Packet {
+  /** The wire size of a pure ACK: Ethernet 14 + IPv4 20 + TCP 32 (20 and the 12-byte timestamp option). */
+  static final int ACK_WIRE_BYTES = 66;
+
   int flow;
   int bytes;
   long acked;

@@ -9,13 +9,8 @@ import org.lockvisor.devices.spi.DeviceContext;
 import org.lockvisor.devices.spi.NetDevice;
 import org.lockvisor.devices.spi.Virtqueue;
 import org.lockvisor.locking.spi.KernelLock;
-import org.lockvisor.locking.spi.LockFactory.LockKind;
-import org.lockvisor.locking.spi.LockMode;
-import org.lockvisor.machine.Kernel;
-import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.Task;
-import org.lockvisor.machine.Vm;
 
 /**
  * virtio-net in a 3.0 guest over vhost-net in a 3.0 host ({@code drivers/net/virtio_net.c},
@@ -63,44 +58,25 @@ import org.lockvisor.machine.Vm;
  * by the NIC (TSO), so a packet is one descriptor and one host-stack pass; no zero-copy TX; irqfd
  * injection is priced on the worker, not a kworker.
  *
- * <p>This class attaches the device and answers the {@code NetDevice} SPI; the guest driver is
- * {@link VirtioNetDriver}, the host side {@link VhostWorker}, the NIC, qdisc, link and peer
- * {@link NicLink}, the statistics {@link VhostNetStats}.
+ * <p>This class attaches the device and answers the {@code NetDevice} SPI. At attach it builds
+ * what its parts share ({@link VhostNetState}: locks, rings, the NIC, link and peer {@link
+ * NicLink}), then composes the parts and wires them: the host side {@link VhostWorker}, the guest
+ * driver {@link VirtioNetDriver} (each given the other's programs, not the other), the statistics
+ * {@link VhostNetStats}. Every dependency runs from this class to a part and from a part to the
+ * shared state; no part calls the device.
  *
  * <p>Above 30 methods on purpose: one method per call of the NetDevice SPI (transmit paths, each
  * field of the packet being received, guest-receive) plus the figures, each a short delegation.
  */
 public final class VhostNet implements NetDevice {
-  static final String WORKER_LOCK_SYMBOL = LockMode.IRQ.lockSymbol();
-  static final String WAKER_LOCK_SYMBOL = LockMode.IRQSAVE.lockSymbol();
-  static final int ACK_WIRE_BYTES = 66;
-  static final String SOFTIRQ_SYMBOL = "do_softirq";
-  static final String NIC_IRQ_SYMBOL = "ixgbe_msix_clean_rings";
-
   private final String name;
   private final VhostNetConfig config;
   private final VhostNetCosts costOverride;
-  VhostNetCosts costs;
-  Machine machine;
-  Kernel guest;
-  Kernel host;
-
-  KernelLock txLock;
-  KernelLock workLock;
-  /** work_lock's acquirers (issue 32: the saving's ceiling); null in the llist variant. */
-  WorkLockAcquirers workLockAcquirers;
-  KernelLock txKickWqLock;
-  KernelLock rxKickWqLock;
-  /** {@code tun->wq.wait.lock}: tun_net_xmit's wakeup, and (3.0) the worker's add/remove on every read. */
-  KernelLock sockWqLock;
-  /** {@code tun->socket.sk->sk_receive_queue.lock}: tun_net_xmit's enqueue, peek_head_len, skb_dequeue. */
-  KernelLock rxqLock;
-  NicLink link;
-  Virtqueue txVq;
-  Virtqueue rxVq;
-  final Packet.Pool pool = new Packet.Pool(512);
-  final VhostNetStats stats = new VhostNetStats(this);
-  private final VirtioNetDriver driver = new VirtioNetDriver(this);
+  /** What the parts share, built at attach; null before. */
+  private VhostNetState state;
+  private final Packet.Pool pool = new Packet.Pool(512);
+  final VhostNetStats stats = new VhostNetStats();
+  private final VirtioNetDriver driver = new VirtioNetDriver();
   /** The host half: vhost_work_queue, the worker thread and its handlers, irqfd signalling. */
   VhostWorker vhost;
 
@@ -132,7 +108,7 @@ public final class VhostNet implements NetDevice {
   }
 
   public VhostNetCosts costs() {
-    return costs;
+    return state == null ? null : state.costs;
   }
 
   /** The vhost worker thread ({@code vhost-<pid>}) on the host. */
@@ -142,7 +118,7 @@ public final class VhostNet implements NetDevice {
 
   /** {@code vhost_dev.work_lock}, or null in the llist variant. */
   public KernelLock workLock() {
-    return workLock;
+    return state == null ? null : state.workLock;
   }
 
   /** The work-queue path of the TX kick work as acquirer {@code by} runs it (tests, what-ifs). */
@@ -152,15 +128,15 @@ public final class VhostNet implements NetDevice {
 
   /** Who acquires {@code work_lock} and at what cost (issue 32), or null in the llist variant. */
   public WorkLockAcquirers workLockAcquirers() {
-    return workLockAcquirers;
+    return state == null ? null : state.workLockAcquirers;
   }
 
   public Virtqueue txVirtqueue() {
-    return txVq;
+    return state == null ? null : state.txVq;
   }
 
   public Virtqueue rxVirtqueue() {
-    return rxVq;
+    return state == null ? null : state.rxVq;
   }
 
   @Override
@@ -180,43 +156,20 @@ public final class VhostNet implements NetDevice {
   }
 
   // -------------------------------------------------------------------------------------------
-  // Attach.
+  // Attach: the shared state first, then the parts, each given what it calls of the others.
 
   @Override
   public void attach(DeviceContext ctx) {
-    checkState(machine == null, "%s is attached already", name);
-    Vm vm = ctx.vm();
-    this.machine = ctx.machine();
-    this.guest = vm.guest();
-    this.host = machine.host();
-    this.costs = costOverride != null ? costOverride : VhostNetCosts.from(ctx.costs());
-    checkArgument(config.rxIrqCpu() < guest.cpuCount(), "rx-irq-cpu %s does not exist in a guest with %s cpus",
-        config.rxIrqCpu(), guest.cpuCount());
-    checkArgument(config.workerCpu() < host.cpuCount(), "worker-cpu %s does not exist on a host with %s cpus",
-        config.workerCpu(), host.cpuCount());
-    this.txLock = ctx.locks().create(guest, name + ".txq._xmit_lock", LockKind.SPINLOCK);
-    checkArgument(txLock.supports(LockMode.IRQSAVE), "guest spinlock %s does not support IRQSAVE", txLock.algorithm());
-    if (config.workQueue() != VhostNetConfig.WorkQueue.LLIST) {
-      this.workLock = ctx.locks().create(host, "vhost-" + vm.name() + ".work_lock", LockKind.SPINLOCK);
-      checkArgument(workLock.supports(LockMode.IRQ) && workLock.supports(LockMode.IRQSAVE),
-          "host spinlock %s does not support IRQ and IRQSAVE", workLock.algorithm());
-      this.workLockAcquirers = new WorkLockAcquirers(machine.sim(), host, workLock);
-    }
-    this.txKickWqLock = ctx.locks().create(host, name + ".tx_kick_eventfd.wqh.lock", LockKind.SPINLOCK);
-    this.rxKickWqLock = ctx.locks().create(host, name + ".rx_kick_eventfd.wqh.lock", LockKind.SPINLOCK);
-    this.sockWqLock = ctx.locks().create(host, name + ".tun.wq.wait.lock", LockKind.SPINLOCK);
-    this.rxqLock = ctx.locks().create(host, name + ".tun.sk_receive_queue.lock", LockKind.SPINLOCK);
-    this.link = new NicLink(machine.sim(), host, config, pool, stats);
-    this.txVq = new Virtqueue(name + ".txq", config.ringSize(), config.eventIdx());
-    this.rxVq = new Virtqueue(name + ".rxq", config.ringSize(), config.eventIdx());
-    txVq.disableCb(); // 3.0 virtio-net frees TX buffers in start_xmit; TX interrupts only when stopped
-    for (int i = 0; i < config.ringSize(); i++) {
-      rxVq.add(new RxBuf(), 1); // try_fill_recv at probe
-    }
-    rxVq.kickPrepare();
-    this.vhost = new VhostWorker(this, driver);
-    vhost.start(vm.name());
-    stats.attached();
+    checkState(state == null, "%s is attached already", name);
+    String vmName = ctx.vm().name();
+    VhostNetState s = new VhostNetState(ctx, name, config, costOverride, pool, stats);
+    this.state = s;
+    this.vhost = new VhostWorker(s);
+    vhost.buildPrograms(vmName);
+    driver.build(s, vhost.txKickHandler, vhost.rxKickHandler);
+    vhost.signals(driver.txInject, driver.rxInject);
+    vhost.spawn(vmName);
+    stats.attached(s, vhost.worker, vhost.irqfd.kworkers);
   }
 
   @Override
@@ -227,23 +180,24 @@ public final class VhostNet implements NetDevice {
   @Override
   public Program xmitPath(ToIntFunction<Task> flow, ToIntFunction<Task> bytes,
       java.util.function.Predicate<Task> retransmission) {
-    checkState(machine != null, "%s: attach the device before building transmit paths", name);
+    checkState(state != null, "%s: attach the device before building transmit paths", name);
     return driver.xmitPath(flow, bytes, retransmission);
   }
 
   @Override
   public Program xmitPath(ToIntFunction<Task> flow, ToIntFunction<Task> bytes,
       java.util.function.ToLongFunction<Task> seq, java.util.function.Predicate<Task> retransmission) {
-    checkState(machine != null, "%s: attach the device before building transmit paths", name);
+    checkState(state != null, "%s: attach the device before building transmit paths", name);
     return driver.xmitPath(flow, bytes, seq, retransmission);
   }
 
   @Override
   public void receiveFromExternalSender(int streams, long windowBytes) {
-    checkState(machine != null, "%s: attach the device before starting an external sender", name);
+    checkState(state != null, "%s: attach the device before starting an external sender", name);
+    NicLink link = state.link;
     checkState(link.guestReceive == null, "%s: an external sender is running already", name);
-    GuestReceive rx = new GuestReceive(machine.sim(), host, config, stats, pool, streams, windowBytes, link.queues(),
-        link.flowDirector());
+    GuestReceive rx = new GuestReceive(state.machine.sim(), state.host, config, stats, pool, streams, windowBytes,
+        link.queues(), link.flowDirector());
     link.guestReceive = rx;
     vhost.guestReceive(rx);
     driver.guestReceive(rx);

@@ -35,6 +35,11 @@ import static com.google.common.base.Preconditions.checkArgument;
  *     {@code txqueuelen}) and the NIC serves its non-empty queues in turn, frame by frame;
  *     {@code ixgbe_atr} points a flow's receive filter at the queue of the CPU that transmitted for
  *     it. Off: one transmit queue, RSS on receive (the model before issue 32)
+ * @param rxDescriptors descriptors per receive ring of the host NIC ({@code ethtool -G rx}; 3.0.27
+ *     drivers/net/ixgbe/ixgbe.h {@code IXGBE_DEFAULT_RXD} 512, {@code IXGBE_MIN_RXD} 64 to {@code
+ *     IXGBE_MAX_RXD} 4096, a multiple of {@code IXGBE_REQ_RX_DESCRIPTOR_MULTIPLE} 8, ixgbe_type.h);
+ *     the ring holds {@code rxDescriptors - 1} frames ({@code IXGBE_DESC_UNUSED}), a frame finding
+ *     none free is dropped (guest-receive)
  */
 public record VhostNetConfig(
     WorkQueue workQueue,
@@ -55,7 +60,27 @@ public record VhostNetConfig(
     int peerNapiBudget,
     TunRead tunRead,
     IrqfdInject irqfdInject,
-    boolean hostAtr) {
+    boolean hostAtr,
+    int rxDescriptors) {
+
+  /** drivers/net/ixgbe/ixgbe.h 3.0.27: {@code #define IXGBE_DEFAULT_RXD 512}. */
+  public static final int RX_DESCRIPTORS_DEFAULT = 512;
+  /** drivers/net/ixgbe/ixgbe.h 3.0.27: {@code IXGBE_MIN_RXD} 64 (ixgbe_set_ringparam's lower bound). */
+  public static final int RX_DESCRIPTORS_MIN = 64;
+  /** drivers/net/ixgbe/ixgbe.h 3.0.27: {@code IXGBE_MAX_RXD} 4096 (ixgbe_set_ringparam's upper bound). */
+  public static final int RX_DESCRIPTORS_MAX = 4096;
+  /** drivers/net/ixgbe/ixgbe_type.h 3.0.27: {@code IXGBE_REQ_RX_DESCRIPTOR_MULTIPLE} 8 (set_ringparam ALIGNs). */
+  public static final int RX_DESCRIPTORS_MULTIPLE = 8;
+
+  /** The record without {@code rxDescriptors}: the driver's default ring, {@link #RX_DESCRIPTORS_DEFAULT}. */
+  public VhostNetConfig(WorkQueue workQueue, int ringSize, boolean eventIdx, long lineRateMbps, int mtu,
+      boolean tcpTimestamps, int txQueueLen, long ackDelayNs, int peerGroSegments, long weight, int rxIrqCpu,
+      int nicQueues, int workerCpu, int peerQueues, long peerIrqIntervalNs, int peerNapiBudget, TunRead tunRead,
+      IrqfdInject irqfdInject, boolean hostAtr) {
+    this(workQueue, ringSize, eventIdx, lineRateMbps, mtu, tcpTimestamps, txQueueLen, ackDelayNs, peerGroSegments,
+        weight, rxIrqCpu, nicQueues, workerCpu, peerQueues, peerIrqIntervalNs, peerNapiBudget, tunRead, irqfdInject,
+        hostAtr, RX_DESCRIPTORS_DEFAULT);
+  }
 
   /** The variants of {@code vhost_work_queue} in drivers/vhost/vhost.c. */
   public enum WorkQueue {
@@ -179,30 +204,38 @@ public record VhostNetConfig(
     checkArgument(peerNapiBudget > 0, "peer-napi-budget must be positive: %s", peerNapiBudget);
     checkArgument(tunRead != null, "tunRead must be set");
     checkArgument(irqfdInject != null, "irqfdInject must be set");
+    // ixgbe_set_ringparam would clamp and round such a count: a setting that cannot take effect is refused
+    checkArgument(rxDescriptors >= RX_DESCRIPTORS_MIN && rxDescriptors <= RX_DESCRIPTORS_MAX
+            && rxDescriptors % RX_DESCRIPTORS_MULTIPLE == 0,
+        "rx-descriptors must be a multiple of %s in [%s, %s] (ixgbe IXGBE_MIN_RXD..IXGBE_MAX_RXD): %s",
+        RX_DESCRIPTORS_MULTIPLE, RX_DESCRIPTORS_MIN, RX_DESCRIPTORS_MAX, rxDescriptors);
   }
 
   /** Defaults: the patched work queue, 256-entry rings, EVENT_IDX, 10 GbE, MTU 1500 with timestamps. */
   public static VhostNetConfig defaults() {
     return new VhostNetConfig(WorkQueue.WAKE_OUTSIDE_LOCK, 256, true, 10_000, 1500, true, 1000, ACK_DELAY_NS, 17,
-        0x80000, 0, 0, -1, 16, 125_000, 64, TunRead.V3_0, IrqfdInject.KWORKER, true);
+        0x80000, 0, 0, -1, 16, 125_000, 64, TunRead.V3_0, IrqfdInject.KWORKER, true, RX_DESCRIPTORS_DEFAULT);
   }
 
   public VhostNetConfig withWorkQueue(WorkQueue w) {
     return new VhostNetConfig(w, ringSize, eventIdx, lineRateMbps, mtu, tcpTimestamps, txQueueLen, ackDelayNs,
         peerGroSegments, weight,
-        rxIrqCpu, nicQueues, workerCpu, peerQueues, peerIrqIntervalNs, peerNapiBudget, tunRead, irqfdInject, hostAtr);
+        rxIrqCpu, nicQueues, workerCpu, peerQueues, peerIrqIntervalNs, peerNapiBudget, tunRead, irqfdInject, hostAtr,
+        rxDescriptors);
   }
 
   public VhostNetConfig withLineRateMbps(long mbps) {
     return new VhostNetConfig(workQueue, ringSize, eventIdx, mbps, mtu, tcpTimestamps, txQueueLen, ackDelayNs,
         peerGroSegments, weight,
-        rxIrqCpu, nicQueues, workerCpu, peerQueues, peerIrqIntervalNs, peerNapiBudget, tunRead, irqfdInject, hostAtr);
+        rxIrqCpu, nicQueues, workerCpu, peerQueues, peerIrqIntervalNs, peerNapiBudget, tunRead, irqfdInject, hostAtr,
+        rxDescriptors);
   }
 
   public VhostNetConfig withTxQueueLen(int n) {
     return new VhostNetConfig(workQueue, ringSize, eventIdx, lineRateMbps, mtu, tcpTimestamps, n, ackDelayNs,
         peerGroSegments, weight,
-        rxIrqCpu, nicQueues, workerCpu, peerQueues, peerIrqIntervalNs, peerNapiBudget, tunRead, irqfdInject, hostAtr);
+        rxIrqCpu, nicQueues, workerCpu, peerQueues, peerIrqIntervalNs, peerNapiBudget, tunRead, irqfdInject, hostAtr,
+        rxDescriptors);
   }
 
   /**
@@ -215,31 +248,43 @@ public record VhostNetConfig(
   public VhostNetConfig withMtu(int m) {
     return new VhostNetConfig(workQueue, ringSize, eventIdx, lineRateMbps, m, tcpTimestamps, txQueueLen, ackDelayNs,
         peerGroSegments, weight,
-        rxIrqCpu, nicQueues, workerCpu, peerQueues, peerIrqIntervalNs, peerNapiBudget, tunRead, irqfdInject, hostAtr);
+        rxIrqCpu, nicQueues, workerCpu, peerQueues, peerIrqIntervalNs, peerNapiBudget, tunRead, irqfdInject, hostAtr,
+        rxDescriptors);
   }
 
   public VhostNetConfig withPeer(int queues, long irqIntervalNs) {
     return new VhostNetConfig(workQueue, ringSize, eventIdx, lineRateMbps, mtu, tcpTimestamps, txQueueLen, ackDelayNs,
         peerGroSegments, weight,
-        rxIrqCpu, nicQueues, workerCpu, queues, irqIntervalNs, peerNapiBudget, tunRead, irqfdInject, hostAtr);
+        rxIrqCpu, nicQueues, workerCpu, queues, irqIntervalNs, peerNapiBudget, tunRead, irqfdInject, hostAtr,
+        rxDescriptors);
   }
 
   public VhostNetConfig withTunRead(TunRead r) {
     return new VhostNetConfig(workQueue, ringSize, eventIdx, lineRateMbps, mtu, tcpTimestamps, txQueueLen, ackDelayNs,
         peerGroSegments, weight,
-        rxIrqCpu, nicQueues, workerCpu, peerQueues, peerIrqIntervalNs, peerNapiBudget, r, irqfdInject, hostAtr);
+        rxIrqCpu, nicQueues, workerCpu, peerQueues, peerIrqIntervalNs, peerNapiBudget, r, irqfdInject, hostAtr,
+        rxDescriptors);
   }
 
   public VhostNetConfig withIrqfdInject(IrqfdInject i) {
     return new VhostNetConfig(workQueue, ringSize, eventIdx, lineRateMbps, mtu, tcpTimestamps, txQueueLen, ackDelayNs,
         peerGroSegments, weight,
-        rxIrqCpu, nicQueues, workerCpu, peerQueues, peerIrqIntervalNs, peerNapiBudget, tunRead, i, hostAtr);
+        rxIrqCpu, nicQueues, workerCpu, peerQueues, peerIrqIntervalNs, peerNapiBudget, tunRead, i, hostAtr,
+        rxDescriptors);
   }
 
   public VhostNetConfig withHostAtr(boolean atr) {
     return new VhostNetConfig(workQueue, ringSize, eventIdx, lineRateMbps, mtu, tcpTimestamps, txQueueLen, ackDelayNs,
         peerGroSegments, weight,
-        rxIrqCpu, nicQueues, workerCpu, peerQueues, peerIrqIntervalNs, peerNapiBudget, tunRead, irqfdInject, atr);
+        rxIrqCpu, nicQueues, workerCpu, peerQueues, peerIrqIntervalNs, peerNapiBudget, tunRead, irqfdInject, atr,
+        rxDescriptors);
+  }
+
+  public VhostNetConfig withRxDescriptors(int n) {
+    return new VhostNetConfig(workQueue, ringSize, eventIdx, lineRateMbps, mtu, tcpTimestamps, txQueueLen, ackDelayNs,
+        peerGroSegments, weight,
+        rxIrqCpu, nicQueues, workerCpu, peerQueues, peerIrqIntervalNs, peerNapiBudget, tunRead, irqfdInject, hostAtr,
+        n);
   }
 
   /** TCP payload bytes per frame: MTU minus IPv4 (20) and TCP (20, +12 with timestamps) headers. */

@@ -48,7 +48,11 @@ public final class VhostNetFactory implements DeviceFactory {
           "kworker", "direct"),
       PluginOption.ofBoolean("host-atr", true, "host ixgbe Flow Director ATR (3.0.27 ixgbe_select_queue, ixgbe_atr): "
           + "a transmit queue per CPU served in turn frame by frame, receive filters following the transmitting CPU;"
-          + " false: one transmit queue and RSS"));
+          + " false: one transmit queue and RSS"),
+      PluginOption.ofInt("rx-descriptors", VhostNetConfig.RX_DESCRIPTORS_DEFAULT, VhostNetConfig.RX_DESCRIPTORS_MIN,
+          VhostNetConfig.RX_DESCRIPTORS_MAX, "descriptors per host NIC receive ring, a multiple of 8 (ethtool -G rx;"
+              + " 3.0.27 ixgbe.h IXGBE_DEFAULT_RXD 512, IXGBE_MIN_RXD 64..IXGBE_MAX_RXD 4096); a frame finding the"
+              + " ring full is dropped (rx_missed_errors; guest-receive)"));
 
   @Override
   public String name() {
@@ -102,6 +106,7 @@ public final class VhostNetFactory implements DeviceFactory {
         (int) o.integer("peer-napi-budget"),
         VhostNetConfig.TunRead.of(o.string("tun-read")),
         VhostNetConfig.IrqfdInject.of(o.string("irqfd-inject")),
-        o.bool("host-atr"));
+        o.bool("host-atr"),
+        (int) o.integer("rx-descriptors"));
   }
 }

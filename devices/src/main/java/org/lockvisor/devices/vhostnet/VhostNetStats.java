@@ -3,20 +3,23 @@ package org.lockvisor.devices.vhostnet;
 import com.google.common.collect.ImmutableMap;
 import java.util.Arrays;
 import org.lockvisor.core.account.SymbolTable;
+import org.lockvisor.locking.spi.LockMode;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.Task;
 
 /**
  * The statistics of one {@link VhostNet}: the counters its guest driver, vhost worker and NIC
- * bump, and the worker's CPU time as the host's {@code top} and a profile would split it
- * ({@code work_lock} spinning, NIC interrupts charged to it, the receive softirq run in its
- * context), each since the last reset.
+ * bump ({@link VhostNetCounters}), and the worker's CPU time as the host's {@code top} and a
+ * profile would split it ({@code work_lock} spinning, NIC interrupts charged to it, the receive
+ * softirq run in its context), each since the last reset. It reads the device's state ({@link
+ * VhostNetState}), the NIC, the peer and the worker's threads, given at attach.
+ *
+ * <p>Split out of {@link VhostNet}.
  */
-final class VhostNetStats {
-  static final int L_WORK = 0;
-  static final int L_WQ = 1;
-  static final int L_RXQ = 2;
-  static final String[] LOCK_LABELS = {"work_lock", "tun.wq.wait.lock", "sk_receive_queue.lock"};
+final class VhostNetStats extends VhostNetCounters {
+  /** work_lock's lock functions as the worker ({@code spin_lock_irq}) and a waker ({@code _irqsave}) call them. */
+  private static final String WORKER_LOCK_SYMBOL = LockMode.IRQ.lockSymbol();
+  private static final String WAKER_LOCK_SYMBOL = LockMode.IRQSAVE.lockSymbol();
 
   private static final byte CLASS_OTHER = 1;
   private static final byte CLASS_SPIN = 2;
@@ -24,28 +27,10 @@ final class VhostNetStats {
   private static final byte CLASS_IRQ_SPIN = 4;
   private static final byte CLASS_SOFTIRQ = 5;
 
-  private final VhostNet dev;
-
-  long xmits;
-  long txRingFull;
-  long txPackets;
-  long deliveredBytes;
-  long qdiscDrops;
-  long acks;
-  long rxPackets;
-  long rxStarved;
-  long txSignals;
-  long rxSignals;
-  long handleTxRuns;
-  long handleRxRuns;
-  long requeues;
-  long wakesIssued;
-  long wakesUnderWorkLock;
-  long ttwuRemoteInTunRead;
-  long secondWakes;
-  long kworkerInjects;
-  final long[] workerAcquisitions = new long[3];
-  final long[] workerCollisions = new long[3];
+  /** The attached device's state, its worker and (3.0 irqfd injection) kworkers; null before attach. */
+  private VhostNetState s;
+  private Task worker;
+  private Task[] kworkers;
 
   private long statsSince;
   private long kworkerCpuBase;
@@ -60,30 +45,28 @@ final class VhostNetStats {
   private long workerSoftirqBase;
   private byte[] stackClass = new byte[0];
 
-  VhostNetStats(VhostNet dev) {
-    this.dev = dev;
-  }
-
-  /** The measurement starts at attach. */
-  void attached() {
-    this.statsSince = dev.machine.sim().now();
+  /** The measurement starts at attach, of {@code worker} and {@code kworkers} (null with direct injection). */
+  void attached(VhostNetState s, Task worker, Task[] kworkers) {
+    this.s = s;
+    this.worker = worker;
+    this.kworkers = kworkers;
+    this.statsSince = s.machine.sim().now();
   }
 
   double deliveredBitsPerSecond() {
-    long elapsed = dev.machine.sim().now() - statsSince;
+    long elapsed = s.machine.sim().now() - statsSince;
     return elapsed <= 0 ? 0 : deliveredBytes * 8e9 / elapsed;
   }
 
   long elapsedNs() {
-    return dev.machine.sim().now() - statsSince;
+    return s.machine.sim().now() - statsSince;
   }
 
   long workerCpuNs() {
-    return topNs(dev.worker()) - workerCpuBase;
+    return topNs(worker) - workerCpuBase;
   }
 
   long kworkerCpuNs() {
-    Task[] kworkers = dev.vhost == null ? null : dev.vhost.irqfd.kworkers;
     if (kworkers == null) {
       return 0;
     }
@@ -96,39 +79,39 @@ final class VhostNetStats {
 
   /** The top view of one host thread: its CPU time, less irq/softirq time under irq-time-accounting. */
   private long topNs(Task t) {
-    Machine machine = dev.machine;
+    Machine machine = s.machine;
     machine.syncAccounting();
     long total = machine.account().threadTotal(t.id());
-    return dev.host.irqTimeAccounting() ? total - classify(t.id())[1] - classify(t.id())[2] : total;
+    return s.host.irqTimeAccounting() ? total - classify(t.id())[1] - classify(t.id())[2] : total;
   }
 
   long workerWorkLockNs() {
-    return classify(dev.worker().id())[0] - workerSpinBase;
+    return classify(worker.id())[0] - workerSpinBase;
   }
 
   long workerIrqNs() {
-    return classify(dev.worker().id())[1] - workerIrqBase;
+    return classify(worker.id())[1] - workerIrqBase;
   }
 
   long workerSoftirqNs() {
-    return classify(dev.worker().id())[2] - workerSoftirqBase;
+    return classify(worker.id())[2] - workerSoftirqBase;
   }
 
   /** [work_lock acquisition, NIC interrupt, softirq] time of thread {@code id}, ns, all time. */
   private long[] classify(int id) {
     long[] sum = new long[3];
-    Machine machine = dev.machine;
-    if (machine == null) {
+    if (s == null) {
       return sum;
     }
+    Machine machine = s.machine;
     machine.syncAccounting();
     SymbolTable symbols = machine.symbols();
     int workerSym = symbols.symbol("vhost_worker", Machine.DOMAIN_KERNEL);
     int queueSym = symbols.symbol("vhost_work_queue", Machine.DOMAIN_KERNEL);
-    int lockIrq = symbols.symbol(VhostNet.WORKER_LOCK_SYMBOL, Machine.DOMAIN_KERNEL);
-    int lockIrqsave = symbols.symbol(VhostNet.WAKER_LOCK_SYMBOL, Machine.DOMAIN_KERNEL);
-    int irqSym = symbols.symbol(VhostNet.NIC_IRQ_SYMBOL, Machine.DOMAIN_KERNEL);
-    int softirqSym = symbols.symbol(VhostNet.SOFTIRQ_SYMBOL, Machine.DOMAIN_KERNEL);
+    int lockIrq = symbols.symbol(WORKER_LOCK_SYMBOL, Machine.DOMAIN_KERNEL);
+    int lockIrqsave = symbols.symbol(WAKER_LOCK_SYMBOL, Machine.DOMAIN_KERNEL);
+    int irqSym = symbols.symbol(NicLink.IRQ_SYMBOL, Machine.DOMAIN_KERNEL);
+    int softirqSym = symbols.symbol(VhostWorker.SOFTIRQ_SYMBOL, Machine.DOMAIN_KERNEL);
     machine.account().forEach((cpu, thread, stack, ns) -> {
       if (thread != id || stack < 0) {
         return;
@@ -170,7 +153,7 @@ final class VhostNetStats {
 
   ImmutableMap<String, Number> map() {
     ImmutableMap.Builder<String, Number> m = ImmutableMap.builder();
-    boolean attached = dev.machine != null;
+    boolean attached = s != null;
     long elapsed = attached ? elapsedNs() : 0;
     m.put("elapsed_ns", elapsed);
     m.put("throughput_gbps", attached ? deliveredBitsPerSecond() / 1e9 : 0);
@@ -187,16 +170,15 @@ final class VhostNetStats {
     m.put("handle_tx_runs", handleTxRuns);
     m.put("handle_rx_runs", handleRxRuns);
     m.put("weight_requeues", requeues);
-    if (dev.txVq != null) {
-      m.put("txq.kicks", dev.txVq.kicks());
-      m.put("txq.kicks_suppressed", dev.txVq.kicksSuppressed());
-      m.put("rxq.kicks", dev.rxVq.kicks());
-      m.put("rxq.interrupts", dev.rxVq.interrupts());
-      m.put("rxq.interrupts_suppressed", dev.rxVq.interruptsSuppressed());
+    if (s != null) {
+      m.put("txq.kicks", s.txVq.kicks());
+      m.put("txq.kicks_suppressed", s.txVq.kicksSuppressed());
+      m.put("rxq.kicks", s.rxVq.kicks());
+      m.put("rxq.interrupts", s.rxVq.interrupts());
+      m.put("rxq.interrupts_suppressed", s.rxVq.interruptsSuppressed());
     }
     m.put("worker_wakes_issued", wakesIssued);
     m.put("worker_wakes_under_work_lock", wakesUnderWorkLock);
-    Task worker = dev.worker();
     if (worker != null) {
       m.put("worker_cpu_ns", workerCpuNs());
       m.put("worker_cpu_percent", elapsed <= 0 ? 0.0 : 100.0 * workerCpuNs() / elapsed);
@@ -206,14 +188,14 @@ final class VhostNetStats {
       m.put("worker.ttwu_on_rq", worker.ttwuFoundOnRq() - workerFoundOnRqBase);
       m.put("worker.ttwu_full", worker.wakeups() - workerWakeupsBase);
       m.put("worker.voluntary_switches", worker.voluntarySwitches() - workerSwitchesBase);
-      m.put("host.ttwu_on_cpu_waits", dev.host.ttwuOnCpuWaits() - hostOnCpuWaitsBase);
+      m.put("host.ttwu_on_cpu_waits", s.host.ttwuOnCpuWaits() - hostOnCpuWaitsBase);
     }
-    if (dev.workLock != null) {
-      m.put("work_lock.acquisitions", dev.workLock.stats().acquisitions());
-      m.put("work_lock.contentions", dev.workLock.stats().contentions());
-      m.put("work_lock.wait_total_ns", dev.workLock.stats().waitTotalNs());
-      m.put("work_lock.hold_total_ns", dev.workLock.stats().holdTotalNs());
-      WorkLockAcquirers a = dev.workLockAcquirers;
+    if (s != null && s.workLock != null) {
+      m.put("work_lock.acquisitions", s.workLock.stats().acquisitions());
+      m.put("work_lock.contentions", s.workLock.stats().contentions());
+      m.put("work_lock.wait_total_ns", s.workLock.stats().waitTotalNs());
+      m.put("work_lock.hold_total_ns", s.workLock.stats().holdTotalNs());
+      WorkLockAcquirers a = s.workLockAcquirers;
       for (WorkLockAcquirers.Acquirer by : WorkLockAcquirers.Acquirer.values()) {
         String k = "work_lock.by_" + by.label() + ".";
         m.put(k + "acquisitions", a.acquisitions(by));
@@ -222,13 +204,13 @@ final class VhostNetStats {
       }
       m.put("work_lock.acquire_ns_on_worker_top", a.onWorkerTopNs());
     }
-    if (dev.sockWqLock != null) {
-      PeerReceiver peer = dev.link.peer();
-      m.put("tun_wq_lock.acquisitions", dev.sockWqLock.stats().acquisitions());
-      m.put("tun_wq_lock.contentions", dev.sockWqLock.stats().contentions());
-      m.put("rxq_lock.acquisitions", dev.rxqLock.stats().acquisitions());
-      m.put("rxq_lock.contentions", dev.rxqLock.stats().contentions());
-      m.put("tx_lock.contentions", dev.txLock.stats().contentions());
+    if (s != null) {
+      PeerReceiver peer = s.link.peer();
+      m.put("tun_wq_lock.acquisitions", s.sockWqLock.stats().acquisitions());
+      m.put("tun_wq_lock.contentions", s.sockWqLock.stats().contentions());
+      m.put("rxq_lock.acquisitions", s.rxqLock.stats().acquisitions());
+      m.put("rxq_lock.contentions", s.rxqLock.stats().contentions());
+      m.put("tx_lock.contentions", s.txLock.stats().contentions());
       for (int i = 0; i < LOCK_LABELS.length; i++) {
         m.put("worker." + LOCK_LABELS[i] + ".acquisitions", workerAcquisitions[i]);
         m.put("worker." + LOCK_LABELS[i] + ".collisions", workerCollisions[i]);
@@ -240,28 +222,32 @@ final class VhostNetStats {
       m.put("peer.gro_skbs", peer.skbs());
       m.put("peer.acks", peer.acks());
       m.put("peer.delayed_acks", peer.delayedAcks());
-      if (dev.link.flowDirector().enabled() && dev.link.guestReceive == null) {
-        m.put("link.interleaved_frames", dev.link.interleavedFrames);
-        m.put("link.atr_samples", dev.link.flowDirector().samples);
+      if (s.link.flowDirector().enabled() && s.link.guestReceive == null) {
+        m.put("link.interleaved_frames", s.link.interleavedFrames);
+        m.put("link.atr_samples", s.link.flowDirector().samples);
       }
       m.put("acks_per_s", elapsed <= 0 ? 0.0 : peer.acks() * 1e9 / elapsed);
       m.put("bytes_per_ack", peer.acks() == 0 ? 0.0 : (double) peer.bytes() / peer.acks());
       m.put("kworker_injects", kworkerInjects);
       m.put("kworker_cpu_percent", elapsed <= 0 ? 0.0 : 100.0 * kworkerCpuNs() / elapsed);
       m.put("worker_softirq_ns", workerSoftirqNs());
-      m.put("irq_time_accounting", dev.host.irqTimeAccounting() ? 1 : 0);
+      m.put("irq_time_accounting", s.host.irqTimeAccounting() ? 1 : 0);
     }
-    GuestReceive rx = dev.link == null ? null : dev.link.guestReceive;
+    GuestReceive rx = s == null ? null : s.link.guestReceive;
     if (rx != null) {
       m.put("direction_guest_receive", 1);
       m.put("rx.wire_frames", rx.frames);
       m.put("rx.host_skbs", rx.skbs);
       m.put("rx.unmerged_frames", rx.unmergedFrames);
       m.put("rx.tap_drops", rx.tapDrops);
-      m.put("rx.time_squeezes", rx.timeSqueezes);
-      m.put("rx.ksoftirqd_wakes", rx.ksoftirqdWakes);
-      m.put("rx.ksoftirqd_runs", rx.ksoftirqdRuns);
-      m.put("rx.atr_samples", dev.link.flowDirector().samples);
+      m.put("rx.time_squeezes", rx.softirqs.timeSqueezes);
+      m.put("rx.ksoftirqd_wakes", rx.softirqs.ksoftirqdWakes);
+      m.put("rx.ksoftirqd_runs", rx.softirqs.ksoftirqdRuns);
+      m.put("rx.irq_exit_softirq_runs", rx.softirqs.irqExitRuns);
+      m.put("rx.nic_missed", rx.rxMissed);
+      m.put("rx.sender_fast_retransmits", rx.sender.fastRetransmits);
+      m.put("rx.sender_timeouts", rx.sender.timeouts);
+      m.put("rx.atr_samples", s.link.flowDirector().samples);
       m.put("rx.nic_irqs", rx.irqs);
       m.put("rx.nic_irqs_on_worker_cpu", rx.irqsOnWorkerCpu);
       m.put("rx.nic_irqs_hitting_worker", rx.irqsHittingWorker);
@@ -273,45 +259,40 @@ final class VhostNetStats {
   }
 
   void reset() {
-    xmits = txRingFull = txPackets = deliveredBytes = qdiscDrops = acks = rxPackets = rxStarved = 0;
-    txSignals = rxSignals = handleTxRuns = handleRxRuns = requeues = wakesIssued = wakesUnderWorkLock = 0;
-    ttwuRemoteInTunRead = secondWakes = kworkerInjects = 0;
-    Arrays.fill(workerAcquisitions, 0);
-    Arrays.fill(workerCollisions, 0);
-    if (dev.machine == null) {
+    resetCounters();
+    if (s == null) {
       return;
     }
-    dev.txVq.resetStats();
-    dev.rxVq.resetStats();
-    if (dev.workLock != null) {
-      dev.workLock.stats().reset();
-      dev.workLockAcquirers.reset();
+    s.txVq.resetStats();
+    s.rxVq.resetStats();
+    if (s.workLock != null) {
+      s.workLock.stats().reset();
+      s.workLockAcquirers.reset();
     }
-    dev.sockWqLock.stats().reset();
-    dev.txKickWqLock.stats().reset();
-    dev.rxKickWqLock.stats().reset();
-    dev.txLock.stats().reset();
-    statsSince = dev.machine.sim().now();
+    s.sockWqLock.stats().reset();
+    s.txKickWqLock.stats().reset();
+    s.rxKickWqLock.stats().reset();
+    s.txLock.stats().reset();
+    statsSince = s.machine.sim().now();
     workerCpuBase = 0;
     workerCpuBase = workerCpuNs();
     kworkerCpuBase = 0;
     kworkerCpuBase = kworkerCpuNs();
-    Task worker = dev.worker();
     long[] c = classify(worker.id());
     workerSpinBase = c[0];
     workerIrqBase = c[1];
     workerSoftirqBase = c[2];
-    dev.rxqLock.stats().reset();
-    dev.link.peer().resetStats();
-    dev.link.interleavedFrames = 0;
-    dev.link.flowDirector().samples = 0;
-    if (dev.link.guestReceive != null) {
-      dev.link.guestReceive.resetStats();
+    s.rxqLock.stats().reset();
+    s.link.peer().resetStats();
+    s.link.interleavedFrames = 0;
+    s.link.flowDirector().samples = 0;
+    if (s.link.guestReceive != null) {
+      s.link.guestReceive.resetStats();
     }
     workerWakeupsBase = worker.wakeups();
     workerFoundRunningBase = worker.ttwuFoundRunning();
     workerFoundOnRqBase = worker.ttwuFoundOnRq();
     workerSwitchesBase = worker.voluntarySwitches();
-    hostOnCpuWaitsBase = dev.host.ttwuOnCpuWaits();
+    hostOnCpuWaitsBase = s.host.ttwuOnCpuWaits();
   }
 }

@@ -25,8 +25,16 @@ import org.lockvisor.machine.TaskState;
  * comment of {@link VhostNet} describes the paths. The handlers, the work queue and the worker
  * loop share the worker's per-call state and the same locks, one 3.0 kernel thread's code in one
  * place.
+ *
+ * <p>Split out of {@link VhostNet}: the locks, rings and NIC come from {@link VhostNetState}; the
+ * guest's kick exits run {@link #txKickHandler} and {@link #rxKickHandler}, and the guest's irqfd
+ * injection comes in as programs ({@link #signals}), so this class names neither the device nor
+ * its guest driver.
  */
 final class VhostWorker {
+  /** The receive softirq {@code netif_rx_ni} runs in the worker's context ({@code handle_tx}). */
+  static final String SOFTIRQ_SYMBOL = "do_softirq";
+
   private final VhostNetConfig config;
   private final VhostNetCosts costs;
   private final Machine machine;
@@ -41,8 +49,7 @@ final class VhostWorker {
   private final Virtqueue txVq;
   private final Virtqueue rxVq;
   private final NicLink link;
-  private final VhostNetStats stats;
-  private final VirtioNetDriver driver;
+  private final VhostNetCounters stats;
 
   /** vhost_signal through irqfd, and the 3.0 kworkers that inject (their own state: no call back here). */
   final IrqfdSignal irqfd;
@@ -99,34 +106,45 @@ final class VhostWorker {
   // programs
   Program txKickHandler;
   Program rxKickHandler;
-  /** vhost_signal of each queue, built with the guest's irqfd injection ({@link VirtioNetDriver#build}). */
+  /** vhost_signal of each queue, built with the guest's irqfd injection ({@link #signals}). */
   Program signalRx;
   Program signalTx;
 
-  VhostWorker(VhostNet dev, VirtioNetDriver driver) {
-    this.config = dev.config();
-    this.costs = dev.costs;
-    this.machine = dev.machine;
-    this.host = dev.host;
-    this.workLock = dev.workLock;
-    this.acquirers = dev.workLockAcquirers;
-    this.txKickWqLock = dev.txKickWqLock;
-    this.rxKickWqLock = dev.rxKickWqLock;
-    this.sockWqLock = dev.sockWqLock;
-    this.rxqLock = dev.rxqLock;
-    this.txVq = dev.txVq;
-    this.rxVq = dev.rxVq;
-    this.link = dev.link;
-    this.stats = dev.stats;
-    this.driver = driver;
-    this.irqfd = new IrqfdSignal(config, costs, host, stats, driver);
+  VhostWorker(VhostNetState s) {
+    this.config = s.config;
+    this.costs = s.costs;
+    this.machine = s.machine;
+    this.host = s.host;
+    this.workLock = s.workLock;
+    this.acquirers = s.workLockAcquirers;
+    this.txKickWqLock = s.txKickWqLock;
+    this.rxKickWqLock = s.rxKickWqLock;
+    this.sockWqLock = s.sockWqLock;
+    this.rxqLock = s.rxqLock;
+    this.txVq = s.txVq;
+    this.rxVq = s.rxVq;
+    this.link = s.link;
+    this.stats = s.stats;
+    this.irqfd = new IrqfdSignal(config, costs, host, stats);
   }
 
-  /** Builds the host's and the guest's programs and spawns the worker (and the 3.0 kworkers). */
-  void start(String vmName) {
+  /** Builds the host's programs: the work queue, the worker's handlers, the kick handlers, the NIC's NAPI. */
+  void buildPrograms(String vmName) {
     this.workListHead = machine.cacheLines().line("vhost-" + vmName + ".work_list");
     buildHostPrograms(link.queues());
-    driver.build(this);
+  }
+
+  /**
+   * Builds {@code vhost_signal} of each queue ({@link IrqfdSignal#signal}) around the guest's
+   * {@code irqfd_inject} programs of its TX and RX interrupts.
+   */
+  void signals(Program txInject, Program rxInject) {
+    this.signalTx = irqfd.signal(false, txInject);
+    this.signalRx = irqfd.signal(true, rxInject);
+  }
+
+  /** Spawns the worker thread (and the 3.0 kworkers); the programs are built. */
+  void spawn(String vmName) {
     this.worker = host.spawnSleeping("vhost-" + vmName, workerProgram(), config.workerCpu());
     if (acquirers != null) {
       acquirers.worker(worker);
@@ -243,7 +261,7 @@ final class VhostWorker {
       final int queue = q;
       ArrayDeque<Packet> pending = new ArrayDeque<>(256);
       Program one = tunNetXmit(pending);
-      link.receiveQueue(q, pending, Program.interruptHandler(VhostNet.NIC_IRQ_SYMBOL)
+      link.receiveQueue(q, pending, Program.interruptHandler(NicLink.IRQ_SYMBOL)
           .work(costs.nicRxIrqNs(), "handle_irq_event")
           .op(Ops.loopCall(t -> {
             if (pending.isEmpty()) {
@@ -370,7 +388,7 @@ final class VhostWorker {
     // tun_get_user builds the skb (copy), then netif_rx_ni runs the receive softirq in the worker's
     // context: bridge, dev_queue_xmit, the NIC driver's xmit
     Program netifRxNi = Program.named("netif_rx_ni")
-        .call(Program.named(VhostNet.SOFTIRQ_SYMBOL).work(costs.txSoftirqNs(), "net_rx_action").build())
+        .call(Program.named(SOFTIRQ_SYMBOL).work(costs.txSoftirqNs(), "net_rx_action").build())
         .build();
     Program one = Program.named("tun_sendmsg")
         .op(Ops.work(t -> costs.txPerPacketNs() - costs.txSoftirqNs() + costs.copyNs(txPacket.bytes), "tun_get_user"))
@@ -525,14 +543,9 @@ final class VhostWorker {
         .build();
   }
 
-  /** {@code vhost_signal} of the TX ({@code rx} false) or RX queue: {@link IrqfdSignal#signal}. */
-  Program signal(boolean rx) {
-    return irqfd.signal(rx);
-  }
-
-  private static final int L_WORK = VhostNetStats.L_WORK;
-  private static final int L_WQ = VhostNetStats.L_WQ;
-  private static final int L_RXQ = VhostNetStats.L_RXQ;
+  private static final int L_WORK = VhostNetCounters.L_WORK;
+  private static final int L_WQ = VhostNetCounters.L_WQ;
+  private static final int L_RXQ = VhostNetCounters.L_RXQ;
 
   /** Counts the worker's acquisition of lock {@code idx} and whether someone held it as it tried. */
   private Op counted(int idx) {

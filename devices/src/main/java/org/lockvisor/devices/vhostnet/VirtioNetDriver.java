@@ -18,9 +18,13 @@ import org.lockvisor.machine.Task;
  * ({@code skb_xmit_done}). RX: the interrupt runs NAPI ({@code virtnet_poll}), hands each packet
  * to the protocol, refills buffers when half are used ({@code try_fill_recv}) and kicks the RX
  * queue if needed. {@code irqfd_inject} ({@code kvm_set_irq}) raises the guest interrupts.
+ *
+ * <p>Split out of {@link VhostNet}: the lock, rings, pool and counters come from {@link
+ * VhostNetState}, the host's kick handlers come in as programs ({@link #build}).
  */
 final class VirtioNetDriver {
-  private final VhostNet dev;
+  /** The attached device's state; null before attach. */
+  private VhostNetState state;
   private final ArrayDeque<Packet> guestRequeue = new ArrayDeque<>();
   private final ArrayDeque<RxBuf> rxToRefill = new ArrayDeque<>();
   private Packet txGuestPacket;
@@ -42,53 +46,48 @@ final class VirtioNetDriver {
   Program rxInject;
   Program txInject;
 
-  VirtioNetDriver(VhostNet dev) {
-    this.dev = dev;
-  }
-
   void setProtocol(NetProtocol protocol) {
     this.protocol = protocol;
   }
 
   /**
-   * Builds the guest's programs; the vhost side's {@code vhost_signal} programs are built at the
-   * points they were before the split, right after the injection they call.
+   * Builds the guest's programs on device state {@code s}: the kick exits run the host's {@code
+   * txKickHandler} and {@code rxKickHandler}; {@link #txInject} and {@link #rxInject} are what the
+   * host's {@code vhost_signal} calls.
    */
-  void build(VhostWorker vhost) {
-    Program txKickHandler = vhost.txKickHandler;
-    Program rxKickHandler = vhost.rxKickHandler;
-    VhostNetCosts costs = dev.costs;
-    int rxIrqCpu = dev.config().rxIrqCpu();
+  void build(VhostNetState s, Program txKickHandler, Program rxKickHandler) {
+    this.state = s;
+    VhostNetCosts costs = state.costs;
+    int rxIrqCpu = state.config.rxIrqCpu();
     this.txNotify = Program.named("virtqueue_notify").op(Ops.vmExit("IO_INSTRUCTION", txKickHandler)).build();
     this.rxNotify = Program.named("virtqueue_notify").op(Ops.vmExit("IO_INSTRUCTION", rxKickHandler)).build();
     this.flushRequeue = Program.named("qdisc_restart")
         .run(t -> {
           Packet p;
-          while ((p = guestRequeue.peek()) != null && dev.txVq.add(p, 1) >= 0) {
+          while ((p = guestRequeue.peek()) != null && state.txVq.add(p, 1) >= 0) {
             guestRequeue.poll();
           }
           if (!guestRequeue.isEmpty()) {
-            dev.txVq.enableCb(); // netif_stop_queue + virtqueue_enable_cb: wait for the TX interrupt
+            state.txVq.enableCb(); // netif_stop_queue + virtqueue_enable_cb: wait for the TX interrupt
           }
         })
         .work(costs.kickPrepareNs(), "virtqueue_kick_prepare")
-        .op(Ops.call(t -> dev.txVq.kickPrepare() ? txNotify : null))
+        .op(Ops.call(t -> state.txVq.kickPrepare() ? txNotify : null))
         .build();
     Program txDoneIrq = Program.named("skb_xmit_done")
-        .run(t -> dev.txVq.disableCb())
-        .op(dev.txLock.lock(LockMode.IRQSAVE))
+        .run(t -> state.txVq.disableCb())
+        .op(state.txLock.lock(LockMode.IRQSAVE))
         .run(t -> reclaimed = reclaimTx())
         .op(Ops.work(t -> reclaimed * costs.freeOldXmitNs(), "free_old_xmit_skbs"))
         .call(flushRequeue)
-        .op(dev.txLock.unlock(LockMode.IRQSAVE))
+        .op(state.txLock.unlock(LockMode.IRQSAVE))
         .build();
     this.txInterrupt = Program.interruptHandler("vring_interrupt").work(costs.rxIrqEntryNs(), "handle_edge_irq")
         .call(txDoneIrq).build();
     this.txInject = Program.named("irqfd_inject")
         .work(costs.signalNs() - costs.eventfdSignalNs(), "kvm_set_irq")
-        .run(t -> dev.guest.cpu(rxIrqCpu).raiseInterrupt(txInterrupt))
+        .run(t -> state.guest.cpu(rxIrqCpu).raiseInterrupt(txInterrupt))
         .build();
-    vhost.signalTx = vhost.signal(false);
 
     Program receiveOne = Program.named("receive_buf")
         .work(costs.rxPerPacketNs(), "netif_receive_skb")
@@ -96,7 +95,7 @@ final class VirtioNetDriver {
         .run(t -> {
           Packet p = rxPacket;
           rxPacket = null;
-          dev.pool.release(p);
+          state.pool.release(p);
         })
         .build();
     Program refill = Program.named("try_fill_recv")
@@ -104,16 +103,16 @@ final class VirtioNetDriver {
         .run(t -> {
           RxBuf b;
           while ((b = rxToRefill.poll()) != null) {
-            dev.rxVq.add(b, 1);
+            state.rxVq.add(b, 1);
           }
         })
         .work(costs.kickPrepareNs(), "virtqueue_kick_prepare")
-        .op(Ops.call(t -> dev.rxVq.kickPrepare() ? rxNotify : null))
+        .op(Ops.call(t -> state.rxVq.kickPrepare() ? rxNotify : null))
         .build();
     Program poll = Program.named("virtnet_poll")
         .op(Ops.loopCall(t -> {
           for (;;) {
-            RxBuf b = (RxBuf) dev.rxVq.getBuf();
+            RxBuf b = (RxBuf) state.rxVq.getBuf();
             if (b != null && b.content == null) {
               rxToRefill.add(b); // receive_mergeable: a further page of the packet before it
               continue;
@@ -122,27 +121,26 @@ final class VirtioNetDriver {
               rxPacket = b.content;
               b.content = null;
               rxToRefill.add(b);
-              dev.stats.acks++;
+              state.stats.acks++;
               return receiveOne;
             }
-            if (dev.rxVq.enableCb()) {
+            if (state.rxVq.enableCb()) {
               return null; // napi_complete + virtqueue_enable_cb: nothing arrived meanwhile
             }
-            dev.rxVq.disableCb();
+            state.rxVq.disableCb();
           }
         }))
-        .op(Ops.call(t -> rxToRefill.size() >= dev.config().ringSize() / 2 ? refill : null))
+        .op(Ops.call(t -> rxToRefill.size() >= state.config.ringSize() / 2 ? refill : null))
         .build();
     this.rxInterrupt = Program.interruptHandler("vring_interrupt")
         .work(costs.rxIrqEntryNs(), "handle_edge_irq")
-        .run(t -> dev.rxVq.disableCb()) // skb_recv_done -> napi_schedule
+        .run(t -> state.rxVq.disableCb()) // skb_recv_done -> napi_schedule
         .call(poll)
         .build();
     this.rxInject = Program.named("irqfd_inject")
         .work(costs.signalNs() - costs.eventfdSignalNs(), "kvm_set_irq")
-        .run(t -> dev.guest.cpu(rxIrqCpu).raiseInterrupt(rxInterrupt))
+        .run(t -> state.guest.cpu(rxIrqCpu).raiseInterrupt(rxInterrupt))
         .build();
-    vhost.signalRx = vhost.signal(true);
   }
 
   /** {@code dev_hard_start_xmit} of one packet whose flow and size the two functions give. */
@@ -159,7 +157,7 @@ final class VirtioNetDriver {
   /** The same; {@code seq} numbers the packet's first byte (-1: none), so the peer can SACK (iperf recovery 3.0). */
   Program xmitPath(ToIntFunction<Task> flow, ToIntFunction<Task> bytes, java.util.function.ToLongFunction<Task> seq,
       java.util.function.Predicate<Task> retransmission) {
-    VhostNetCosts costs = dev.costs;
+    VhostNetCosts costs = state.costs;
     Program startXmit = Program.named("start_xmit")
         .run(t -> reclaimed = reclaimTx())
         .op(Ops.work(t -> reclaimed * costs.freeOldXmitNs(), "free_old_xmit_skbs"))
@@ -168,24 +166,24 @@ final class VirtioNetDriver {
         .run(t -> {
           Packet p = txGuestPacket;
           txGuestPacket = null;
-          dev.stats.xmits++;
+          state.stats.xmits++;
           Packet q;
-          while ((q = guestRequeue.peek()) != null && dev.txVq.add(q, 1) >= 0) {
+          while ((q = guestRequeue.peek()) != null && state.txVq.add(q, 1) >= 0) {
             guestRequeue.poll(); // the qdisc's requeued packets go first
           }
-          if (!guestRequeue.isEmpty() || dev.txVq.add(p, 1) < 0) {
-            dev.stats.txRingFull++;
+          if (!guestRequeue.isEmpty() || state.txVq.add(p, 1) < 0) {
+            state.stats.txRingFull++;
             guestRequeue.add(p);
-            dev.txVq.enableCb();
+            state.txVq.enableCb();
           }
         })
         .work(costs.kickPrepareNs(), "virtqueue_kick_prepare")
-        .op(Ops.call(t -> dev.txVq.kickPrepare() ? txNotify : null))
+        .op(Ops.call(t -> state.txVq.kickPrepare() ? txNotify : null))
         .build();
     return Program.named("dev_hard_start_xmit")
-        .op(dev.txLock.lock(LockMode.IRQSAVE))
+        .op(state.txLock.lock(LockMode.IRQSAVE))
         .run(t -> {
-          Packet p = dev.pool.alloc();
+          Packet p = state.pool.alloc();
           p.flow = flow.applyAsInt(t);
           p.bytes = bytes.applyAsInt(t);
           p.retrans = retransmission.test(t);
@@ -193,11 +191,11 @@ final class VirtioNetDriver {
           p.tsval = p.seq >= 0 ? t.machine().sim().now() : -1; // tcp_transmit_skb's TSval
           p.acked = txAckBytes;
           txAckBytes = 0;
-          checkState(p.bytes > 0, "%s: transmit of %s bytes", dev.name(), p.bytes);
+          checkState(p.bytes > 0, "%s: transmit of %s bytes", state.name, p.bytes);
           txGuestPacket = p;
         })
         .call(startXmit)
-        .op(dev.txLock.unlock(LockMode.IRQSAVE))
+        .op(state.txLock.unlock(LockMode.IRQSAVE))
         .build();
   }
 
@@ -211,13 +209,13 @@ final class VirtioNetDriver {
    */
   void guestReceive(GuestReceive rx) {
     this.unacked = new long[rx.streams];
-    int mss = dev.mss();
-    Program ack = xmitPath(t -> txAckFlow, t -> VhostNet.ACK_WIRE_BYTES);
+    int mss = state.config.mss();
+    Program ack = xmitPath(t -> txAckFlow, t -> Packet.ACK_WIRE_BYTES);
     this.tcpDataRcv = Program.named("tcp_v4_rcv")
-        .op(Ops.work(t -> dev.costs.copyNs(rxPacket.bytes), "tcp_recvmsg"))
+        .op(Ops.work(t -> state.costs.copyNs(rxPacket.bytes), "tcp_recvmsg"))
         .op(Ops.call(t -> {
           Packet p = rxPacket;
-          dev.stats.deliveredBytes += p.bytes;
+          state.stats.deliveredBytes += p.bytes;
           unacked[p.flow] += p.bytes;
           if (unacked[p.flow] <= mss) {
             return null;
@@ -233,8 +231,8 @@ final class VirtioNetDriver {
   private int reclaimTx() {
     int n = 0;
     Object token;
-    while ((token = dev.txVq.getBuf()) != null) {
-      dev.pool.release((Packet) token);
+    while ((token = state.txVq.getBuf()) != null) {
+      state.pool.release((Packet) token);
       n++;
     }
     return n;

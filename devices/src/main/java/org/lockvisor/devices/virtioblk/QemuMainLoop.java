@@ -33,8 +33,16 @@ import org.lockvisor.machine.Task;
  * The linux-aio handler ({@code block/linux-aio.c qemu_laio_completion_cb}) reads its eventfd until
  * it is empty: two reads and one {@code io_getevents}; each completion re-enters its coroutine, which
  * schedules the request's bottom half ({@code block.c bdrv_co_do_rw -> bdrv_co_em_bh}).
+ *
+ * <p>Split out of {@link QemuVmm}, which builds it with the programs it runs.
  */
 final class QemuMainLoop {
+  /**
+   * QEMU 2.0 main-loop.c {@code MAX_MAIN_LOOP_SPIN}: zero-timeout iterations (the BQL kept) before
+   * {@code os_host_main_loop_wait} forces a timeout and drops the BQL.
+   */
+  static final int MAX_MAIN_LOOP_SPIN = 1000;
+
   private final VirtioBlkCosts costs;
   private final VirtioBlkStats stats;
   private final KernelLock bql;
@@ -189,7 +197,7 @@ final class QemuMainLoop {
     Program iteration = Program.named("main_loop_wait")
         .run(t -> stats.mainLoopIterations++)
         .work(pass / 2, "glib_pollfds_fill")
-        .op(Ops.call(t -> !bottomHalves.isEmpty() && spinCounter <= VirtioBlk.MAX_MAIN_LOOP_SPIN ? spinPoll
+        .op(Ops.call(t -> !bottomHalves.isEmpty() && spinCounter <= MAX_MAIN_LOOP_SPIN ? spinPoll
             : releaseAndPoll))
         .work(pass - pass / 2, "glib_pollfds_poll")
         .call(aioPoll)

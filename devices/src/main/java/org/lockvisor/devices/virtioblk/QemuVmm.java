@@ -1,7 +1,10 @@
 package org.lockvisor.devices.virtioblk;
 
 import java.util.ArrayDeque;
+import org.lockvisor.devices.spi.Virtqueue;
+import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.machine.Cpu;
+import org.lockvisor.machine.Kernel;
 import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.Task;
@@ -14,11 +17,23 @@ import org.lockvisor.machine.VcpuTask;
  * virtio_blk_rw_complete}) or {@code x-data-plane} ({@code hw/block/dataplane/virtio-blk.c}
  * {@code handle_notify}, {@code handle_io}), the linux-aio completions of the {@link
  * StorageBackend}, and {@code virtio_notify}'s interrupt injection. The main loop's iterations are
- * {@link QemuMainLoop}. Each program's comment cites its QEMU function.
+ * {@link QemuMainLoop}. Each program's comment cites its QEMU function. It is the {@link VmmSide}
+ * a {@link NotifyPath} runs against.
+ *
+ * <p>Split out of {@link VirtioBlk}: the ring, the locks and the interrupt to the guest come from
+ * {@link VirtioBlkState}; the backend is its own.
  */
-final class QemuVmm {
-  private final VirtioBlk dev;
+final class QemuVmm implements VmmSide {
+  private final VirtioBlkState s;
+  private final VirtioBlkConfig config;
+  private final VirtioBlkCosts costs;
+  private final Kernel host;
+  private final Kernel guest;
+  private final Virtqueue vq;
+  private final QueuePolicy policy;
   private final VirtioBlkStats stats;
+  /** The storage behind the VMM's linux-aio. */
+  private final StorageBackend backend;
   private int nextIrqCpu;
   private Program handleOutput;
   /** QEMU 2.0's main loop (the main-loop device); null with x-data-plane. */
@@ -30,32 +45,56 @@ final class QemuVmm {
   private final ArrayDeque<VirtblkReq> ioqBatch = new ArrayDeque<>();
   private int ioqReap;
 
-  QemuVmm(VirtioBlk dev) {
-    this.dev = dev;
-    this.stats = dev.stats;
+  QemuVmm(VirtioBlkState s, VirtioBlkStats stats) {
+    this.s = s;
+    this.config = s.config;
+    this.costs = s.costs;
+    this.host = s.host;
+    this.guest = s.guest;
+    this.vq = s.vq;
+    this.policy = s.policy;
+    this.stats = stats;
+    this.backend = new StorageBackend(s.machine.sim(), s.vmName + "/" + s.name + "/backend", config.backendDepth(),
+        config.backendServiceNs(), config.backendExponential(), this::onBackendDone);
+  }
+
+  StorageBackend backend() {
+    return backend;
+  }
+
+  @Override
+  public VirtioBlkCosts costs() {
+    return costs;
+  }
+
+  @Override
+  public KernelLock globalLock() {
+    return s.bql;
   }
 
   /** Builds {@code virtio_blk_handle_output} (the ioeventfd handler a notify path may run). */
   void buildHandleOutput() {
     Program handleRequest = Program.named("virtio_blk_handle_request")
-        .run(t -> t.scratchObject = dev.vq.token(dev.policy.pop(dev.vq)))
-        .work(dev.costs.hostSubmitNs(), "laio_submit")
+        .run(t -> t.scratchObject = vq.token(policy.pop(vq)))
+        .work(costs.hostSubmitNs(), "laio_submit")
         .run(t -> {
           Object r = t.scratchObject;
           t.scratchObject = null;
-          dev.backend.submit(r);
+          backend.submit(r);
         })
         .build();
     this.handleOutput = popLoop("virtio_blk_handle_output", handleRequest);
   }
 
-  Program handleOutput() {
+  @Override
+  public Program handleOutput() {
     return handleOutput;
   }
 
   /** Marks the ioeventfd as signalled (the main loop or the dataplane thread will pop the ring). */
-  void signal() {
-    if (dev.dataplane()) {
+  @Override
+  public void signalMainLoop() {
+    if (s.dataplane()) {
       hostNotifierSet = true; // the dataplane thread's host notifier (the same ioeventfd)
     } else {
       mainLoop.signalIoeventfd();
@@ -63,8 +102,9 @@ final class QemuVmm {
   }
 
   /** The host thread that polls the ioeventfd: QEMU's main loop, or the dataplane thread. */
-  Task thread() {
-    return dev.dataplane() ? ioThread : mainLoop.thread();
+  @Override
+  public Task mainLoopThread() {
+    return s.dataplane() ? ioThread : mainLoop.thread();
   }
 
   /** Bottom halves scheduled and not yet run by QEMU's main loop. */
@@ -78,13 +118,12 @@ final class QemuVmm {
   }
 
   /** Spawns the VMM's thread on host CPU {@code cpu}. */
-  void spawn(String vmName, String deviceName, int cpu) {
-    if (dev.dataplane()) {
-      this.ioThread = dev.host.spawnSleeping("qemu-" + vmName + "/" + deviceName + "-dataplane", dataplaneProgram(),
-          cpu);
+  void spawn(int cpu) {
+    if (s.dataplane()) {
+      this.ioThread = host.spawnSleeping("qemu-" + s.vmName + "/" + s.name + "-dataplane", dataplaneProgram(), cpu);
     } else {
-      this.mainLoop = new QemuMainLoop(dev.costs, stats, dev.bql, completeProgram(), handleOutput);
-      mainLoop.setThread(dev.host.spawnSleeping("qemu-" + vmName + "/main-loop", mainLoop.program(), cpu));
+      this.mainLoop = new QemuMainLoop(costs, stats, s.bql, completeProgram(), handleOutput);
+      mainLoop.setThread(host.spawnSleeping("qemu-" + s.vmName + "/main-loop", mainLoop.program(), cpu));
     }
   }
 
@@ -93,10 +132,10 @@ final class QemuVmm {
    * while the ring has entries, {@code afterPopLoop}, and again while that says more arrived.
    */
   private Program popLoop(String function, Program perRequest) {
-    Program again = Program.named("virtio_queue_set_notification").run(t -> dev.policy.beforePopLoop(dev.vq)).build();
+    Program again = Program.named("virtio_queue_set_notification").run(t -> policy.beforePopLoop(vq)).build();
     return Program.named(function)
-        .run(t -> dev.policy.beforePopLoop(dev.vq))
-        .op(Ops.loopCall(t -> dev.vq.hasAvail() ? perRequest : dev.policy.afterPopLoop(dev.vq) ? again : null))
+        .run(t -> policy.beforePopLoop(vq))
+        .op(Ops.loopCall(t -> vq.hasAvail() ? perRequest : policy.afterPopLoop(vq) ? again : null))
         .build();
   }
 
@@ -109,20 +148,20 @@ final class QemuVmm {
    */
   private Program injectProgram() {
     return Program.named("virtio_notify")
-        .work(dev.costs.interruptInjectNs(), "kvm_set_irq")
+        .work(costs.interruptInjectNs(), "kvm_set_irq")
         .run(t -> {
-          if (dev.mmioLevel()) {
-            dev.isr = true;
-            if (dev.lineHigh) {
+          if (s.mmioLevel()) {
+            s.isr = true;
+            if (s.lineHigh) {
               return;
             }
-            dev.lineHigh = true;
+            s.lineHigh = true;
           }
           Cpu target = interruptTarget();
-          if (!dev.config.postedInterrupts() && target.vcpuTask().hostState() == VcpuTask.HostState.IN_GUEST) {
-            dev.forcedExitPending[target.index()] = true; // the kick IPI exits the running vCPU
+          if (!config.postedInterrupts() && target.vcpuTask().hostState() == VcpuTask.HostState.IN_GUEST) {
+            s.forcedExitPending[target.index()] = true; // the kick IPI exits the running vCPU
           }
-          target.raiseInterrupt(dev.vringInterrupt);
+          target.raiseInterrupt(s.vringInterrupt);
         })
         .build();
   }
@@ -136,12 +175,12 @@ final class QemuVmm {
   private Program completeProgram() {
     Program inject = injectProgram();
     return Program.named("virtio_blk_rw_complete")
-        .work(dev.costs.hostCompleteNs(), "virtio_blk_rw_complete")
+        .work(costs.hostCompleteNs(), "virtio_blk_rw_complete")
         .run(t -> {
           VirtblkReq vr = (VirtblkReq) t.scratchObject;
           t.scratchObject = null;
-          dev.vq.pushUsed(vr.head);
-          t.scratch = dev.vq.needInterrupt() ? 1 : 0;
+          vq.pushUsed(vr.head);
+          t.scratch = vq.needInterrupt() ? 1 : 0;
         })
         .op(Ops.call(t -> t.scratch == 1 ? inject : null))
         .build();
@@ -161,48 +200,48 @@ final class QemuVmm {
   private Program dataplaneProgram() {
     Program inject = injectProgram();
     Program processRequest = Program.named("process_request")
-        .run(t -> ioqBatch.add((VirtblkReq) dev.vq.token(dev.policy.pop(dev.vq))))
-        .work(dev.costs.dataplaneSubmitNs(), "ioq_rdwr")
+        .run(t -> ioqBatch.add((VirtblkReq) vq.token(policy.pop(vq))))
+        .work(costs.dataplaneSubmitNs(), "ioq_rdwr")
         .build();
     Program popAll = popLoop("vring_pop_loop", processRequest);
     Program ioqSubmit = Program.named("ioq_submit")
-        .work(dev.costs.syscallNs(), "io_submit")
+        .work(costs.syscallNs(), "io_submit")
         .run(t -> {
           stats.ioqSubmits++;
           stats.iocbsSubmitted += ioqBatch.size();
           while (!ioqBatch.isEmpty()) {
-            dev.backend.submit(ioqBatch.poll());
+            backend.submit(ioqBatch.poll());
           }
         })
         .build();
     Program handleNotify = Program.named("handle_notify")
-        .work(dev.costs.syscallNs(), "event_notifier_test_and_clear") // read(2) of the host notifier
+        .work(costs.syscallNs(), "event_notifier_test_and_clear") // read(2) of the host notifier
         .run(t -> hostNotifierSet = false)
         .call(popAll)
         .op(Ops.call(t -> ioqBatch.isEmpty() ? null : ioqSubmit))
         .build();
     Program completeRequest = Program.named("complete_request")
-        .work(dev.costs.dataplaneCompleteNs(), "vring_push")
+        .work(costs.dataplaneCompleteNs(), "vring_push")
         .run(t -> {
           ioqReap--;
-          dev.vq.pushUsed(aioCompletions.poll().head);
+          vq.pushUsed(aioCompletions.poll().head);
         })
         .build();
     Program handleIo = Program.named("handle_io")
-        .work(dev.costs.syscallNs(), "event_notifier_test_and_clear") // read(2) of the io notifier
-        .work(dev.costs.syscallNs(), "io_getevents")
+        .work(costs.syscallNs(), "event_notifier_test_and_clear") // read(2) of the io notifier
+        .work(costs.syscallNs(), "io_getevents")
         .run(t -> ioqReap = aioCompletions.size()) // the events io_getevents returned
         .op(Ops.loopCall(t -> ioqReap > 0 ? completeRequest : null))
-        .op(Ops.call(t -> dev.vq.needInterrupt() ? inject : null)) // notify_guest, once per batch
+        .op(Ops.call(t -> vq.needInterrupt() ? inject : null)) // notify_guest, once per batch
         // "If there were more requests than iovecs, the vring will not be empty yet so check again":
         // vring_more_avail -> handle_notify, whether or not the guest kicked for them
-        .op(Ops.call(t -> dev.vq.hasAvail() ? handleNotify : null))
+        .op(Ops.call(t -> vq.hasAvail() ? handleNotify : null))
         .build();
     // aio_poll(ctx, true) (aio-posix.c 2.0): ppoll over the context's notifier, the host notifier and
     // the io notifier (three descriptors: the system call prices it), then aio_dispatch
     Program poll = Program.named("aio_poll")
         .op(Ops.sleepUntil(null, t -> hostNotifierSet || !aioCompletions.isEmpty()))
-        .work(dev.costs.syscallNs(), "qemu_poll_ns")
+        .work(costs.syscallNs(), "qemu_poll_ns")
         .op(Ops.call(t -> hostNotifierSet ? handleNotify : null))
         .op(Ops.call(t -> aioCompletions.isEmpty() ? null : handleIo))
         .build();
@@ -210,21 +249,21 @@ final class QemuVmm {
   }
 
   private Cpu interruptTarget() {
-    if (dev.config.irqCpu() >= 0) {
-      return dev.guest.cpu(dev.config.irqCpu());
+    if (config.irqCpu() >= 0) {
+      return guest.cpu(config.irqCpu());
     }
-    Cpu c = dev.guest.cpu(nextIrqCpu);
-    nextIrqCpu = (nextIrqCpu + 1) % dev.guest.cpuCount();
+    Cpu c = guest.cpu(nextIrqCpu);
+    nextIrqCpu = (nextIrqCpu + 1) % guest.cpuCount();
     return c;
   }
 
   void onBackendDone(Object r) {
-    if (dev.dataplane()) {
+    if (s.dataplane()) {
       aioCompletions.add((VirtblkReq) r);
-      dev.host.wakeUpNow(ioThread, null);
+      host.wakeUpNow(ioThread, null);
     } else {
       mainLoop.aioCompleted((VirtblkReq) r);
-      dev.host.wakeUpNow(mainLoop.thread(), null);
+      host.wakeUpNow(mainLoop.thread(), null);
     }
   }
 }

@@ -13,7 +13,6 @@ import org.lockvisor.devices.spi.BlockRequest;
 import org.lockvisor.devices.spi.DeviceContext;
 import org.lockvisor.devices.spi.Virtqueue;
 import org.lockvisor.locking.spi.KernelLock;
-import org.lockvisor.locking.spi.LockFactory.LockKind;
 import org.lockvisor.locking.spi.LockMode;
 import org.lockvisor.machine.Kernel;
 import org.lockvisor.machine.Machine;
@@ -22,7 +21,6 @@ import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.Task;
 import org.lockvisor.machine.VcpuTask;
-import org.lockvisor.machine.Vm;
 import org.lockvisor.machine.WaitQueue;
 
 /**
@@ -62,34 +60,35 @@ import org.lockvisor.machine.WaitQueue;
  *
  * <p>Simplifications: requests that meet a stopped queue or a full ring are parked on the
  * dispatch list under vq_lock and dispatched by a kblockd worker after the restart (the kernel
- * parks them after unlocking). *
- * <p>This class is the guest driver and the device's public face; the host's QEMU model is
- * {@link QemuVmm} and the statistics {@link VirtioBlkStats}. Above 30 methods on purpose:
- * the {@code BlockDevice} and {@link VmmSide} interfaces and the figures the reproductions read
- * (notify-exit quantiles, vq_lock spin by caller) are one-line accessors here; the driver's own
- * logic is a dozen program builders.
+ * parks them after unlocking).
+ *
+ * <p>This class is the guest driver and the device's public face. At attach it builds what the
+ * driver and the host share ({@link VirtioBlkState}: locks, ring, queue policy, the interrupt
+ * between them), then the host's QEMU model {@link QemuVmm} (the {@link VmmSide} the notify path
+ * runs against) and the statistics {@link VirtioBlkStats} from it; they never call back here.
+ * Above 30 methods on purpose: the {@code BlockDevice} interface and the figures the reproductions
+ * read (notify-exit quantiles, vq_lock spin by caller) are one-line accessors here; the driver's
+ * own logic is a dozen program builders.
  */
-public final class VirtioBlk implements BlockDevice, VmmSide {
-  static final String VQ_LOCK_SPIN = LockMode.IRQSAVE.lockSymbol();
-
+public final class VirtioBlk implements BlockDevice {
   private final String name;
-  final VirtioBlkConfig config;
+  private final VirtioBlkConfig config;
   private final VirtioBlkCosts costOverride;
   private final QueuePolicy policyOverride;
-  QueuePolicy policy;
+  /** What the driver and the device model share, built at attach; null before. */
+  private VirtioBlkState state;
+  private QueuePolicy policy;
 
-  VirtioBlkCosts costs;
-  Machine machine;
-  Kernel guest;
-  Kernel host;
-  KernelLock vqLock;
-  KernelLock bql;
-  Virtqueue vq;
+  private VirtioBlkCosts costs;
+  private Machine machine;
+  private Kernel guest;
+  private KernelLock vqLock;
+  private KernelLock bql;
+  private Virtqueue vq;
   private NotifyPath notifyPath;
-  StorageBackend backend;
-  final VirtioBlkStats stats = new VirtioBlkStats(this);
-  /** The host half: QEMU's main loop or dataplane thread and the interrupt injection. */
-  private final QemuVmm vmm = new QemuVmm(this);
+  final VirtioBlkStats stats = new VirtioBlkStats();
+  /** The host half: QEMU's main loop or dataplane thread, backend, interrupt injection; null before attach. */
+  private QemuVmm vmm;
   private Task kblockd;
   private int descriptorsPerRequest;
 
@@ -101,25 +100,14 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
   private final BlockBatch kblockdBatch = new BlockBatch(256);
   private int tagsFree;
   private final WaitQueue tagWait = new WaitQueue("blk_mq_bitmap_tags.wait");
-  boolean[] forcedExitPending = new boolean[0];
-
-  // virtio-mmio level interrupt: the device's ISR and the line as KVM_IRQ_LINE left it
-  boolean isr;
-  boolean lineHigh;
+  /** virtio-mmio: the ISR each guest CPU's status read returned. */
   private boolean[] statusSeen = new boolean[0];
 
   // programs
   private Program notify;
   private Program kickInside;
   private Program kickPrepareOnly;
-  Program vringInterrupt;
   private Program kblockdSubmit;
-
-  /**
-   * QEMU 2.0 main-loop.c {@code MAX_MAIN_LOOP_SPIN}: zero-timeout iterations (the BQL kept) before
-   * {@code os_host_main_loop_wait} forces a timeout and drops the BQL.
-   */
-  public static final int MAX_MAIN_LOOP_SPIN = 1000;
 
   /** A device with costs from the arch profile (given at attach). */
   public VirtioBlk(String name, VirtioBlkConfig config) {
@@ -164,7 +152,6 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
     return config;
   }
 
-  @Override
   public VirtioBlkCosts costs() {
     return costs;
   }
@@ -177,72 +164,50 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
     return vqLock;
   }
 
-  @Override
+  /** The VMM's global lock (QEMU's BQL), or null when the model runs without it. */
   public KernelLock globalLock() {
     return bql;
   }
 
-  @Override
-  public Program handleOutput() {
-    return vmm.handleOutput();
-  }
-
-  @Override
-  public void signalMainLoop() {
-    vmm.signal();
-  }
-
   /** The host thread that polls the ioeventfd: QEMU's main loop, or the dataplane thread. */
-  @Override
   public Task mainLoopThread() {
-    return vmm.thread();
-  }
-
-  boolean dataplane() {
-    return config.vmm() == VirtioBlkConfig.Vmm.QEMU_2_0_DATAPLANE;
-  }
-
-  boolean mmioLevel() {
-    return config.interruptTransport() == VirtioBlkConfig.InterruptTransport.MMIO_LEVEL;
+    return vmm == null ? null : vmm.mainLoopThread();
   }
 
   // -------------------------------------------------------------------------------------------
-  // Attach: locks, ring, programs, host and guest threads.
+  // Attach: the shared state first, then the host's device model, programs, host and guest threads.
 
   @Override
   public void attach(DeviceContext ctx) {
-    checkState(machine == null, "%s is attached already", name);
-    Vm vm = ctx.vm();
-    this.machine = ctx.machine();
-    this.guest = vm.guest();
-    this.host = machine.host();
-    this.costs = costOverride != null ? costOverride : VirtioBlkCosts.from(ctx.costs());
-    this.vqLock = ctx.locks().create(guest, name + ".vq_lock", LockKind.SPINLOCK);
-    checkArgument(vqLock.supports(LockMode.IRQSAVE), "vq_lock algorithm %s does not support IRQSAVE", vqLock.algorithm());
-    if (config.vmmGlobalLock() && config.vmm() != VirtioBlkConfig.Vmm.QEMU_2_0_DATAPLANE) {
-      // the dataplane thread never takes the BQL, and nothing else of this device does
-      this.bql = ctx.locks().create(host, vm.name() + ".qemu_global_mutex", LockKind.MUTEX);
-      checkArgument(bql.supports(LockMode.SLEEPING), "VMM lock algorithm %s does not support SLEEPING", bql.algorithm());
-    }
-    this.vq = new Virtqueue(name + ".vq0", config.queueSize(), config.eventIdx());
+    checkState(state == null, "%s is attached already", name);
+    VirtioBlkState s = new VirtioBlkState(ctx, name, config, costOverride, policyOverride);
+    this.state = s;
+    this.machine = s.machine;
+    this.guest = s.guest;
+    this.costs = s.costs;
+    this.vqLock = s.vqLock;
+    this.bql = s.bql;
+    this.vq = s.vq;
+    this.policy = s.policy;
     this.descriptorsPerRequest = config.indirect() ? 1 : 3;
     this.tagsFree = config.indirect() ? config.queueSize() : config.queueSize() / 2;
-    this.forcedExitPending = new boolean[guest.cpuCount()];
     this.statusSeen = new boolean[guest.cpuCount()];
-    this.policy = policyOverride != null ? policyOverride : config.resolveQueuePolicy();
     this.notifyPath = NotifyPath.named(config.notifyPath());
     checkArgument(config.irqCpu() < guest.cpuCount(), "irq-cpu %s does not exist in a guest with %s cpus",
         config.irqCpu(), guest.cpuCount());
-    this.backend = new StorageBackend(machine.sim(), vm.name() + "/" + name + "/backend", config.backendDepth(),
-        config.backendServiceNs(), config.backendExponential(), vmm::onBackendDone);
+    this.vmm = new QemuVmm(s, stats);
     buildHostPrograms();
     buildGuestPrograms();
-    checkArgument(config.vmmCpu() < host.cpuCount(), "vmm-cpu %s does not exist on a host with %s cpus",
-        config.vmmCpu(), host.cpuCount());
-    vmm.spawn(vm.name(), name, config.vmmCpu());
+    s.vringInterrupt = vringInterrupt;
+    checkArgument(config.vmmCpu() < s.host.cpuCount(), "vmm-cpu %s does not exist on a host with %s cpus",
+        config.vmmCpu(), s.host.cpuCount());
+    vmm.spawn(config.vmmCpu());
     this.kblockd = guest.spawnSleeping("kworker/kblockd-" + name, kblockdProgram(), -1);
-    stats.attached();
+    stats.attached(s, vmm.backend());
   }
+
+  /** The guest's completion interrupt handler, built by {@link #buildGuestPrograms}. */
+  private Program vringInterrupt;
 
   private void buildHostPrograms() {
     vmm.buildHandleOutput();
@@ -253,7 +218,7 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
             stats.spinAtExitStart = stats.vqLockSpinTotal();
           }
         })
-        .op(Ops.vmExit(notifyPath.exitReason(), notifyPath.hostHandler(this)))
+        .op(Ops.vmExit(notifyPath.exitReason(), notifyPath.hostHandler(vmm)))
         .run(t -> {
           long d = machine.sim().now() - t.scratch2;
           stats.notifies++;
@@ -314,6 +279,7 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
         .run(t -> stats.forcedExits++)
         .op(Ops.vmExit("EXTERNAL_INTERRUPT", Program.named("handle_external_intr").build()))
         .build();
+    boolean[] forcedExitPending = state.forcedExitPending;
     Op forcedExit = Ops.call(t -> {
       int cpu = t.cpu().index();
       if (!forcedExitPending[cpu]) {
@@ -322,7 +288,7 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
       forcedExitPending[cpu] = false;
       return externalInterruptExit; // charged where the interrupt lands, before the handler runs
     });
-    if (!mmioLevel()) {
+    if (!state.mmioLevel()) {
       this.vringInterrupt = Program.interruptHandler("vring_interrupt")
           .op(forcedExit)
           .work(costs.irqEntryNs(), "handle_edge_irq")
@@ -333,10 +299,10 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
       // vring_interrupt for each vq; each register access is an MMIO exit that QEMU handles under
       // the BQL (kvm-all.c kvm_cpu_exec: qemu_mutex_lock_iothread after KVM_RUN returns)
       Program readStatus = mmioRegisterAccess("virtio_mmio_read",
-          t -> statusSeen[((VcpuTask) t).guestCpu().index()] = isr, false); // on the vCPU thread in QEMU
+          t -> statusSeen[((VcpuTask) t).guestCpu().index()] = state.isr, false); // on the vCPU thread in QEMU
       Program writeAck = mmioRegisterAccess("virtio_mmio_write", t -> {
-        isr = false; // vdev->isr &= ~value; virtio_update_irq -> qemu_set_irq(level 0) -> KVM_IRQ_LINE
-        lineHigh = false;
+        state.isr = false; // vdev->isr &= ~value; virtio_update_irq -> qemu_set_irq(level 0) -> KVM_IRQ_LINE
+        state.lineHigh = false;
       }, true);
       Program vring = Program.named("vring_interrupt").call(virtblkDone).build();
       Program eoi = Program.named("vgic_maintenance_handler")
@@ -420,7 +386,7 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
 
   @Override
   public Program submitPath(Function<Task, BlockBatch> batchOf) {
-    checkState(machine != null, "%s: attach the device before building submission paths", name);
+    checkState(state != null, "%s: attach the device before building submission paths", name);
     Function<Task, VirtblkReq> current = t -> (VirtblkReq) batchOf.apply(t).current().driverData();
     Op addReq = Ops.run(t -> {
       VirtblkReq vr = current.apply(t);
@@ -560,12 +526,12 @@ public final class VirtioBlk implements BlockDevice, VmmSide {
 
   /** Bottom halves scheduled and not yet run by QEMU's main loop (tests). */
   int pendingBottomHalves() {
-    return vmm.pendingBottomHalves();
+    return vmm == null ? 0 : vmm.pendingBottomHalves();
   }
 
   /** QEMU 2.0's main loop of the main-loop device (tests); null with x-data-plane. */
   QemuMainLoop mainLoop() {
-    return vmm.mainLoop();
+    return vmm == null ? null : vmm.mainLoop();
   }
 
   /** The longest notify exit since the last reset, in ns. */

@@ -5,6 +5,7 @@ import static com.google.common.base.Preconditions.checkArgument;
 import com.google.common.collect.ImmutableMap;
 import org.lockvisor.core.account.CpuTimeAccount;
 import org.lockvisor.core.account.SymbolTable;
+import org.lockvisor.locking.spi.LockMode;
 import org.lockvisor.machine.Cpu;
 import org.lockvisor.machine.Machine;
 
@@ -12,10 +13,18 @@ import org.lockvisor.machine.Machine;
  * The statistics of one {@link VirtioBlk}: the counters its guest driver and device model bump,
  * the notify exits' duration histogram, and the guest CPU time spinning on {@code vq_lock} by
  * caller ({@code virtio_queue_rq}, {@code virtblk_done}) read from the machine's CPU-time account,
- * each since the last reset.
+ * each since the last reset. It reads the device's state ({@link VirtioBlkState}) and the storage
+ * backend, given at attach.
+ *
+ * <p>Split out of {@link VirtioBlk}.
  */
 final class VirtioBlkStats {
-  private final VirtioBlk dev;
+  /** vq_lock's lock function, as both callers take it ({@code spin_lock_irqsave}). */
+  private static final String VQ_LOCK_SPIN = LockMode.IRQSAVE.lockSymbol();
+
+  /** The attached device's state and backend; null before attach. */
+  private VirtioBlkState s;
+  private StorageBackend backend;
   long tagWaits;
   long forcedExits;
   long mainLoopIterations;
@@ -54,13 +63,11 @@ final class VirtioBlkStats {
   final long[] exitHistogram = new long[EXIT_HISTOGRAM_BUCKETS];
   long exitMaxNs;
 
-  VirtioBlkStats(VirtioBlk dev) {
-    this.dev = dev;
-  }
-
-  /** The measurement starts at attach. */
-  void attached() {
-    this.statsSince = dev.machine.sim().now();
+  /** The measurement starts at attach, of device state {@code s} and its {@code backend}. */
+  void attached(VirtioBlkState s, StorageBackend backend) {
+    this.s = s;
+    this.backend = backend;
+    this.statsSince = s.machine.sim().now();
   }
 
   public long submitted() {
@@ -139,11 +146,11 @@ final class VirtioBlkStats {
    * ({@code _raw_spin_lock_irqsave}), any slow path below it included. Stack classes are cached.
    */
   private long spinUnder(byte kind) {
-    if (dev.machine == null) {
+    if (s == null) {
       return 0;
     }
-    dev.machine.syncAccounting();
-    CpuTimeAccount account = dev.machine.account();
+    s.machine.syncAccounting();
+    CpuTimeAccount account = s.machine.account();
     if (account.entries() != scannedEntries) {
       classifyEntries(account);
     }
@@ -163,20 +170,20 @@ final class VirtioBlkStats {
    * _raw_spin_lock_irqsave}), any slow path below it included. Stack classes are cached.
    */
   private void classifyEntries(CpuTimeAccount account) {
-    SymbolTable symbols = dev.machine.symbols();
+    SymbolTable symbols = s.machine.symbols();
     if (guestCpu.length == 0) {
       int max = 0;
-      for (Cpu c : dev.guest.cpus()) {
+      for (Cpu c : s.guest.cpus()) {
         max = Math.max(max, c.id() + 1);
       }
       guestCpu = new boolean[max];
-      for (Cpu c : dev.guest.cpus()) {
+      for (Cpu c : s.guest.cpus()) {
         guestCpu[c.id()] = true;
       }
     }
     int queueRqSym = symbols.symbol("virtio_queue_rq", Machine.DOMAIN_KERNEL);
     int doneSym = symbols.symbol("virtblk_done", Machine.DOMAIN_KERNEL);
-    int spinSym = symbols.symbol(VirtioBlk.VQ_LOCK_SPIN, Machine.DOMAIN_KERNEL);
+    int spinSym = symbols.symbol(VQ_LOCK_SPIN, Machine.DOMAIN_KERNEL);
     // Entries only ever get added and a stack's class never changes, so the lists grow by the
     // entries added since the last scan (sums are of longs: the order does not change them).
     account.forEachAddedSince(Math.max(0, scannedEntries), (cpu, thread, stack, ns) -> {
@@ -213,7 +220,7 @@ final class VirtioBlkStats {
   }
 
   ImmutableMap<String, Number> map() {
-    long now = dev.machine == null ? 0 : dev.machine.sim().now();
+    long now = s == null ? 0 : s.machine.sim().now();
     ImmutableMap.Builder<String, Number> m = ImmutableMap.builder();
     m.put("submitted", submitted);
     m.put("completed", completed);
@@ -221,13 +228,13 @@ final class VirtioBlkStats {
     m.put("parked", parked);
     m.put("hw_queue_stops", hwQueueStops);
     m.put("tag_waits", tagWaits);
-    if (dev.vq != null) {
-      m.put("vq.adds", dev.vq.adds());
-      m.put("vq.ring_full", dev.vq.addsRingFull());
-      m.put("vq.kicks", dev.vq.kicks());
-      m.put("vq.kicks_suppressed", dev.vq.kicksSuppressed());
-      m.put("vq.interrupts", dev.vq.interrupts());
-      m.put("vq.interrupts_suppressed", dev.vq.interruptsSuppressed());
+    if (s != null) {
+      m.put("vq.adds", s.vq.adds());
+      m.put("vq.ring_full", s.vq.addsRingFull());
+      m.put("vq.kicks", s.vq.kicks());
+      m.put("vq.kicks_suppressed", s.vq.kicksSuppressed());
+      m.put("vq.interrupts", s.vq.interrupts());
+      m.put("vq.interrupts_suppressed", s.vq.interruptsSuppressed());
     }
     m.put("notify_exits", notifies);
     m.put("notify_exit_ns", notifyNs);
@@ -249,18 +256,18 @@ final class VirtioBlkStats {
     m.put("vq_lock_spin_ns.virtio_queue_rq", vqLockSpinNsQueueRq());
     m.put("vq_lock_spin_ns.virtblk_done", vqLockSpinNsDone());
     m.put("vq_lock_spin_ns.during_notify_exit", spinDuringLockedExitNs);
-    if (dev.vqLock != null) {
-      m.put("vq_lock.acquisitions", dev.vqLock.stats().acquisitions());
-      m.put("vq_lock.contentions", dev.vqLock.stats().contentions());
-      m.put("vq_lock.wait_total_ns", dev.vqLock.stats().waitTotalNs());
+    if (s != null) {
+      m.put("vq_lock.acquisitions", s.vqLock.stats().acquisitions());
+      m.put("vq_lock.contentions", s.vqLock.stats().contentions());
+      m.put("vq_lock.wait_total_ns", s.vqLock.stats().waitTotalNs());
     }
-    if (dev.bql != null) {
-      m.put("vmm_lock.acquisitions", dev.bql.stats().acquisitions());
-      m.put("vmm_lock.contentions", dev.bql.stats().contentions());
+    if (s != null && s.bql != null) {
+      m.put("vmm_lock.acquisitions", s.bql.stats().acquisitions());
+      m.put("vmm_lock.contentions", s.bql.stats().contentions());
     }
-    if (dev.backend != null) {
-      m.put("backend.served", dev.backend.served());
-      m.put("backend.utilisation", dev.backend.utilisation(statsSince));
+    if (backend != null) {
+      m.put("backend.served", backend.served());
+      m.put("backend.utilisation", backend.utilisation(statsSince));
     }
     m.put("elapsed_ns", now - statsSince);
     return m.build();
@@ -273,16 +280,16 @@ final class VirtioBlkStats {
     ioqSubmits = iocbsSubmitted = 0;
     java.util.Arrays.fill(exitHistogram, 0);
     exitMaxNs = 0;
-    if (dev.vq != null) {
-      dev.vq.resetStats();
-      dev.vqLock.stats().reset();
-      if (dev.bql != null) {
-        dev.bql.stats().reset();
+    if (s != null) {
+      s.vq.resetStats();
+      s.vqLock.stats().reset();
+      if (s.bql != null) {
+        s.bql.stats().reset();
       }
-      dev.backend.resetStats();
+      backend.resetStats();
       spinBaseQueueRq = spinUnder("virtio_queue_rq");
       spinBaseDone = spinUnder("virtblk_done");
-      statsSince = dev.machine.sim().now();
+      statsSince = s.machine.sim().now();
     }
   }
 }

@@ -1,13 +1,13 @@
 package org.lockvisor.devices.testing;
 
 import org.lockvisor.arch.catalog.ArchProfiles;
-import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.arch.spi.ArchCosts;
-import org.lockvisor.machine.HypervisorConfig;
-import org.lockvisor.machine.KernelConfig;
+import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.machine.Machine;
-import org.lockvisor.machine.TtwuQueueMode;
 import org.lockvisor.machine.Vm;
+import org.lockvisor.machine.config.HypervisorConfig;
+import org.lockvisor.machine.config.KernelConfig;
+import org.lockvisor.machine.config.TtwuQueueMode;
 import org.lockvisor.platform.Platforms;
 import org.lockvisor.scheduler.builtin.RoundRobinScheduler;
 

@@ -52,9 +52,9 @@ class SoftirqBudgetTest {
 
     assertThat(rx.frames).isEqualTo(backlog);
     // the interrupt's __do_softirq: 10 rounds of net_rx_action, each cut at the budget, then ksoftirqd
-    assertThat(rx.ksoftirqdWakes).isEqualTo(1);
-    assertThat(rx.timeSqueezes).isGreaterThanOrEqualTo(backlog / (5 * 64) - 1);
-    assertThat(rx.ksoftirqdRuns).isGreaterThan(1);
+    assertThat(rx.softirqs.ksoftirqdWakes).isEqualTo(1);
+    assertThat(rx.softirqs.timeSqueezes).isGreaterThanOrEqualTo(backlog / (5 * 64) - 1);
+    assertThat(rx.softirqs.ksoftirqdRuns).isGreaterThan(1);
     // the CFS thread shared the CPU with ksoftirqd while the backlog drained
     assertThat(loopsWhileBacklog[0]).isGreaterThan(100);
   }

@@ -131,10 +131,10 @@ class QemuMainLoopTest {
     assertThat(seenHeld[0]).isTrue();
     // spin_counter runs 0..MAX_MAIN_LOOP_SPIN with the BQL kept; the next zero timeout is forced to SCALE_MS
     assertThat(acquiredAt[0]).as("zero-timeout iterations before the waiter got the BQL")
-        .isEqualTo(VirtioBlk.MAX_MAIN_LOOP_SPIN + 1);
+        .isEqualTo(QemuMainLoop.MAX_MAIN_LOOP_SPIN + 1);
     assertThat(acquiredAt[1]).as("forced timeouts by then").isEqualTo(1);
     assertThat(acquiredAt[2]).as("iterations by then: the held ones and the forced one")
-        .isEqualTo(VirtioBlk.MAX_MAIN_LOOP_SPIN + 2);
+        .isEqualTo(QemuMainLoop.MAX_MAIN_LOOP_SPIN + 2);
   }
 
   @Test

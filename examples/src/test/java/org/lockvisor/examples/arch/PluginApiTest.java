@@ -43,7 +43,8 @@ class PluginApiTest {
 
   /** The plugin API of {@code org.lockvisor.machine} (its package-info). */
   static final Set<String> MACHINE_API = Set.of("Program", "Op", "Ops", "Task", "TaskState", "TaskAttachment",
-      "SpinCondition", "SpinWatch", "WaitQueue", "Kernel", "Cpu", "Vm", "VcpuTask", "Machine", "SharedLine",
+      "SpinCondition", "SpinWatch", "WaitQueue", "Kernel", "Cpu", "Vm", "VcpuTask", "Machine", "SharedLine", "VcpuPreemptedReads",
+      "VcpuPreemptedHook", "CacheLines", "MachineTrace", "YieldStats",
       "Scheduler", "SchedStats", "MigrationCause", "CpuTopology");
 
   /**
@@ -116,9 +117,9 @@ class PluginApiTest {
     Path planted = ROOT.resolve("examples/src/test/resources/org/lockvisor/examples/planted/archetype");
 
     assertThat(violations(templates(planted))).containsExactly(
-        "src/main/java/__className__.java: org.lockvisor.machine.KernelConfig",
+        "src/main/java/__className__.java: org.lockvisor.machine.config.KernelConfig",
         "src/main/java/__className__.java: org.lockvisor.platform.Platforms",
-        "src/test/java/__className__Test.java: org.lockvisor.machine.HypervisorConfig");
+        "src/test/java/__className__Test.java: org.lockvisor.machine.config.HypervisorConfig");
   }
 
   @Test

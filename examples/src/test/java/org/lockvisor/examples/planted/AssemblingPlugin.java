@@ -1,6 +1,6 @@
 package org.lockvisor.examples.planted;
 
-import org.lockvisor.machine.KernelConfig;
+import org.lockvisor.machine.config.KernelConfig;
 
 /** Planted for {@code PluginApiTest}: a "plugin" that reaches past the plugin API into machine assembly. */
 public final class AssemblingPlugin {

@@ -5,8 +5,8 @@ import java.util.List;
 import org.lockvisor.locking.spi.InstrumentedLock;
 import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.locking.spi.LockBoundaries;
-import org.lockvisor.machine.InvariantViolation;
 import org.lockvisor.machine.Task;
+import org.lockvisor.machine.observe.InvariantViolation;
 
 /**
  * Invariant mode's view of a lock, independent of the algorithm: added to the lock's one wrapper

@@ -9,12 +9,12 @@ import java.util.Map;
 import org.lockvisor.core.sim.EventHandler;
 import org.lockvisor.core.sim.EventObserver;
 import org.lockvisor.core.sim.Simulation;
-import org.lockvisor.machine.InvariantViolation;
 import org.lockvisor.machine.Machine;
-import org.lockvisor.machine.MachineInvariants;
 import org.lockvisor.machine.Task;
 import org.lockvisor.machine.TaskState;
 import org.lockvisor.machine.WaitQueue;
+import org.lockvisor.machine.observe.InvariantViolation;
+import org.lockvisor.machine.observe.MachineInvariants;
 
 /**
  * Observes a run after every event: time never goes backwards; in invariant mode the machine

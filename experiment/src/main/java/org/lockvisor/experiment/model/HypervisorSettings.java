@@ -10,14 +10,14 @@ import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.arch.spi.ArchProfileFactory;
 import org.lockvisor.arch.spi.Cost;
 import org.lockvisor.arch.spi.CostKey;
-import org.lockvisor.arch.spi.HypervisorBehaviour;
 import org.lockvisor.arch.spi.HypervisorBehaviour.SpinTrap;
 import org.lockvisor.arch.spi.HypervisorBehaviour.VcpuPreemptedSemantics;
+import org.lockvisor.arch.spi.HypervisorBehaviour;
 import org.lockvisor.arch.spi.KernelEra;
 import org.lockvisor.core.plugin.DidYouMean;
-import org.lockvisor.machine.DirectedYield;
-import org.lockvisor.machine.HostActivity;
-import org.lockvisor.machine.HypervisorConfig;
+import org.lockvisor.machine.config.DirectedYield;
+import org.lockvisor.machine.config.HostActivity;
+import org.lockvisor.machine.config.HypervisorConfig;
 import org.lockvisor.platform.Platforms;
 
 /**

@@ -18,7 +18,7 @@ import org.lockvisor.experiment.model.ExperimentYaml;
 import org.lockvisor.experiment.model.InvalidExperimentException;
 import org.lockvisor.experiment.model.Problem;
 import org.lockvisor.experiment.model.SweepPoints;
-import org.lockvisor.machine.InvariantViolation;
+import org.lockvisor.machine.observe.InvariantViolation;
 import org.lockvisor.workloads.spi.Workload;
 
 /**
@@ -154,7 +154,7 @@ public final class ExperimentRunner implements Runner {
    * experiment's hypervisor settings. Returns this runner.
    */
   public ExperimentRunner adjustHypervisor(
-      java.util.function.UnaryOperator<org.lockvisor.machine.HypervisorConfig> adjust) {
+      java.util.function.UnaryOperator<org.lockvisor.machine.config.HypervisorConfig> adjust) {
     assembler.adjustHypervisor(adjust);
     return this;
   }

@@ -4,12 +4,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.lockvisor.arch.spi.ArchCosts;
 import org.lockvisor.arch.spi.ArchProfile;
 import org.lockvisor.arch.spi.ArchProfileFactory;
-import org.lockvisor.experiment.model.HypervisorSettings;
-import org.lockvisor.core.sim.Simulation;
-import org.lockvisor.arch.spi.ArchCosts;
 import org.lockvisor.core.plugin.OptionBinder;
+import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.devices.spi.Device;
 import org.lockvisor.devices.spi.DeviceContext;
 import org.lockvisor.devices.spi.DeviceFactory;
@@ -21,17 +20,18 @@ import org.lockvisor.experiment.model.Choice;
 import org.lockvisor.experiment.model.ComponentSpec;
 import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.model.ExperimentPlugins;
+import org.lockvisor.experiment.model.HypervisorSettings;
 import org.lockvisor.experiment.model.InvalidExperimentException;
 import org.lockvisor.experiment.model.KernelSpec;
 import org.lockvisor.experiment.model.Problem;
 import org.lockvisor.experiment.model.VmSpec;
 import org.lockvisor.machine.Kernel;
-import org.lockvisor.machine.KernelConfig;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.Scheduler;
-import org.lockvisor.machine.TtwuQueueMode;
 import org.lockvisor.machine.Vm;
+import org.lockvisor.machine.config.KernelConfig;
+import org.lockvisor.machine.config.TtwuQueueMode;
 import org.lockvisor.platform.Platforms;
 import org.lockvisor.scheduler.spi.SchedulerContext;
 import org.lockvisor.scheduler.spi.SchedulerFactory;
@@ -70,7 +70,7 @@ final class MachineAssembler {
   private volatile String buildDeadlineSource = "";
   /** {@link System#nanoTime()} when the machine now being built began (0: none is being built). */
   private final java.util.concurrent.atomic.AtomicLong buildingSince = new java.util.concurrent.atomic.AtomicLong();
-  private java.util.function.UnaryOperator<org.lockvisor.machine.HypervisorConfig> hypervisorAdjust =
+  private java.util.function.UnaryOperator<org.lockvisor.machine.config.HypervisorConfig> hypervisorAdjust =
       java.util.function.UnaryOperator.identity();
 
   MachineAssembler(ExperimentPlugins plugins) {
@@ -95,7 +95,7 @@ final class MachineAssembler {
   }
 
   /** See {@link ExperimentRunner#adjustHypervisor}. */
-  void adjustHypervisor(java.util.function.UnaryOperator<org.lockvisor.machine.HypervisorConfig> adjust) {
+  void adjustHypervisor(java.util.function.UnaryOperator<org.lockvisor.machine.config.HypervisorConfig> adjust) {
     this.hypervisorAdjust = java.util.Objects.requireNonNull(adjust, "adjust");
   }
 

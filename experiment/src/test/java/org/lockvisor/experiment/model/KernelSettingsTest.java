@@ -8,16 +8,16 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.lockvisor.arch.spi.ArchCosts;
 import org.lockvisor.experiment.runner.ExperimentResult;
 import org.lockvisor.experiment.runner.ExperimentRunner;
 import org.lockvisor.experiment.runner.RunObserver;
 import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.locking.spi.LockContext;
-import org.lockvisor.arch.spi.ArchCosts;
 import org.lockvisor.locking.spi.LockFactory;
 import org.lockvisor.machine.Kernel;
 import org.lockvisor.machine.Machine;
-import org.lockvisor.machine.TtwuQueueMode;
+import org.lockvisor.machine.config.TtwuQueueMode;
 
 /**
  * The {@code kernel:} sections (host and guest wakeup path, reschedule IPIs, steal-time

@@ -9,8 +9,8 @@ import org.lockvisor.experiment.check.RunChecks;
 import org.lockvisor.experiment.model.Experiment;
 import org.lockvisor.experiment.model.ExperimentPlugins;
 import org.lockvisor.locking.spi.KernelLock;
-import org.lockvisor.machine.HostActivity;
 import org.lockvisor.machine.Machine;
+import org.lockvisor.machine.config.HostActivity;
 
 /**
  * Identical guests pinned one vCPU per physical CPU on an overcommitted host (two 4-vCPU VMs on 4

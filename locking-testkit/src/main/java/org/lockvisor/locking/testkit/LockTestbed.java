@@ -3,21 +3,21 @@ package org.lockvisor.locking.testkit;
 import static com.google.common.base.Preconditions.checkArgument;
 
 import java.util.Map;
-import org.lockvisor.machine.CacheLines;
+import org.lockvisor.arch.spi.ArchCosts;
 import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.locking.spi.LockContext;
-import org.lockvisor.arch.spi.ArchCosts;
 import org.lockvisor.locking.spi.LockFactory;
-import org.lockvisor.machine.HypervisorConfig;
+import org.lockvisor.machine.CacheLines;
 import org.lockvisor.machine.Kernel;
-import org.lockvisor.machine.KernelConfig;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.Task;
-import org.lockvisor.machine.TtwuQueueMode;
 import org.lockvisor.machine.VcpuPreemptedHook;
 import org.lockvisor.machine.Vm;
+import org.lockvisor.machine.config.HypervisorConfig;
+import org.lockvisor.machine.config.KernelConfig;
+import org.lockvisor.machine.config.TtwuQueueMode;
 import org.lockvisor.scheduler.builtin.RoundRobinScheduler;
 
 /**

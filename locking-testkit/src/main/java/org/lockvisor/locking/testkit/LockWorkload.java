@@ -7,12 +7,12 @@ import java.util.List;
 import java.util.SplittableRandom;
 import org.lockvisor.locking.spi.KernelLock;
 import org.lockvisor.locking.spi.LockMode;
-import org.lockvisor.machine.MachineInvariants;
 import org.lockvisor.machine.Op;
 import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.Task;
 import org.lockvisor.machine.TaskAttachment;
+import org.lockvisor.machine.observe.MachineInvariants;
 
 /**
  * A locktorture-style workload for one lock: guest tasks that each take the lock a number of

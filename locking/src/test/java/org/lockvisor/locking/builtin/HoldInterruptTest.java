@@ -10,12 +10,12 @@ import org.lockvisor.locking.spi.LockContext;
 import org.lockvisor.locking.spi.LockMode;
 import org.lockvisor.locking.spi.LockStats;
 import org.lockvisor.machine.CacheLines;
-import org.lockvisor.machine.HypervisorConfig;
-import org.lockvisor.machine.KernelConfig;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.Program;
-import org.lockvisor.machine.TtwuQueueMode;
 import org.lockvisor.machine.Vm;
+import org.lockvisor.machine.config.HypervisorConfig;
+import org.lockvisor.machine.config.KernelConfig;
+import org.lockvisor.machine.config.TtwuQueueMode;
 import org.lockvisor.scheduler.builtin.RoundRobinScheduler;
 
 /**

@@ -14,12 +14,12 @@ import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.machine.Cpu;
 import org.lockvisor.machine.CpuTopology;
 import org.lockvisor.machine.Kernel;
-import org.lockvisor.machine.KernelConfig;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.MigrationCause;
 import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.Task;
+import org.lockvisor.machine.config.KernelConfig;
 
 /**
  * CFS placement and balancing after kernel/sched/fair.c (3.0 and 4.8): select_idle_sibling stays

@@ -11,11 +11,11 @@ import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.machine.Cpu;
 import org.lockvisor.machine.CpuTopology;
 import org.lockvisor.machine.Kernel;
-import org.lockvisor.machine.KernelConfig;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.Task;
+import org.lockvisor.machine.config.KernelConfig;
 
 /**
  * PELT load tracking of era 4.8 (Linux 4.8 kernel/sched/fair.c {@code __update_load_avg},

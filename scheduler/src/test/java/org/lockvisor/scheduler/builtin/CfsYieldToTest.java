@@ -8,12 +8,12 @@ import org.junit.jupiter.api.Test;
 import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.machine.Cpu;
 import org.lockvisor.machine.Kernel;
-import org.lockvisor.machine.KernelConfig;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.MachineTrace;
 import org.lockvisor.machine.Op;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.Task;
+import org.lockvisor.machine.config.KernelConfig;
 
 /** yield_to_task_fair: the target becomes the next buddy and runs before the leftmost task. */
 class CfsYieldToTest {

@@ -9,9 +9,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.lockvisor.core.sim.Simulation;
-import org.lockvisor.machine.HypervisorConfig;
 import org.lockvisor.machine.Kernel;
-import org.lockvisor.machine.KernelConfig;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.Op;
 import org.lockvisor.machine.Ops;
@@ -19,6 +17,8 @@ import org.lockvisor.machine.Program;
 import org.lockvisor.machine.Task;
 import org.lockvisor.machine.Vm;
 import org.lockvisor.machine.YieldStats;
+import org.lockvisor.machine.config.HypervisorConfig;
+import org.lockvisor.machine.config.KernelConfig;
 import org.lockvisor.scheduler.builtin.SchedTestSupport.RunRecorder;
 
 /**

@@ -10,10 +10,10 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.machine.Kernel;
-import org.lockvisor.machine.KernelConfig;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.Ops;
 import org.lockvisor.machine.Program;
+import org.lockvisor.machine.config.KernelConfig;
 
 /**
  * What CONFIG_HZ moves (issue 37): an optimistic spinner with preemption disabled (4.8

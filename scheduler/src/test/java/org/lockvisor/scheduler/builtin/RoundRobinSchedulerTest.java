@@ -11,10 +11,10 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.lockvisor.core.sim.Simulation;
 import org.lockvisor.machine.Kernel;
-import org.lockvisor.machine.KernelConfig;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.Program;
 import org.lockvisor.machine.Task;
+import org.lockvisor.machine.config.KernelConfig;
 import org.lockvisor.scheduler.builtin.SchedTestSupport.Run;
 import org.lockvisor.scheduler.builtin.SchedTestSupport.RunRecorder;
 

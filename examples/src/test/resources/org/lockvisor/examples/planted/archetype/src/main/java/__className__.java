@@ -1,7 +1,7 @@
 package ${package};
 
-import org.lockvisor.machine.KernelConfig;
 import org.lockvisor.machine.Task;
+import org.lockvisor.machine.config.KernelConfig;
 
 /** Planted for PluginApiTest: a template plugin that reads machine assembly and the platform wiring. */
 final class ${className} {

@@ -1,4 +1,4 @@
-package org.lockvisor.machine;
+package org.lockvisor.machine.config;
 
 /**
  * When try_to_wake_up queues the wakee on the target CPU's wake list and sends a reschedule IPI

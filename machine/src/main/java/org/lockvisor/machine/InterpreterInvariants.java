@@ -2,56 +2,29 @@ package org.lockvisor.machine;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.lockvisor.core.sim.EventObserver;
 
 /**
- * Checks the machine's invariants after every event (invariant mode): each CPU has a current
- * task that points back at it; no task is current on two CPUs; a guest CPU executes exactly
- * while its vCPU thread is in guest mode on a running physical CPU; runqueues hold exactly the
- * queued runnable tasks; every nanosecond of a physical CPU is charged to some thread.
- * Additional checks (locks, devices) are registered with {@link #add}.
+ * The interpreter's own invariants, checked on request ({@link Machine#interpreterViolation}): each
+ * CPU has a current task that points back at it; no task is current on two CPUs; a guest CPU
+ * executes exactly while its vCPU thread is in guest mode on a running physical CPU; runqueues hold
+ * exactly the queued runnable tasks; every nanosecond of a physical CPU is charged to some thread.
+ * It reads the interpreter's run state, which is not public, and so lives beside it; the observer
+ * that runs it after every event is {@code org.lockvisor.machine.observe.MachineInvariants}.
  */
-public final class MachineInvariants implements EventObserver {
+final class InterpreterInvariants {
   private final Machine machine;
-  private final List<Check> extra = new ArrayList<>();
   private long[] currentOnCheck = new long[0];
   private int[] currentOn = new int[0];
   private Kernel[] kernels = new Kernel[0];
   private int kernelsAtCpus = -1;
   private long checks;
 
-  /** An extra invariant; returns null when it holds, else a description of the violation. */
-  @FunctionalInterface
-  public interface Check {
-    String violation();
-  }
-
-  public MachineInvariants(Machine machine) {
+  InterpreterInvariants(Machine machine) {
     this.machine = machine;
   }
 
-  public MachineInvariants add(Check check) {
-    extra.add(check);
-    return this;
-  }
-
-  public long checks() {
-    return checks;
-  }
-
-  /** Installs this checker as the simulation's observer. */
-  public MachineInvariants install() {
-    machine.sim().setObserver(this);
-    return this;
-  }
-
-  @Override
-  public void afterEvent(long time, int kind, long arg) {
-    check();
-  }
-
-  /** Runs every check now; throws {@link InvariantViolation} on the first that fails. */
-  public void check() {
+  /** Null when every invariant holds now, else the first violation. */
+  String violation() {
     checks++;
     long now = machine.sim().now();
     // Allocation-free: runs after every event in invariant mode. A task seen current in this
@@ -70,25 +43,25 @@ public final class MachineInvariants implements EventObserver {
       Cpu c = machine.cpuById(i);
       Task cur = c.current;
       if (cur == null) {
-        fail(now, c + " has no current task");
+        return c + " has no current task";
       }
       if (cur.cpu != c) {
-        fail(now, c + " runs " + cur + " whose cpu is " + cur.cpu);
+        return c + " runs " + cur + " whose cpu is " + cur.cpu;
       }
       if (currentOnCheck[cur.id] == checks) {
-        fail(now, cur + " is current on " + machine.cpuById(currentOn[cur.id]) + " and " + c);
+        return cur + " is current on " + machine.cpuById(currentOn[cur.id]) + " and " + c;
       }
       currentOnCheck[cur.id] = checks;
       currentOn[cur.id] = c.id;
       if (cur.state == TaskState.DEAD) {
-        fail(now, c + " runs dead task " + cur);
+        return c + " runs dead task " + cur;
       }
       if (c.isGuest()) {
         VcpuTask v = c.vcpuTask;
         boolean shouldRun = v.onCpu() && v.cpu.canRun() && v.activity == Activity.GUEST;
         if (c.powered != shouldRun) {
-          fail(now, c + " powered=" + c.powered + " but its vCPU thread " + v + " is "
-              + (v.onCpu() ? "on " + v.cpu + " doing " + v.activity : "off cpu"));
+          return c + " powered=" + c.powered + " but its vCPU thread " + v + " is "
+              + (v.onCpu() ? "on " + v.cpu + " doing " + v.activity : "off cpu");
         }
       }
     }
@@ -110,8 +83,8 @@ public final class MachineInvariants implements EventObserver {
         }
       }
       if (queued != onRq - currentOnRq) {
-        fail(now, "kernel " + k + ": runqueues hold " + queued + " tasks but " + (onRq - currentOnRq)
-            + " tasks are on a runqueue and not current");
+        return "kernel " + k + ": runqueues hold " + queued + " tasks but " + (onRq - currentOnRq)
+            + " tasks are on a runqueue and not current";
       }
     }
     machine.syncAccounting();
@@ -119,15 +92,10 @@ public final class MachineInvariants implements EventObserver {
       Cpu c = machine.host().cpus.get(i);
       long charged = machine.account().cpuTotal(c.id);
       if (charged != now) {
-        fail(now, c + " has " + charged + " ns charged after " + now + " ns: time lost or double-counted");
+        return c + " has " + charged + " ns charged after " + now + " ns: time lost or double-counted";
       }
     }
-    for (int i = 0, n = extra.size(); i < n; i++) {
-      String v = extra.get(i).violation();
-      if (v != null) {
-        fail(now, v);
-      }
-    }
+    return null;
   }
 
   private List<Kernel> kernels() {
@@ -137,9 +105,5 @@ public final class MachineInvariants implements EventObserver {
       ks.add(vm.guest);
     }
     return ks;
-  }
-
-  private static void fail(long now, String message) {
-    throw new InvariantViolation(now, message);
   }
 }

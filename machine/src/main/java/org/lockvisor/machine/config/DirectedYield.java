@@ -1,4 +1,4 @@
-package org.lockvisor.machine;
+package org.lockvisor.machine.config;
 
 /**
  * The era's variant of KVM's pause-loop handler {@code kvm_vcpu_on_spin} (virt/kvm/kvm_main.c)
@@ -57,7 +57,7 @@ public enum DirectedYield {
   READY;
 
   /** Whether the handler skips candidates preempted in guest user mode (4.14+). */
-  boolean kernelModeFilter() {
+  public boolean kernelModeFilter() {
     return this == V4_14 || this == READY;
   }
 

@@ -1,4 +1,4 @@
-package org.lockvisor.machine;
+package org.lockvisor.machine.config;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
@@ -61,7 +61,7 @@ public record SpinTrapConfig(
   }
 
   /** grow_ple_window: multiply below the maximum, never beyond it. */
-  long grow(long current) {
+  public long grow(long current) {
     if (growFactor <= 1) {
       return windowNs;
     }

@@ -1,4 +1,4 @@
-package org.lockvisor.machine;
+package org.lockvisor.machine.observe;
 
 /** A machine invariant failed: the message names the time, the CPUs and tasks involved. */
 public final class InvariantViolation extends RuntimeException {

@@ -1,4 +1,4 @@
-package org.lockvisor.machine;
+package org.lockvisor.machine.config;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
