@@ -35,6 +35,37 @@ public interface NetDevice extends Device {
     return xmitPath(flow, bytes);
   }
 
+  /**
+   * The same for a sender that numbers its bytes: {@code seq(t)} is the packet's first sequence
+   * number. The device's peer then acknowledges by sequence ({@link #rxAckSeq}, {@link
+   * #rxSackBlocks}) and reports no loss itself ({@link #rxLost} stays 0): the sender finds its
+   * losses from the SACK blocks or its retransmission timer. Devices without a sequence-aware peer
+   * refuse.
+   */
+  default Program xmitPath(ToIntFunction<Task> flow, ToIntFunction<Task> bytes,
+      java.util.function.ToLongFunction<Task> seq, java.util.function.Predicate<Task> retransmission) {
+    throw new IllegalArgumentException("device [" + name() + "] of type [" + model()
+        + "] has no sequence-aware peer (SACK); use the simple loss recovery");
+  }
+
+  /** The cumulative ACK of the packet being received ({@code rcv_nxt} at the peer), -1 when it carries none. */
+  default long rxAckSeq(Task t) {
+    return -1;
+  }
+
+  /** The TSecr of the packet being received (the sender's clock, ns), -1 when it carries none. */
+  default long rxTsecr(Task t) {
+    return -1;
+  }
+
+  /**
+   * Copies the SACK blocks of the packet being received into {@code out} as {@code {start, end}}
+   * pairs, most recent first, and returns their number (at most 3, beside the timestamp option).
+   */
+  default int rxSackBlocks(Task t, long[] out) {
+    return 0;
+  }
+
   /** TCP maximum segment size on this link (payload bytes per wire frame). */
   int mss();
 

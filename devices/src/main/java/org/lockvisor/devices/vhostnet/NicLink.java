@@ -67,6 +67,7 @@ final class NicLink implements EventHandler {
     this.peer = new PeerReceiver(sim, (flow, bytes, now) -> {
       Packet ack = pool.allocAck(flow, Packet.ACK_WIRE_BYTES);
       ack.acked = bytes;
+      peer().fillAck(flow, ack);
       stats.deliveredBytes += bytes;
       scheduleAck(ack, now + config.ackDelayNs());
     }, config.peerQueues(), config.peerIrqIntervalNs(), config.peerNapiBudget(), config.peerGroSegments());
@@ -124,6 +125,10 @@ final class NicLink implements EventHandler {
     int q = fdir.transmit(p.flow, cpu);
     if (txq[q].size() >= config.txQueueLen()) {
       stats.qdiscDrops++;
+      if (p.seq >= 0) {
+        pool.release(p); // a numbered flow learns of it from the peer's SACK blocks or its RTO
+        return;
+      }
       Packet dup = pool.allocAck(p.flow, Packet.ACK_WIRE_BYTES);
       dup.lost = p.bytes;
       peer.lost(p.flow, p.bytes);
@@ -167,14 +172,16 @@ final class NicLink implements EventHandler {
     long now = sim.now();
     if (nonEmpty == 1 && headSent[q] == 0) {
       long total = wireNs(p.bytes);
-      peer.transmit(p.flow, p.bytes, config.mss(), now, wireNs(config.mss()), now + total, p.retrans);
+      peer.transmit(p.flow, p.bytes, config.mss(), now, wireNs(config.mss()), now + total, p.retrans, p.seq,
+          p.tsval);
       wireDone = true;
       sim.schedule(total, this, EV_LINK_DONE, 0);
       return;
     }
     int b = Math.min(config.mss(), p.bytes - headSent[q]);
     long ns = wireNs(b);
-    peer.transmit(p.flow, b, config.mss(), now, ns, now + ns, p.retrans);
+    peer.transmit(p.flow, b, config.mss(), now, ns, now + ns, p.retrans,
+        p.seq < 0 ? -1 : p.seq + headSent[q], p.tsval);
     headSent[q] += b;
     wireDone = headSent[q] == p.bytes;
     interleavedFrames++;

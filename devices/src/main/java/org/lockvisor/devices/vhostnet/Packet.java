@@ -17,6 +17,22 @@ final class Packet {
   long lost;
   /** A TCP retransmission (3.0 {@code tcp_retransmit_skb}): it fills a hole at the receiver. */
   boolean retrans;
+  /**
+   * Guest-send with sequence numbers (iperf {@code recovery: 3.0}): the first payload byte's
+   * sequence number, or -1 when the sender reports none (the loss then comes back as {@link #lost}).
+   */
+  long seq = -1;
+  /** An ACK from a peer that tracks sequence numbers: its cumulative ACK ({@code rcv_nxt}), else -1. */
+  long ackSeq = -1;
+  /**
+   * TCP timestamps ({@code sysctl_tcp_timestamps} 1) of numbered flows: a data packet's TSval as the
+   * guest's send time (ns), an ACK's TSecr (the peer's {@code ts_recent}); -1 for none.
+   */
+  long tsval = -1;
+  long tsecr = -1;
+  /** The ACK's SACK blocks, {@code {start, end}} pairs, most recent first ({@link SackReceiver}). */
+  int sacks;
+  final long[] sack = new long[2 * SackReceiver.MAX_SENT_BLOCKS];
   long readyAt;
   int refs;
 
@@ -44,6 +60,11 @@ final class Packet {
       p.acked = 0;
       p.lost = 0;
       p.retrans = false;
+      p.seq = -1;
+      p.ackSeq = -1;
+      p.tsval = -1;
+      p.tsecr = -1;
+      p.sacks = 0;
       return p;
     }
 

@@ -68,6 +68,9 @@ final class PeerReceiver implements EventHandler {
     int mss;
     int lastBytes;
     boolean retrans;
+    /** The first frame's sequence number, or -1 (the sender numbers nothing). */
+    long seq;
+    long tsval;
 
     long arrival(int k) {
       return Math.min(start + (k + 1) * frameNs, endNs);
@@ -97,6 +100,8 @@ final class PeerReceiver implements EventHandler {
   private long[] missing = new long[16];
   private boolean[] holeFilled = new boolean[16];
   private int mss;
+  /** Sequence state per flow for senders that number their bytes (iperf recovery 3.0). */
+  private final SackReceiver tcp = new SackReceiver();
 
   // statistics
   private long interrupts;
@@ -141,6 +146,23 @@ final class PeerReceiver implements EventHandler {
 
   /** The same; {@code retrans}: the packet is a retransmission, whose bytes fill its flow's gap. */
   void transmit(int flow, int totalBytes, int frameMss, long start, long frameNs, long endNs, boolean retrans) {
+    transmit(flow, totalBytes, frameMss, start, frameNs, endNs, retrans, -1, -1);
+  }
+
+  /**
+   * The same for a sender that numbers its bytes: {@code seq} is the first frame's sequence number
+   * (the frames follow at {@code frameMss} each); -1 for none. With sequence numbers the peer's
+   * TCP tracks {@code rcv_nxt}, its out-of-order queue and SACK blocks ({@link SackReceiver}) and a
+   * drop reaches the sender only through them.
+   */
+  void transmit(int flow, int totalBytes, int frameMss, long start, long frameNs, long endNs, boolean retrans,
+      long seq) {
+    transmit(flow, totalBytes, frameMss, start, frameNs, endNs, retrans, seq, -1);
+  }
+
+  /** The same with the packet's TCP timestamp ({@code tsval}, the sender's clock; -1: none). */
+  void transmit(int flow, int totalBytes, int frameMss, long start, long frameNs, long endNs, boolean retrans,
+      long seq, long tsval) {
     this.mss = frameMss;
     Run r = pool.poll();
     if (r == null) {
@@ -155,6 +177,8 @@ final class PeerReceiver implements EventHandler {
     r.lastBytes = totalBytes - (r.frames - 1) * frameMss;
     r.taken = 0;
     r.retrans = retrans;
+    r.seq = seq;
+    r.tsval = tsval;
     int q = queueOf(flow);
     pending[q].add(r);
     armIrq(q, r.arrival(0));
@@ -216,6 +240,10 @@ final class PeerReceiver implements EventHandler {
         break;
       }
       int b = r.bytes(r.taken);
+      if (r.seq >= 0 && tcp.receive(r.flow, r.seq + (long) r.taken * r.mss, b, r.tsval)) {
+        ensureFlow(r.flow);
+        holeFilled[r.flow] = true; // out of order, a gap filled or a duplicate: ACK at once
+      }
       r.taken++;
       n++;
       frames++;
@@ -266,6 +294,13 @@ final class PeerReceiver implements EventHandler {
   void lost(int flow, int bytes) {
     ensureFlow(flow);
     missing[flow] += bytes;
+  }
+
+  /** Writes {@code flow}'s cumulative ACK and SACK blocks into {@code ack} when the flow numbers its bytes. */
+  void fillAck(int flow, Packet ack) {
+    if (tcp.active(flow)) {
+      tcp.fill(flow, ack);
+    }
   }
 
   long interrupts() {

@@ -64,6 +64,9 @@ import org.lockvisor.machine.Task;
  * driver {@link VirtioNetDriver} (each given the other's programs, not the other), the statistics
  * {@link VhostNetStats}. Every dependency runs from this class to a part and from a part to the
  * shared state; no part calls the device.
+ *
+ * <p>Above 30 methods on purpose: one method per call of the NetDevice SPI (transmit paths, each
+ * field of the packet being received, guest-receive) plus the figures, each a short delegation.
  */
 public final class VhostNet implements NetDevice {
   private final String name;
@@ -182,6 +185,13 @@ public final class VhostNet implements NetDevice {
   }
 
   @Override
+  public Program xmitPath(ToIntFunction<Task> flow, ToIntFunction<Task> bytes,
+      java.util.function.ToLongFunction<Task> seq, java.util.function.Predicate<Task> retransmission) {
+    checkState(state != null, "%s: attach the device before building transmit paths", name);
+    return driver.xmitPath(flow, bytes, seq, retransmission);
+  }
+
+  @Override
   public void receiveFromExternalSender(int streams, long windowBytes) {
     checkState(state != null, "%s: attach the device before starting an external sender", name);
     NicLink link = state.link;
@@ -207,6 +217,23 @@ public final class VhostNet implements NetDevice {
   @Override
   public long rxLost(Task t) {
     return driver.receiving().lost;
+  }
+
+  @Override
+  public long rxAckSeq(Task t) {
+    return driver.receiving().ackSeq;
+  }
+
+  @Override
+  public long rxTsecr(Task t) {
+    return driver.receiving().tsecr;
+  }
+
+  @Override
+  public int rxSackBlocks(Task t, long[] out) {
+    Packet p = driver.receiving();
+    System.arraycopy(p.sack, 0, out, 0, 2 * p.sacks);
+    return p.sacks;
   }
 
   // -------------------------------------------------------------------------------------------

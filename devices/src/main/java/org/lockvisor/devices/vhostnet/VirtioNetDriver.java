@@ -151,6 +151,12 @@ final class VirtioNetDriver {
   /** The same; {@code retransmission} marks the packet a retransmission (the peer's receive sees it fill a hole). */
   Program xmitPath(ToIntFunction<Task> flow, ToIntFunction<Task> bytes,
       java.util.function.Predicate<Task> retransmission) {
+    return xmitPath(flow, bytes, t -> -1L, retransmission);
+  }
+
+  /** The same; {@code seq} numbers the packet's first byte (-1: none), so the peer can SACK (iperf recovery 3.0). */
+  Program xmitPath(ToIntFunction<Task> flow, ToIntFunction<Task> bytes, java.util.function.ToLongFunction<Task> seq,
+      java.util.function.Predicate<Task> retransmission) {
     VhostNetCosts costs = state.costs;
     Program startXmit = Program.named("start_xmit")
         .run(t -> reclaimed = reclaimTx())
@@ -181,6 +187,8 @@ final class VirtioNetDriver {
           p.flow = flow.applyAsInt(t);
           p.bytes = bytes.applyAsInt(t);
           p.retrans = retransmission.test(t);
+          p.seq = seq.applyAsLong(t);
+          p.tsval = p.seq >= 0 ? t.machine().sim().now() : -1; // tcp_transmit_skb's TSval
           p.acked = txAckBytes;
           txAckBytes = 0;
           checkState(p.bytes > 0, "%s: transmit of %s bytes", state.name, p.bytes);

@@ -74,4 +74,40 @@ class NicLinkTest {
     assertThat(link.interleavedFrames).isZero();
     assertThat(link.flowDirector().receiveQueue(1)).isEqualTo(Math.floorMod(0x9E3779B1, link.queues()));
   }
+
+  /**
+   * A numbered packet (iperf recovery 3.0) the full qdisc drops sends no loss report: the sender
+   * hears of it from the peer's ACKs, whose cumulative ACK stops at the hole and whose SACK block
+   * covers the data after it (3.0.27 tcp_input.c tcp_data_queue / tcp_sack_new_ofo_skb).
+   */
+  @Test
+  void numberedDrop_reportsNothing_thePeersAcksShowTheHole() {
+    Machine m = TestMachines.machine(7, 8);
+    VhostNetConfig config = MTU9000.withHostAtr(false);
+    NicLink link = new NicLink(m.sim(), m.host(), config, new Packet.Pool(16),
+        new VhostNet("eth0", config, VhostNetCosts.ESTIMATES).stats);
+    ArrayDeque<Packet> received = new ArrayDeque<>();
+    for (int q = 0; q < link.queues(); q++) {
+      link.receiveQueue(q, received, Program.named("irq").build());
+    }
+    Packet.Pool pool = new Packet.Pool(4);
+    int mss = config.mss();
+    int n = config.txQueueLen() + 2; // the last two find the qdisc full
+    for (int i = 0; i < n; i++) {
+      Packet p = packet(pool, 0, mss);
+      p.seq = (long) i * mss;
+      link.enqueue(p, 0);
+    }
+    m.sim().runUntil(50_000_000);
+    Packet p = packet(pool, 0, mss);
+    p.seq = (long) n * mss; // data after the hole
+    link.enqueue(p, 0);
+    m.sim().runUntil(100_000_000);
+    assertThat(received).isNotEmpty();
+    assertThat(received).allMatch(a -> a.lost == 0);
+    Packet lastAck = received.peekLast();
+    assertThat(lastAck.ackSeq).isEqualTo((long) (n - 2) * mss);
+    assertThat(lastAck.sacks).isEqualTo(1);
+    assertThat(lastAck.sack[0]).isEqualTo((long) n * mss);
+  }
 }

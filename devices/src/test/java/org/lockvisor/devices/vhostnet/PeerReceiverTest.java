@@ -87,4 +87,38 @@ class PeerReceiverTest {
     sim.runUntil(3_000_000);
     assertThat(acked[0]).isEqualTo(2); // in order again: delayed
   }
+
+  /**
+   * A numbered flow (iperf recovery 3.0): a TSO packet lost before the wire leaves the next one's
+   * frames out of order, each skb ACKed at once with the cumulative ACK at the hole and a SACK block
+   * for what arrived (3.0.27 tcp_data_queue, tcp_sack_new_ofo_skb); a retransmitted frame moves the
+   * cumulative ACK; nothing is reported for the drop itself.
+   */
+  @Test
+  void numberedFlow_lossShowsOnlyAsTheHoleInTheAcks() {
+    Simulation sim = new Simulation(1);
+    Packet last = new Packet();
+    long[] acks = {0};
+    PeerReceiver[] peer = new PeerReceiver[1];
+    peer[0] = new PeerReceiver(sim, (flow, bytes, now) -> {
+      acks[0]++;
+      peer[0].fillAck(flow, last);
+    }, 1, 125_000, 64, 17);
+    long pkt = 4L * MSS;
+    // packet 0 [0, 4 MSS) arrives, packet 1 [4, 8) is dropped by the host, packet 2 [8, 12) arrives
+    sim.scheduleAt(0, (k, a) -> peer[0].transmit(0, (int) pkt, MSS, 0, FRAME_NS, 4 * FRAME_NS, false, 0), 0, 0);
+    sim.scheduleAt(10_000, (k, a) -> peer[0].transmit(0, (int) pkt, MSS, 10_000, FRAME_NS, 10_000 + 4 * FRAME_NS,
+        false, 2 * pkt), 0, 0);
+    sim.runUntil(1_000_000);
+    assertThat(acks[0]).isPositive();
+    assertThat(last.ackSeq).isEqualTo(pkt);
+    assertThat(last.sacks).isEqualTo(1);
+    assertThat(last.sack[0]).isEqualTo(2 * pkt);
+    assertThat(last.sack[1]).isEqualTo(3 * pkt);
+    sim.scheduleAt(2_000_000, (k, a) -> peer[0].transmit(0, MSS, MSS, 2_000_000, FRAME_NS, 2_000_000 + FRAME_NS,
+        true, pkt), 0, 0); // one MSS of the hole again
+    sim.runUntil(3_000_000);
+    assertThat(last.ackSeq).isEqualTo(pkt + MSS); // sent at once: the out-of-order queue holds data
+    assertThat(last.sacks).isEqualTo(1);
+  }
 }

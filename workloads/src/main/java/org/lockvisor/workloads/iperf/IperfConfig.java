@@ -18,10 +18,10 @@ import static com.google.common.base.Preconditions.checkArgument;
  * @param direction which way the streams run: the guest is the iperf 2 client ({@code guest-send})
  *     or the server of an external client ({@code guest-receive}, issue 32), whose streams the
  *     network device models outside the guest
- * @param recovery the guest sender's loss recovery: Linux 3.0's ({@code 3.0}: TSO deferral only in
- *     {@code TCP_CA_Open}, cwnd clamped to in-flight + 1 segment per ACK in Recovery, retransmissions
- *     one MSS at a time) or the earlier simplification ({@code simple}: halve cwnd at once, resend the
- *     lost bytes as new data), issue 32
+ * @param recovery the guest sender's loss recovery: Linux 3.0.27's with its defaults ({@code 3.0}:
+ *     SACK/FACK scoreboard fed by the peer's SACK blocks, RTO, D-SACK undo, CUBIC, TSO deferral only
+ *     in {@code TCP_CA_Open}; {@link SackSender}) or the earlier simplification ({@code simple}: a
+ *     loss reported at the drop, cwnd halved at once, the lost bytes resent as new data), issue 32
  */
 public record IperfConfig(
     int streams,
@@ -38,9 +38,8 @@ public record IperfConfig(
   /** How the guest sender recovers from a loss. */
   public enum Recovery {
     /**
-     * Linux 3.0.27: {@code tcp_tso_should_defer} only in {@code TCP_CA_Open} (net/ipv4/tcp_output.c),
-     * {@code tcp_cwnd_down} in Recovery (net/ipv4/tcp_input.c), {@code tcp_retransmit_skb}
-     * fragmenting to one MSS (tcp_output.c).
+     * Linux 3.0.27 with SACK, FACK, D-SACK and CUBIC ({@link SackSender}, {@link SackScoreboard},
+     * {@link Cubic30}): net/ipv4/tcp_input.c, tcp_output.c, tcp_timer.c, tcp_cubic.c.
      */
     V3_0("3.0"),
     /** The model before issue 32: cwnd halved at once, lost bytes resent as new TSO data, deferral in any state. */
@@ -66,7 +65,7 @@ public record IperfConfig(
     }
   }
 
-  /** With the simple loss recovery (the default until 3.0's is understood in every setup: iperf.md). */
+  /** With the simple loss recovery (the default: 3.0's still loses throughput in part of R1's setup space, iperf.md). */
   public IperfConfig(int streams, int writeBytes, long sndbufBytes, long rwndBytes, int initCwndSegments,
       int tsoWinDivisor, String netdev, long intervalNs, Direction direction) {
     this(streams, writeBytes, sndbufBytes, rwndBytes, initCwndSegments, tsoWinDivisor, netdev, intervalNs, direction,

@@ -30,10 +30,11 @@ public final class IperfFactory implements WorkloadFactory {
       PluginOption.ofEnum("direction", "guest-send", "guest-send: the guest runs the iperf 2 client; guest-receive: an"
           + " external iperf 2 client sends to the guest (the network device models the sender, issue 32)",
           "guest-send", "guest-receive"),
-      PluginOption.ofEnum("recovery", "simple", "the guest sender's loss recovery: 3.0 (TSO deferral only in"
-          + " TCP_CA_Open, cwnd clamped to in-flight + 1 in Recovery, retransmissions one MSS at a time; 3.0.27"
-          + " tcp_output.c, tcp_input.c; opt-in: see docs/plugins/iperf.md) or simple (cwnd halved at once, lost bytes"
-          + " resent as new data)",
+      PluginOption.ofEnum("recovery", "simple", "the guest sender's loss recovery: 3.0 (3.0.27 with SACK, FACK,"
+          + " D-SACK and CUBIC: losses found from the peer's SACK blocks or the RTO, Recovery once per window,"
+          + " tcp_cwnd_down, one-MSS retransmissions, TSO deferral only in TCP_CA_Open; opt-in: see"
+          + " docs/plugins/iperf.md) or simple (a loss reported at the drop, cwnd halved at once, lost bytes resent as"
+          + " new data)",
           "3.0", "simple"));
 
   @Override

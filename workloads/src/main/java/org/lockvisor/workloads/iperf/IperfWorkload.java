@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.lockvisor.core.plugin.Footprint;
+import org.lockvisor.core.sim.EventHandler;
 import org.lockvisor.devices.spi.NetDevice;
 import org.lockvisor.machine.Machine;
 import org.lockvisor.machine.Op;
@@ -41,17 +42,24 @@ import org.lockvisor.workloads.spi.WorkloadContext;
  *       avoidance; a reported loss halves cwnd once per window and the lost bytes are resent),
  *       {@code tcp_write_xmit} sends more, and {@code sk_stream_write_space} wakes the writer.
  * </ul>
- * Simplifications: Reno instead of 3.0's default CUBIC; retransmission is immediate on the
- * duplicate ACK (no RTO, no SACK); {@code sk_lock.slock} is a wait for the receive context, not a
- * lock plugin. Reports goodput (acknowledged bytes) in Gbps and a host {@code top} view.
+ * With {@code recovery: simple} (the default): Reno instead of 3.0's default CUBIC, a loss reported
+ * by the device at the drop and retransmitted at once as new data (no RTO, no SACK). With
+ * {@code recovery: 3.0} the packets carry sequence numbers and {@link SackSender} runs 3.0.27's SACK
+ * scoreboard, recovery, RTO (a timer interrupt on the guest CPU that armed it) and CUBIC on the
+ * peer's cumulative ACKs and SACK blocks; the socket backlog keeps every ACK. {@code sk_lock.slock}
+ * is a wait for the receive context, not a lock plugin. Reports goodput (acknowledged bytes) in
+ * Gbps and a host {@code top} view.
  *
  * <p>With {@code direction: guest-receive} (issue 32) the guest is the server of an external
  * client: no guest task writes; the device models the sender ({@code receiveFromExternalSender}).
  *
- * <p>Above 600 lines on purpose: the 3.0 sender's paths (sendmsg, write_xmit, ACK, backlog) share
- * one stream's state and read best together; the figures and native report belong beside them.
+ * <p>Above 600 lines on purpose: the 3.0 sender's paths (sendmsg, write_xmit, ACK, backlog, the
+ * retransmission timer) share one stream's state and read best together; the figures and native
+ * report belong beside them (the TCP state machine itself is in {@link SackSender}).
  */
-public final class IperfWorkload implements Workload {
+public final class IperfWorkload implements Workload, EventHandler {
+  /** One queued ACK: cumulative ACK, TSecr, block count, 3 blocks. */
+  private static final int ACK_ENTRY = 9;
   private static final TaskAttachment<Stream> STREAM = TaskAttachment.of("iperf stream", Stream.class);
 
   private final String name;
@@ -61,7 +69,10 @@ public final class IperfWorkload implements Workload {
   private Machine machine;
   private NetDevice dev;
   private final List<Stream> streams = new ArrayList<>();
-  private Stream softirqStream;
+  /** Per guest CPU: the stream whose packet (or timer) the interrupt context on it is handling. */
+  private Stream[] softirqStream = new Stream[1];
+  private boolean v3;
+  private Program writeXmitProgram;
   private long since;
   private long[] hostCpuBase = new long[0];
   /** User and total CPU time of the writer tasks at the start of the window. */
@@ -108,6 +119,21 @@ public final class IperfWorkload implements Workload {
     long reductions;
     Program lockSock;
     Program releaseSock;
+    /** Recovery 3.0: the scoreboard and 3.0.27 SACK/FACK recovery, RTO and CUBIC; null with simple. */
+    SackSender tcp;
+    /** Recovery 3.0: tcp_xmit_retransmit_queue runs before new data (after an ACK or the RTO). */
+    boolean xmitRetrans;
+    long segSeq; // the packet's first sequence number
+    long retransK; // the scoreboard segment being retransmitted
+    /** Recovery 3.0: ACKs not yet processed (the socket backlog), {ack, n, 3 blocks} each, in order. */
+    long[] ackQ = new long[ACK_ENTRY * 4];
+    int ackQHead;
+    int pendingAcks;
+    final long[] ackSack = new long[6];
+    Program rtoProgram;
+    long timerAt = Long.MAX_VALUE; // the retransmission timer's live simulation event
+    boolean rtoRaised; // the timer softirq is pending
+    int timerCpu; // the guest CPU that last armed the retransmission timer (mod_timer)
     /** RTT measurement (one timed segment at a time, Karn: none across a loss). */
     boolean timing;
     long rttSeq;
@@ -163,10 +189,20 @@ public final class IperfWorkload implements Workload {
       return;
     }
     this.sizeGoal = Math.max(mss, (long) (dev.gsoMaxBytes() / mss) * mss);
-    Program xmit = dev.xmitPath(t -> ctxStream(t).id, t -> (int) ctxStream(t).seg, t -> ctxStream(t).segRetrans);
+    this.v3 = config.recovery() == IperfConfig.Recovery.V3_0;
+    this.softirqStream = new Stream[ctx.vm().guest().cpuCount()];
+    Program xmit = v3
+        ? dev.xmitPath(t -> ctxStream(t).id, t -> (int) ctxStream(t).seg, t -> ctxStream(t).segSeq,
+            t -> ctxStream(t).segRetrans)
+        : dev.xmitPath(t -> ctxStream(t).id, t -> (int) ctxStream(t).seg, t -> ctxStream(t).segRetrans);
     Program sendOne = Program.named("tcp_transmit_skb")
         .run(t -> {
           Stream s = ctxStream(t);
+          if (s.tcp != null) {
+            s.timerCpu = t.cpu().index(); // the retransmission timer is (re)armed on this CPU
+            sent3(s);
+            return;
+          }
           s.inflight += s.seg;
           if (s.segRetrans) {
             s.retrans -= s.seg; // tcp_retransmit_skb: snd_nxt stays, no RTT sample (Karn)
@@ -192,15 +228,13 @@ public final class IperfWorkload implements Workload {
           return s.seg > 0 ? sendOne : null;
         }))
         .build();
+    this.writeXmitProgram = writeXmit;
     Program ack = Program.named("tcp_rcv_established")
         .work(costs.ackNs(), "tcp_ack")
         .run(t -> {
           Stream s = ctxStream(t);
-          long acked = s.pendingAcked;
-          long lost = s.pendingLost;
-          s.pendingAcked = 0;
-          s.pendingLost = 0;
-          onAck(s, acked, lost);
+          s.timerCpu = t.cpu().index();
+          processPending(s);
         })
         .call(writeXmit)
         .op(Ops.wake(t -> {
@@ -212,25 +246,20 @@ public final class IperfWorkload implements Workload {
     Program receive = Program.named("tcp_v4_rcv")
         .op(Ops.call(t -> {
           Stream s = streams.get(dev.rxFlow(t));
-          softirqStream = s;
-          s.pendingAcked += dev.rxAcked(t);
-          s.pendingLost += dev.rxLost(t);
+          softirqStream[t.cpu().index()] = s;
+          if (s.tcp != null) {
+            queueAck(s, dev.rxAckSeq(t), t);
+          } else {
+            s.pendingAcked += dev.rxAcked(t);
+            s.pendingLost += dev.rxLost(t);
+          }
           if (s.owned) {
             return rcvOwned;
           }
           s.softirqActive = true;
           return ack;
         }))
-        .run(t -> {
-          Stream s = softirqStream;
-          if (s.softirqActive) {
-            s.softirqActive = false;
-            if (s.sockWaiter != null) {
-              s.sockWaiter.poke(0);
-            }
-          }
-          softirqStream = null;
-        })
+        .run(t -> endSoftirq(t))
         .build();
     dev.setProtocol(() -> receive);
 
@@ -238,11 +267,8 @@ public final class IperfWorkload implements Workload {
         .work(costs.ackNs(), "tcp_ack")
         .run(t -> {
           Stream s = ctxStream(t);
-          long acked = s.pendingAcked;
-          long lost = s.pendingLost;
-          s.pendingAcked = 0;
-          s.pendingLost = 0;
-          onAck(s, acked, lost);
+          s.timerCpu = t.cpu().index();
+          processPending(s);
         })
         .call(writeXmit)
         .build();
@@ -250,9 +276,14 @@ public final class IperfWorkload implements Workload {
       Stream s = new Stream(i);
       s.lockSock = Program.named("lock_sock").op(new LockSock(s)).build();
       s.releaseSock = Program.named("release_sock")
-          .op(Ops.loopCall(t -> s.pendingAcked + s.pendingLost > 0 ? processBacklog
+          .op(Ops.loopCall(t -> s.pendingAcked + s.pendingLost + s.pendingAcks > 0 ? processBacklog
               : releaseNow(s)))
           .build();
+      if (v3) {
+        s.tcp = new SackSender(mss, config.initCwndSegments(), config.rwndBytes(),
+            ctx.vm().guest().config().tickNs());
+        s.rtoProgram = rtoProgram(s);
+      }
       streams.add(s);
     }
     Program waitMemory = Program.named("sk_stream_wait_memory")
@@ -293,7 +324,61 @@ public final class IperfWorkload implements Workload {
 
   /** The stream of the context: the softirq's packet in the receive path, else the task's own. */
   private Stream ctxStream(Task t) {
-    return t.inInterrupt() ? softirqStream : STREAM.get(t);
+    return t.inInterrupt() ? softirqStream[t.cpu().index()] : STREAM.get(t);
+  }
+
+  /** The receive context leaves the socket: the writer spinning in lock_sock may take it. */
+  private void endSoftirq(Task t) {
+    int cpu = t.cpu().index();
+    Stream s = softirqStream[cpu];
+    if (s.softirqActive) {
+      s.softirqActive = false;
+      if (s.sockWaiter != null) {
+        s.sockWaiter.poke(0);
+      }
+    }
+    softirqStream[cpu] = null;
+  }
+
+  /** Recovery 3.0: the received ACK joins the stream's queue (processed at once unless the socket is owned). */
+  private void queueAck(Stream s, long ack, Task t) {
+    int cap = s.ackQ.length / ACK_ENTRY;
+    if (s.pendingAcks == cap) { // grows to the deepest backlog seen, then stays
+      long[] q = new long[s.ackQ.length * 2];
+      for (int i = 0; i < cap; i++) {
+        System.arraycopy(s.ackQ, ACK_ENTRY * ((s.ackQHead + i) % cap), q, ACK_ENTRY * i, ACK_ENTRY);
+      }
+      s.ackQ = q;
+      s.ackQHead = 0;
+      cap *= 2;
+    }
+    int e = ACK_ENTRY * ((s.ackQHead + s.pendingAcks) % cap);
+    s.ackQ[e] = ack;
+    s.ackQ[e + 1] = dev.rxTsecr(t);
+    s.ackQ[e + 2] = dev.rxSackBlocks(t, s.ackSack);
+    System.arraycopy(s.ackSack, 0, s.ackQ, e + 3, 6);
+    s.pendingAcks++;
+  }
+
+  /** tcp_ack of what arrived (in the softirq, or from the backlog at release_sock). */
+  private void processPending(Stream s) {
+    if (s.tcp != null) {
+      int cap = s.ackQ.length / ACK_ENTRY;
+      int e = ACK_ENTRY * s.ackQHead;
+      long ack = s.ackQ[e];
+      long tsecr = s.ackQ[e + 1];
+      int n = (int) s.ackQ[e + 2];
+      System.arraycopy(s.ackQ, e + 3, s.ackSack, 0, 2 * n);
+      s.ackQHead = (s.ackQHead + 1) % cap;
+      s.pendingAcks--;
+      onAck3(s, ack, s.ackSack, n, tsecr); // one ACK per tcp_v4_do_rcv, as __release_sock feeds the backlog
+      return;
+    }
+    long acked = s.pendingAcked;
+    long lost = s.pendingLost;
+    s.pendingAcked = 0;
+    s.pendingLost = 0;
+    onAck(s, acked, lost);
   }
 
   private boolean hasSpace(Stream s) {
@@ -308,6 +393,9 @@ public final class IperfWorkload implements Workload {
 
   /** In {@code TCP_CA_Recovery}: a loss was reported and not all data sent before it is resolved. */
   static boolean inRecovery(Stream s) {
+    if (s.tcp != null) {
+      return s.tcp.state == SackSender.RECOVERY;
+    }
     return s.resolved < s.recover;
   }
 
@@ -318,6 +406,9 @@ public final class IperfWorkload implements Workload {
    * TSO packet of new data.
    */
   long nextSegment(Stream s) {
+    if (s.tcp != null) {
+      return nextSegment3(s);
+    }
     long wnd = Math.min(s.cwnd, config.rwndBytes());
     long avail = wnd - s.inflight;
     s.segRetrans = false;
@@ -407,6 +498,178 @@ public final class IperfWorkload implements Workload {
     s.maxCwnd = Math.max(s.maxCwnd, s.cwnd);
   }
 
+  // -------------------------------------------------------------------------------------------
+  // Recovery 3.0: the sender's segments, ACKs and timer through SackSender.
+
+  /**
+   * Recovery 3.0: after an ACK or the RTO, {@code tcp_xmit_retransmit_queue}'s next lost segment
+   * (one MSS, {@code tcp_retransmit_skb}); then {@code tcp_write_xmit}'s TSO packet of new data
+   * within {@code cwnd - tcp_packets_in_flight} segments and the receive window, deferred by
+   * {@code tcp_tso_should_defer} only in {@code TCP_CA_Open} (3.0.27 net/ipv4/tcp_output.c).
+   */
+  private long nextSegment3(Stream s) {
+    SackSender tcp = s.tcp;
+    s.segRetrans = false;
+    if (s.xmitRetrans) {
+      long k = tcp.nextRetransmit();
+      if (k >= 0) {
+        s.segRetrans = true;
+        s.retransK = k;
+        s.segSeq = tcp.q.startOf(k);
+        return tcp.q.endOf(k) - s.segSeq;
+      }
+      s.xmitRetrans = false;
+    }
+    int quota = tcp.cwnd() - tcp.inFlight(); // tcp_cwnd_test
+    if (s.backlog <= 0 || quota <= 0) {
+      return 0;
+    }
+    long avail = Math.min((long) quota * mss, tcp.q.sndUna + config.rwndBytes() - tcp.q.sndNxt); // tcp_snd_wnd_test
+    if (avail <= 0) {
+      return 0;
+    }
+    long seg = Math.min(sizeGoal, Math.min(s.backlog, avail));
+    if (seg < s.backlog) {
+      seg = seg / mss * mss;
+    }
+    if (seg <= 0 || (seg < mss && tcp.q.packetsOut() > 0)) {
+      return 0; // Nagle holds a sub-MSS tail while data is out
+    }
+    long wnd = Math.min((long) tcp.cwnd() * mss, config.rwndBytes());
+    boolean windowLimited = seg < sizeGoal && seg < s.backlog;
+    if (windowLimited && tcp.state == SackSender.OPEN && tcp.q.packetsOut() > 0 && config.tsoWinDivisor() > 0
+        && avail < wnd / config.tsoWinDivisor()) {
+      return 0;
+    }
+    s.segSeq = tcp.q.sndNxt;
+    return seg;
+  }
+
+  /** Recovery 3.0: the packet of {@link #nextSegment3} leaves ({@code tcp_transmit_skb}). */
+  void sent3(Stream s) {
+    SackSender tcp = s.tcp;
+    long now = machine.sim().now();
+    if (s.segRetrans) {
+      tcp.retransmitted(s.retransK, now);
+      s.lostBytes += s.seg; // bytes retransmitted
+    } else {
+      tcp.sendNew((int) s.seg, now);
+      s.backlog -= s.seg;
+      s.sndNxt = tcp.q.sndNxt;
+      if (!s.timing) {
+        s.timing = true;
+        s.rttSeq = s.sndNxt;
+        s.rttStartNs = now;
+      }
+    }
+    s.inflight = tcp.q.sndNxt - tcp.q.sndUna;
+    s.segments++;
+    s.segmentBytes += s.seg;
+    armTimer(s);
+  }
+
+  /** Recovery 3.0: {@code tcp_ack} of the cumulative ACK {@code ack} with {@code n} SACK blocks. */
+  void onAck3(Stream s, long ack, long[] blocks, int n) {
+    onAck3(s, ack, blocks, n, -1);
+  }
+
+  /** The same with the ACK's TSecr (ns of the guest's clock, -1: none). */
+  void onAck3(Stream s, long ack, long[] blocks, int n, long tsecr) {
+    closeIntervals();
+    SackSender tcp = s.tcp;
+    long now = machine.sim().now();
+    long prevUna = tcp.q.sndUna;
+    long prevEvents = tcp.recoveries + tcp.timeouts;
+    if (ack >= 0 && tcp.onAck(ack, blocks, n, tsecr, now)) {
+      s.xmitRetrans = true;
+    }
+    long acked = tcp.q.sndUna - prevUna;
+    s.ackedBytes += acked;
+    s.resolved = tcp.q.sndUna;
+    if (tcp.recoveries + tcp.timeouts != prevEvents) {
+      s.timing = false; // Karn: no sample across a retransmission
+      s.reductions++;
+    }
+    if (s.timing && s.resolved >= s.rttSeq) {
+      rttSample(s, now - s.rttStartNs);
+    }
+    if (acked > 0 && s.srttNs > 0) {
+      tcp.rttSample(s.srttNs, s.rttvarNs); // timestamps: every ACK of data is a valid sample
+    }
+    s.inflight = tcp.q.sndNxt - tcp.q.sndUna;
+    s.cwnd = (long) tcp.cwnd() * mss;
+    s.ssthresh = (long) tcp.ssthresh() * mss;
+    s.maxCwnd = Math.max(s.maxCwnd, s.cwnd);
+    armTimer(s);
+  }
+
+  /** Keeps one simulation event at or before the stream's RTO deadline (lazily moved on). */
+  private void armTimer(Stream s) {
+    long due = s.tcp.timerNs;
+    if (due == Long.MAX_VALUE || s.timerAt <= due || s.rtoRaised) {
+      return;
+    }
+    s.timerAt = Math.max(due, machine.sim().now());
+    machine.sim().scheduleAt(s.timerAt, this, 0, s.id);
+  }
+
+  /** The RTO's simulation event: due, it raises the timer softirq on the CPU that last armed the timer. */
+  @Override
+  public void onEvent(int kind, long arg) {
+    Stream s = streams.get((int) arg);
+    long now = machine.sim().now();
+    if (now != s.timerAt) {
+      return; // superseded by an earlier deadline
+    }
+    s.timerAt = Long.MAX_VALUE;
+    if (s.tcp.timerNs > now) {
+      armTimer(s);
+      return;
+    }
+    s.rtoRaised = true;
+    s.task.kernel().cpu(s.timerCpu).raiseInterrupt(s.rtoProgram); // the CPU that last armed it
+  }
+
+  /**
+   * {@code tcp_write_timer} → {@code tcp_retransmit_timer} (3.0.27 net/ipv4/tcp_timer.c) in the
+   * timer softirq: a socket owned by its writer retries in HZ / 20; else Loss, and the head goes
+   * out again through {@code tcp_xmit_retransmit_queue}'s path.
+   */
+  private Program rtoProgram(Stream s) {
+    Program xmit = Program.named("tcp_retransmit_timer")
+        .call(writeXmitProgram)
+        .op(Ops.wake(t -> s.waitingMemory && hasSpace(s) ? s.task : null))
+        .build();
+    return Program.interruptHandler("tcp_write_timer")
+        .op(Ops.call(t -> {
+          s.rtoRaised = false;
+          s.timerCpu = t.cpu().index();
+          long now = machine.sim().now();
+          if (s.owned || s.softirqActive) {
+            s.tcp.timerNs = now + SackSender.OWNED_RETRY_NS;
+            armTimer(s);
+            return null;
+          }
+          if (!s.tcp.onTimeout(now)) {
+            return null;
+          }
+          s.timing = false;
+          s.reductions++;
+          s.cwnd = (long) s.tcp.cwnd() * mss;
+          s.xmitRetrans = true;
+          softirqStream[t.cpu().index()] = s;
+          s.softirqActive = true;
+          return xmit;
+        }))
+        .run(t -> {
+          if (softirqStream[t.cpu().index()] == s) {
+            endSoftirq(t);
+          }
+          armTimer(s);
+        })
+        .build();
+  }
+
   /**
    * {@code tcp_rtt_estimator} (net/ipv4/tcp_input.c) in RFC 6298's form: the first sample sets
    * srtt and rttvar = rtt/2; later ones move srtt by 1/8 and rttvar by 1/4 of the difference.
@@ -494,6 +757,9 @@ public final class IperfWorkload implements Workload {
       s.minRttNs = Long.MAX_VALUE;
       s.maxRttNs = s.rttSumNs = s.rttSamples = 0;
       s.maxCwnd = s.cwnd;
+      if (s.tcp != null) {
+        s.tcp.recoveries = s.tcp.timeouts = s.tcp.undos = s.tcp.q.retransmitted = s.tcp.q.reorderEvents = 0;
+      }
     }
     if (machine != null) {
       since = machine.sim().now();
@@ -547,6 +813,14 @@ public final class IperfWorkload implements Workload {
     m.put("lost_bytes", streams.stream().mapToLong(s -> s.lostBytes).sum());
     m.put("cwnd_reductions", streams.stream().mapToLong(s -> s.reductions).sum());
     m.put("mean_cwnd_bytes", streams.stream().mapToLong(s -> s.cwnd).average().orElse(0));
+    if (v3) {
+      m.put("tcp_recoveries", streams.stream().mapToLong(s -> s.tcp.recoveries).sum());
+      m.put("tcp_timeouts", streams.stream().mapToLong(s -> s.tcp.timeouts).sum());
+      m.put("tcp_retransmitted_segments", streams.stream().mapToLong(s -> s.tcp.q.retransmitted).sum());
+      m.put("tcp_undos", streams.stream().mapToLong(s -> s.tcp.undos).sum());
+      m.put("tcp_reordering_raised", streams.stream().mapToLong(s -> s.tcp.q.reorderEvents).sum());
+      m.put("tcp_mean_reordering", streams.stream().mapToInt(s -> s.tcp.q.reordering).average().orElse(0));
+    }
     for (Map.Entry<String, Double> e : hostTop()) {
       if (e.getKey().startsWith("vhost-")) {
         m.put("top." + e.getKey() + "_percent", e.getValue());
