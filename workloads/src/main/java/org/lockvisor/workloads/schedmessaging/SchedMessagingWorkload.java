@@ -104,16 +104,33 @@ public final class SchedMessagingWorkload implements Workload {
   }
 
   /**
-   * Each sender-receiver pair with the receiver's pipe, its mutex and wait queue: about 3,000
-   * bytes (measured on scale-sched-messaging: 10,000 pairs took 29 MB, as 100 x 100 or 10 x
-   * 1,000); each mapping lock of the address space about 200 bytes.
+   * Heap per task over a whole {@code lockvisor run} of the benchmark, rounded up: its task,
+   * scheduler entity and programs, its share of the pipes, their mutexes and statistics, the
+   * waiter nodes it leaves in every lock it has queued on (the pipe mutexes and the address
+   * space's rwsems, kept per lock and task), and its share of the outputs, which dominate: the
+   * {@code perf script} text of each variant is built in memory before it is written, about 19 KB
+   * per task (one record pair per thread, CPU and stack). Measured on 7 December 2026 with {@code
+   * jcmd GC.class_histogram} (live heap after a full GC) every 2-5 s over {@code lockvisor run} of
+   * vcpu-preempted-powervm.yaml (base and patched, until done): peaks of 318 MB at -g 100 (4,000
+   * tasks) and 1,255 MB at -g 400 (16,000 tasks), 78 KB per task between the two (the machine
+   * alone while it runs: about 9 KB per task, 50 and 155 MB); rounded up by a quarter because
+   * samples seconds apart miss the top of a growing output buffer.
    */
+  static final long BYTES_PER_TASK = 96 << 10;
+
+  /**
+   * Each mapping lock of the address space (shared by every task): the lock, its accounting and
+   * its statistics with their arrays, about 1 KB per lock in the same histograms; rounded up.
+   */
+  static final long BYTES_PER_MM_LOCK = 2_048;
+
   @Override
   public Footprint footprint() {
-    long pairs = (long) config.groups() * config.fds();
+    long tasks = config.tasks();
     long mmLocks = config.layout().locks();
-    return new Footprint(Footprint.plus(Footprint.times(pairs, 3_000), Footprint.times(mmLocks, 200)),
-        config.groups() + " groups x " + config.fds() + " fds = " + config.tasks() + " tasks and " + pairs + " pipes");
+    long bytes = Footprint.plus(Footprint.times(tasks, BYTES_PER_TASK), Footprint.times(mmLocks, BYTES_PER_MM_LOCK));
+    return new Footprint(bytes, config.groups() + " groups x " + config.fds() + " fds = " + config.tasks() + " tasks and "
+        + (long) config.groups() * config.fds() + " pipes");
   }
 
   public SchedMessagingConfig config() {
