@@ -1,6 +1,7 @@
 package org.lockvisor.devices.vhostnet;
 
 import java.util.Arrays;
+import org.lockvisor.devices.tcp.Cubic;
 
 /**
  * The guest-receive direction's external iperf 2 client, its TCP congestion state per stream
@@ -39,8 +40,8 @@ import java.util.Arrays;
 final class ExternalSender {
   /** include/net/tcp.h 3.0.27: {@code #define TCP_INIT_CWND 10} segments. */
   static final int INIT_CWND_SEGMENTS = 10;
-  /** net/ipv4/tcp_cubic.c 3.0.27: {@code static int beta __read_mostly = 717;} (/1024), the decrease. */
-  static final int CUBIC_BETA = 717;
+  /** CUBIC's decrease, 717/1024 ({@link Cubic#BETA}, net/ipv4/tcp_cubic.c 3.0.27). */
+  static final int CUBIC_BETA = Cubic.BETA;
   /** include/net/tcp.h 3.0.27: {@code #define TCP_RTO_MIN ((unsigned)(HZ/5))}, 200 ms. */
   static final long RTO_MIN_NS = 200_000_000L;
   /** include/net/tcp.h 3.0.27: {@code #define TCP_RTO_MAX ((unsigned)(120*HZ))}, 120 s. */
@@ -91,11 +92,12 @@ final class ExternalSender {
     this.rtoAt = new long[streams];
     this.backoff = new int[streams];
     this.cwndCnt = new long[streams];
-    this.cubic = new Cubic(streams);
+    this.cubic = new Cubic(streams, JIFFY_NS);
   }
 
-  /** The sender host's jiffy, ns ({@link Cubic#HZ}). */
-  private static final long JIFFY_NS = 1_000_000_000L / Cubic.HZ;
+  /** kernel/Kconfig.hz 3.0.27: {@code default HZ_250}, the sender host's jiffy, ns (CUBIC's clock). */
+  static final int HZ = 250;
+  private static final long JIFFY_NS = 1_000_000_000L / HZ;
 
   /** tcp_write_xmit: the bytes stream {@code f} may put in flight now (congestion and receive window). */
   long avail(int f) {
@@ -152,7 +154,7 @@ final class ExternalSender {
     inflight[f] -= lost;
     resend[f] += lost;
     if (resolved[f] >= recover[f]) { // once per window (tcp_enter_recovery / cwr)
-      ssthresh[f] = cubic.lossSsthresh(f, Math.max(1, cwnd[f] / mss)) * mss; // bictcp_recalc_ssthresh
+      ssthresh[f] = cubic.recalcSsthresh(f, Math.max(1, cwnd[f] / mss)) * mss; // bictcp_recalc_ssthresh
       cwnd[f] = ssthresh[f];
       cwndCnt[f] = 0;
       recover[f] = sent[f];
@@ -171,7 +173,7 @@ final class ExternalSender {
     inflight[f] -= lost;
     resend[f] += lost;
     resolved[f] += lost;
-    ssthresh[f] = cubic.lossSsthresh(f, Math.max(1, cwnd[f] / mss)) * mss; // tcp_enter_loss: ca_ops->ssthresh
+    ssthresh[f] = cubic.recalcSsthresh(f, Math.max(1, cwnd[f] / mss)) * mss; // tcp_enter_loss: ca_ops->ssthresh
     cubic.reset(f); // tcp_set_ca_state(TCP_CA_Loss) -> bictcp_state -> bictcp_reset
     cwnd[f] = mss;
     cwndCnt[f] = 0;
@@ -194,8 +196,8 @@ final class ExternalSender {
       c += b;
     } else {
       long packets = Math.max(1, c / mss);
-      cubic.update(f, packets, now / JIFFY_NS);
-      if (cwndCnt[f] >= cubic.cnt[f]) {
+      cubic.update(f, packets, now);
+      if (cwndCnt[f] >= cubic.cnt(f)) {
         packets++;
         cwndCnt[f] = 0;
       } else {

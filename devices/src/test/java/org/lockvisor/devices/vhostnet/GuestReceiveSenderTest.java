@@ -160,4 +160,47 @@ class GuestReceiveSenderTest {
       assertThat(interval).as("interval %s", i).isBetween((200L << i) * MS - 2 * MS, (200L << i) * MS + 2 * MS);
     }
   }
+
+  /**
+   * The external sender drives the shared CUBIC ({@link org.lockvisor.devices.tcp.Cubic}) in
+   * packets at its host's HZ: after a fast retransmit of a 100-packet window it is cut to 70 and
+   * follows {@code W(t) = W_max - C (K - t)^3} back to {@code W_max} near {@code K =
+   * cbrt(30 / C)} s, {@code C} ≈ 0.4 packets/s³ (net/ipv4/tcp_cubic.c 3.0.27) — where one packet
+   * per window of ACKs would have won back only a few packets.
+   */
+  @Test
+  void externalSender_afterALoss_followsTheCubicCurveBackToWmaxAtK() {
+    int mss = 8948;
+    ExternalSender s = new ExternalSender(1, 1L << 30, mss);
+    s.cwnd[0] = 100L * mss;
+    s.send(0, 100L * mss, 0);
+    s.fastRetransmit(0, mss);
+    assertThat(s.cwnd[0]).isEqualTo(70L * mss); // 100 * 717 / 1024
+    assertThat(s.cubic.lastMaxCwnd(0)).isEqualTo(100);
+    double c = 41 * 10 / 1024.0; // bic_scale * 10 / 2^10, packets per s^3
+    long start = 1_000 * MS;
+    long now = start;
+    double k = -1;
+    long epoch = -1;
+    // one ACK of one packet every 10 ms: 100 ACKs/s keeps the TCP-friendly estimate below the curve
+    for (int i = 0; i < 500; i++, now += 10 * MS) {
+      long before = s.cwnd[0] / mss; // the window bictcp_update sees at this ACK
+      s.ack(0, mss, true, now);
+      long w = s.cwnd[0] / mss;
+      if (epoch < 0 && s.cubic.inEpoch(0)) {
+        epoch = now;
+        k = Math.cbrt((100 - before) / c);
+        assertThat(s.cubic.bicK(0) / 1024.0).as("K in seconds").isBetween(k * 0.99, k * 1.01);
+      }
+      if (epoch >= 0) {
+        double t = (now - epoch) / 1e9;
+        double target = t < k ? 100 - c * Math.pow(k - t, 3) : 100 + c * Math.pow(t - k, 3);
+        assertThat((double) w).as("cwnd at %.2f s after the epoch began", t).isLessThanOrEqualTo(target + 2);
+      }
+    }
+    double tEnd = (now - epoch) / 1e9;
+    assertThat(tEnd).isGreaterThan(k);
+    long linear = 71 + (long) (tEnd * 100 / 71); // one packet per window of ACKs, 100 ACKs/s
+    assertThat(s.cwnd[0] / mss).as("back at W_max past K (linear growth: %s)", linear).isBetween(97L, 103L);
+  }
 }

@@ -39,7 +39,8 @@ public record IperfConfig(
   public enum Recovery {
     /**
      * Linux 3.0.27 with SACK, FACK, D-SACK and CUBIC ({@link SackSender}, {@link SackScoreboard},
-     * {@link Cubic30}): net/ipv4/tcp_input.c, tcp_output.c, tcp_timer.c, tcp_cubic.c.
+     * {@link CongestionWindow}, {@link org.lockvisor.devices.tcp.Cubic}): net/ipv4/tcp_input.c,
+     * tcp_output.c, tcp_timer.c, tcp_cubic.c.
      */
     V3_0("3.0"),
     /** The model before issue 32: cwnd halved at once, lost bytes resent as new TSO data, deferral in any state. */

@@ -3,8 +3,8 @@ package org.lockvisor.workloads.iperf;
 /**
  * One guest TCP stream's sender with iperf {@code recovery: 3.0}: Linux 3.0.27's congestion state
  * machine over a SACK scoreboard ({@link SackScoreboard}), the retransmission timer and CUBIC
- * ({@link Cubic30}), read in the 3.0.27 tree (net/ipv4/tcp_input.c, tcp_output.c, tcp_timer.c,
- * tcp_cong.c, tcp_cubic.c) with that era's defaults: {@code sysctl_tcp_sack} = 1,
+ * ({@link CongestionWindow}, {@link org.lockvisor.devices.tcp.Cubic}), read in the 3.0.27 tree
+ * (net/ipv4/tcp_input.c, tcp_output.c, tcp_timer.c, tcp_cong.c, tcp_cubic.c) with that era's defaults: {@code sysctl_tcp_sack} = 1,
  * {@code sysctl_tcp_fack} = 1, {@code sysctl_tcp_reordering} = {@code TCP_FASTRETRANS_THRESH} = 3,
  * {@code sysctl_tcp_dsack} = 1, timestamps on, CUBIC.
  *
@@ -75,7 +75,7 @@ final class SackSender {
   /** The TSecr of the ACK being processed, as a guest jiffy; -1 for none. */
   private long rcvTsecr = -1;
   /** snd_cwnd, snd_cwnd_cnt, snd_ssthresh and CUBIC. */
-  final Cubic30 cc;
+  final CongestionWindow cc;
   /** The retransmission queue, its counters, reordering and undo counters. */
   final SackScoreboard q;
   int state = OPEN;
@@ -98,7 +98,7 @@ final class SackSender {
     this.mss = mss;
     this.q = new SackScoreboard(mss);
     this.tickNs = tickNs;
-    this.cc = new Cubic30(initCwnd, (int) Math.max(2, Math.min(Integer.MAX_VALUE, rwndBytes / mss + 1)), tickNs);
+    this.cc = new CongestionWindow(initCwnd, (int) Math.max(2, Math.min(Integer.MAX_VALUE, rwndBytes / mss + 1)), tickNs);
   }
 
   int cwnd() {
