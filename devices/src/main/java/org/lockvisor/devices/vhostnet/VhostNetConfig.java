@@ -72,16 +72,6 @@ public record VhostNetConfig(
   /** drivers/net/ixgbe/ixgbe_type.h 3.0.27: {@code IXGBE_REQ_RX_DESCRIPTOR_MULTIPLE} 8 (set_ringparam ALIGNs). */
   public static final int RX_DESCRIPTORS_MULTIPLE = 8;
 
-  /** The record without {@code rxDescriptors}: the driver's default ring, {@link #RX_DESCRIPTORS_DEFAULT}. */
-  public VhostNetConfig(WorkQueue workQueue, int ringSize, boolean eventIdx, long lineRateMbps, int mtu,
-      boolean tcpTimestamps, int txQueueLen, long ackDelayNs, int peerGroSegments, long weight, int rxIrqCpu,
-      int nicQueues, int workerCpu, int peerQueues, long peerIrqIntervalNs, int peerNapiBudget, TunRead tunRead,
-      IrqfdInject irqfdInject, boolean hostAtr) {
-    this(workQueue, ringSize, eventIdx, lineRateMbps, mtu, tcpTimestamps, txQueueLen, ackDelayNs, peerGroSegments,
-        weight, rxIrqCpu, nicQueues, workerCpu, peerQueues, peerIrqIntervalNs, peerNapiBudget, tunRead, irqfdInject,
-        hostAtr, RX_DESCRIPTORS_DEFAULT);
-  }
-
   /** The variants of {@code vhost_work_queue} in drivers/vhost/vhost.c. */
   public enum WorkQueue {
     /** Linux 3.0–3.10: {@code wake_up_process(worker)} while holding {@code work_lock}. */

@@ -70,7 +70,7 @@ class IperfWorkloadTest {
     // 64 KiB of window over a 1 ms round trip: at most ~0.52 Gbit/s whatever the link
     VhostNetConfig slow = new VhostNetConfig(VhostNetConfig.WorkQueue.WAKE_OUTSIDE_LOCK, 256, true, 10_000, 1500, true,
         1000, 1_000_000, 17, 0x80000, 0, 0, -1, 16, 125_000, 64, VhostNetConfig.TunRead.V3_0,
-        VhostNetConfig.IrqfdInject.KWORKER, true);
+        VhostNetConfig.IrqfdInject.KWORKER, true, VhostNetConfig.RX_DESCRIPTORS_DEFAULT);
     IperfConfig cfg = new IperfConfig(1, 128 * 1024, 4 << 20, 64 * 1024, 10, 3, "");
     Run r = new Run(slow, cfg).run(30, 50);
     assertThat(r.iperf.throughputGbps()).isBetween(0.2, 64 * 1024 * 8 / 1e6);
