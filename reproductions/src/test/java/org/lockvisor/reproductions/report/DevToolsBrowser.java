@@ -236,14 +236,27 @@ final class DevToolsBrowser implements AutoCloseable {
     } catch (Exception e) {
       // closing anyway
     }
+    // Chromium's helpers (renderer, GPU, crash handler) can outlive the browser process and still be
+    // writing into the profile when the caller's temporary directory is deleted: end them all, and
+    // wait for each, before the directory is let go.
+    List<ProcessHandle> helpers = process.descendants().toList();
     process.destroy();
     try {
       if (!process.waitFor(10, TimeUnit.SECONDS)) {
         process.destroyForcibly();
       }
+      for (ProcessHandle h : helpers) {
+        h.destroy();
+        try {
+          h.onExit().get(5, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+          h.destroyForcibly();
+        }
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       process.destroyForcibly();
+      helpers.forEach(ProcessHandle::destroyForcibly);
     }
   }
 }
